@@ -1,0 +1,1 @@
+"""Imports every sub-command module so that each registers itself on ``app``."""

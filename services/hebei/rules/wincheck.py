@@ -1,0 +1,155 @@
+"""Fast "is this a winning hand?" test through precomputed per-suit tables (RULES.md §4).
+
+Each suit (and the honors) of a concealed hand is looked up by the bytes of its
+counts. The value packs three small fields that simply add up across the four
+parts, so a whole check is four dict look-ups and a few integer operations:
+
+* ``std``: 0 = the part splits into sets only, 1 = sets plus one pair,
+  :data:`_BAD` = neither. A standard hand wins when the sum is exactly 1.
+* ``odd``: how many kinds have an odd count (seven pairs need none; with
+  ``seven_pairs_allow_quads`` four of a kind are two pairs, else a 4 is "odd").
+* ``orphan``: 0 when the part is exactly what thirteen orphans needs, else 1.
+
+This module only answers yes/no; :mod:`hebei.rules.readings` enumerates every
+reading of a winning hand for scoring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from itertools import combinations_with_replacement, product
+
+from hebei.rules.profile import MAIN, RuleProfile
+from hebei.rules.tiles import DRAGONS, HONORS, N_KINDS
+
+_BAD = 16
+_ODD_SHIFT = 8
+_ORPHAN_SHIFT = 16
+_FIELD = 0xFF
+
+
+def _suit_sets(suited: bool) -> list[tuple[int, ...]]:
+    size = 9 if suited else 7
+    out = []
+    for r in range(size):
+        v = [0] * size
+        v[r] = 3
+        out.append(tuple(v))
+    if suited:
+        for r in range(7):
+            v = [0] * 9
+            v[r] = v[r + 1] = v[r + 2] = 1
+            out.append(tuple(v))
+    return out
+
+
+def _decomposable(suited: bool) -> tuple[set[bytes], set[bytes]]:
+    """(keys made of sets only, keys made of sets plus one pair), at most 14 tiles."""
+    size = 9 if suited else 7
+    sets = _suit_sets(suited)
+    only: set[bytes] = set()
+    for n in range(5):
+        for combo in combinations_with_replacement(sets, n):
+            v = [sum(col) for col in zip(*combo, strict=True)] if combo else [0] * size
+            if max(v) <= 4:
+                only.add(bytes(v))
+    with_pair: set[bytes] = set()
+    for key in only:
+        if sum(key) > 12:
+            continue
+        for r in range(size):
+            if key[r] <= 2:
+                v = bytearray(key)
+                v[r] += 2
+                with_pair.add(bytes(v))
+    return only, with_pair
+
+
+def _even_keys(size: int, quads_ok: bool) -> set[bytes]:
+    """Keys whose every count is even (seven-pairs material)."""
+    values = (0, 2, 4) if quads_ok else (0, 2)
+    return {bytes(v) for v in product(values, repeat=size) if sum(v) <= 14}
+
+
+# A key missing from a table is bad in every field.
+_MISSING = _BAD | 1 << _ODD_SHIFT | 1 << _ORPHAN_SHIFT
+
+
+@cache
+def _tables(profile: RuleProfile) -> tuple[dict[bytes, int], dict[bytes, int]]:
+    """Per-suit and honor tables; only the keys that are good in some field are stored."""
+    quads_ok = profile.seven_pairs_allow_quads
+
+    def build(size: int, orphan_keys: set[bytes]) -> dict[bytes, int]:
+        only, with_pair = _decomposable(size == 9)
+        even = _even_keys(size, quads_ok)
+        table = {}
+        for key in only | with_pair | even | orphan_keys:
+            std = 0 if key in only else 1 if key in with_pair else _BAD
+            odd = 0 if key in even else 1
+            orphan = 0 if key in orphan_keys else 1
+            table[key] = std | odd << _ODD_SHIFT | orphan << _ORPHAN_SHIFT
+        return table
+
+    pair_kinds = DRAGONS if profile.thirteen_orphans_pair_must_be_dragon else HONORS
+    honor_orphans = {bytes(2 if 27 + i == pair else 1 for i in range(7)) for pair in pair_kinds}
+    suit_orphans = {bytes((1, 0, 0, 0, 0, 0, 0, 0, 1))}
+    return build(9, suit_orphans), build(7, honor_orphans)
+
+
+def _packed(counts: Sequence[int], profile: RuleProfile) -> int:
+    suit, honors = _tables(profile)
+    b = bytes(counts)
+    return (
+        suit.get(b[0:9], _MISSING)
+        + suit.get(b[9:18], _MISSING)
+        + suit.get(b[18:27], _MISSING)
+        + honors.get(b[27:34], _MISSING)
+    )
+
+
+def is_standard_win(counts: Sequence[int], profile: RuleProfile = MAIN) -> bool:
+    """Sets (pungs or chows) plus exactly one pair; melds already declared are not in ``counts``."""
+    return _packed(counts, profile) & _FIELD == 1
+
+
+def is_seven_pairs(counts: Sequence[int], profile: RuleProfile = MAIN) -> bool:
+    return sum(counts) == 14 and (_packed(counts, profile) >> _ODD_SHIFT) & _FIELD == 0
+
+
+def is_thirteen_orphans(counts: Sequence[int], profile: RuleProfile = MAIN) -> bool:
+    return sum(counts) == 14 and (_packed(counts, profile) >> _ORPHAN_SHIFT) & _FIELD == 0
+
+
+def is_win(counts: Sequence[int], n_melds: int = 0, profile: RuleProfile = MAIN) -> bool:
+    """Does the concealed part ``counts`` (winning tile included) complete a legal hand?
+
+    ``n_melds`` declared melds (pongs and kongs of any kind) stand beside it. With a
+    meld, only the standard shape is possible: seven pairs and thirteen orphans are
+    fully concealed, and a concealed kong breaks them too.
+    """
+    packed = _packed(counts, profile)
+    if packed & _FIELD == 1:
+        return True
+    if n_melds or sum(counts) != 14:
+        return False
+    return (packed >> _ODD_SHIFT) & _FIELD == 0 or (packed >> _ORPHAN_SHIFT) & _FIELD == 0
+
+
+def winning_tiles(counts: list[int], n_melds: int = 0, profile: RuleProfile = MAIN) -> list[int]:
+    """Kinds that would complete the hand (the waits); ``counts`` is mutated and restored."""
+    waits = []
+    for k in range(N_KINDS):
+        if counts[k] >= 4:
+            continue
+        counts[k] += 1
+        if is_win(counts, n_melds, profile):
+            waits.append(k)
+        counts[k] -= 1
+    return waits
+
+
+def warm_up(profile: RuleProfile = MAIN) -> None:
+    """Build the tables now (a few tens of ms) instead of on the first check."""
+    _tables(profile)
