@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: all venv test test-fast lint run bench protos clean
+.PHONY: all venv test test-fast lint run bench protos buf clean
 
 all: test
 
@@ -16,16 +16,42 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-test: $(STAMP)
+# buf (contracts lint and breaking-change check), pinned, from npm into the venv.
+BUF_VERSION := 1.75.0
+BUF         := $(VENV)/buf/node_modules/.bin/buf
+$(BUF):
+	npm install --silent --no-audit --no-fund --prefix $(VENV)/buf @bufbuild/buf@$(BUF_VERSION)
+	@touch $(BUF)
+
+buf: $(BUF)
+
+# Generated protobuf/grpc code and stubs: `from hebei.v1 import table_pb2`.
+# PROTO_OUT is overridden by the freshness test to regenerate into a temporary folder.
+PROTO_OUT ?= services
+PROTOC    := $(BIN)/python -m grpc_tools.protoc --proto_path=protos \
+	--plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc
+
+protos: | $(STAMP)
+	@mkdir -p $(PROTO_OUT)/hebei/v1
+	rm -f $(PROTO_OUT)/hebei/v1/*_pb2*.py $(PROTO_OUT)/hebei/v1/*_pb2*.pyi
+	$(PROTOC) --python_out=$(PROTO_OUT) --pyi_out=$(PROTO_OUT) --grpc_python_out=$(PROTO_OUT) \
+		--mypy_grpc_out=quiet:$(PROTO_OUT) $(sort $(wildcard protos/hebei/v1/*.proto))
+
+test: $(STAMP) $(BUF)
 	$(BIN)/python -m pytest -q
 
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(BUF)
 	$(BIN)/python -m pytest -q -x -m "not slow"
 
-lint: $(STAMP)
+lint: $(STAMP) $(BUF)
 	$(BIN)/ruff check services tests
 	$(BIN)/ruff format --check services tests
 	$(BIN)/lint-imports
+	cd protos && ../$(BUF) lint
+	@# breaking-change check against the previous commit, once it had contracts
+	if git cat-file -e HEAD~1:protos/hebei/v1 2>/dev/null; then \
+		cd protos && ../$(BUF) breaking --against '../.git#ref=HEAD~1,subdir=protos'; \
+	else echo "buf breaking: skipped, the previous commit has no contracts"; fi
 
 run: $(STAMP)
 	$(BIN)/hebei simulate --hands 64 --seed 1
