@@ -1,0 +1,54 @@
+"""``hebei score``: the fan calculator on one JSON object (stdin in, stdout out)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+
+from hebei.cli import app
+from hebei.cli._util import fail
+from hebei.rules.errors import RulesError
+from hebei.rules.profile import get_profile
+from hebei.rules.scoring import ScoredWin, WinContext, score_win
+
+
+def score_output(result: ScoredWin | None) -> dict:
+    """The JSON answer: ``{"legal": false}`` or the items, bonus and hand deltas."""
+    if result is None:
+        return {"legal": False}
+    return {
+        "legal": True,
+        "fans": [{"id": f.id, "fan": f.fan} for f in result.fans],
+        "bonus": result.bonus,
+        "deltas": list(result.deltas),
+    }
+
+
+@app.command("score")
+def score(
+    profile: str = typer.Option("main", help="Rule profile to score with."),
+) -> None:
+    """Score one win: a JSON object on stdin, a JSON object on stdout.
+
+    Input: {"hand": "123m456p789s11z22z", "melds": [{"type": "pong", "tile": "7z"}],
+    "win_tile": "2z", "win": "self_draw"|"discard"|"rob_kong", "winner": 0, "dealer": 0,
+    "discarder": 1, "kong_replacement": false, "last_tile": false}.
+    Output: {"legal": true, "fans": [{"id": "men_qing", "fan": 2}], "bonus": 2,
+    "deltas": [d0, d1, d2, d3]} or {"legal": false}. Bad input exits with code 2.
+    """
+    try:
+        rules = get_profile(profile)
+    except ValueError as exc:
+        fail(f"score: {exc}")
+    text = sys.stdin.read()
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        fail(f"score: stdin is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})")
+    try:
+        result = score_win(WinContext.from_json(obj), rules)
+    except RulesError as exc:
+        fail("score: " + " ".join(str(exc).split()))
+    typer.echo(json.dumps(score_output(result), ensure_ascii=False))
