@@ -47,7 +47,9 @@ class Meld:
     @classmethod
     def from_json(cls, obj: object) -> Meld:
         if not isinstance(obj, dict):
-            raise NotationError(f"a meld is an object like {{'type': 'pong', 'tile': '7z'}}, got {obj!r}")
+            raise NotationError(
+                f"a meld is an object like {{'type': 'pong', 'tile': '7z'}}, got {obj!r}"
+            )
         try:
             kind = MeldKind(obj.get("type"))
         except ValueError:

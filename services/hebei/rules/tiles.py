@@ -74,7 +74,9 @@ def parse_tile(text: str) -> int:
         raise NotationError(f"a tile is a string like '5m', got {text!r}")
     kind = _KIND_BY_NAME.get(text.strip())
     if kind is None:
-        raise NotationError(f"{text!r} is not a tile: write a digit and a suit letter, like 5m, 9p, 1s or 7z")
+        raise NotationError(
+            f"{text!r} is not a tile: write a digit and a suit letter, like 5m, 9p, 1s or 7z"
+        )
     return kind
 
 
@@ -94,9 +96,13 @@ def parse_tiles(text: str) -> list[int]:
             pending.append(ch)
             continue
         if ch not in SUIT_LETTERS:
-            raise NotationError(f"bad letter {ch!r} at position {pos} in {text!r}: suits are m, p, s and z")
+            raise NotationError(
+                f"bad letter {ch!r} at position {pos} in {text!r}: suits are m, p, s and z"
+            )
         if not pending:
-            raise NotationError(f"suit letter {ch!r} at position {pos} in {text!r} has no digits before it")
+            raise NotationError(
+                f"suit letter {ch!r} at position {pos} in {text!r} has no digits before it"
+            )
         suit = SUIT_LETTERS.index(ch)
         for digit in pending:
             rank = int(digit)
@@ -107,7 +113,9 @@ def parse_tiles(text: str) -> list[int]:
             kinds.append(suit * 9 + rank - 1)
         pending = []
     if pending:
-        raise NotationError(f"digits {''.join(pending)!r} at the end of {text!r} have no suit letter")
+        raise NotationError(
+            f"digits {''.join(pending)!r} at the end of {text!r} have no suit letter"
+        )
     check_copies(kinds)
     return kinds
 
@@ -119,7 +127,9 @@ def check_copies(kinds: Iterable[int], what: str = "tiles") -> list[int]:
         counts[k] += 1
     for k, c in enumerate(counts):
         if c > COPIES:
-            raise NotationError(f"{c} copies of {TILE_NAMES[k]} in {what}: there are only four of each tile")
+            raise NotationError(
+                f"{c} copies of {TILE_NAMES[k]} in {what}: there are only four of each tile"
+            )
     return counts
 
 

@@ -17,7 +17,6 @@ reading of a winning hand for scoring.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from itertools import combinations_with_replacement, product
 
 from hebei.rules.profile import MAIN, RuleProfile
@@ -76,10 +75,8 @@ def _even_keys(size: int, quads_ok: bool) -> set[bytes]:
 _MISSING = _BAD | 1 << _ODD_SHIFT | 1 << _ORPHAN_SHIFT
 
 
-@cache
-def _tables(profile: RuleProfile) -> tuple[dict[bytes, int], dict[bytes, int]]:
+def _build_tables(quads_ok: bool, dragon_only: bool) -> tuple[dict[bytes, int], dict[bytes, int]]:
     """Per-suit and honor tables; only the keys that are good in some field are stored."""
-    quads_ok = profile.seven_pairs_allow_quads
 
     def build(size: int, orphan_keys: set[bytes]) -> dict[bytes, int]:
         only, with_pair = _decomposable(size == 9)
@@ -92,34 +89,80 @@ def _tables(profile: RuleProfile) -> tuple[dict[bytes, int], dict[bytes, int]]:
             table[key] = std | odd << _ODD_SHIFT | orphan << _ORPHAN_SHIFT
         return table
 
-    pair_kinds = DRAGONS if profile.thirteen_orphans_pair_must_be_dragon else HONORS
+    pair_kinds = DRAGONS if dragon_only else HONORS
     honor_orphans = {bytes(2 if 27 + i == pair else 1 for i in range(7)) for pair in pair_kinds}
     suit_orphans = {bytes((1, 0, 0, 0, 0, 0, 0, 0, 1))}
     return build(9, suit_orphans), build(7, honor_orphans)
 
 
-def _packed(counts: Sequence[int], profile: RuleProfile) -> int:
-    suit, honors = _tables(profile)
-    b = bytes(counts)
-    return (
-        suit.get(b[0:9], _MISSING)
-        + suit.get(b[9:18], _MISSING)
-        + suit.get(b[18:27], _MISSING)
-        + honors.get(b[27:34], _MISSING)
-    )
+class WinChecker:
+    """The win tests of one rule profile, with its tables bound (see :func:`checker`)."""
+
+    __slots__ = ("_honors", "_suit")
+
+    def __init__(self, quads_ok: bool, dragon_only: bool) -> None:
+        self._suit, self._honors = _build_tables(quads_ok, dragon_only)
+
+    def packed(self, counts: Sequence[int]) -> int:
+        suit = self._suit
+        b = bytes(counts)
+        return (
+            suit.get(b[0:9], _MISSING)
+            + suit.get(b[9:18], _MISSING)
+            + suit.get(b[18:27], _MISSING)
+            + self._honors.get(b[27:34], _MISSING)
+        )
+
+    def is_standard_win(self, counts: Sequence[int]) -> bool:
+        return self.packed(counts) & _FIELD == 1
+
+    def is_seven_pairs(self, counts: Sequence[int]) -> bool:
+        return sum(counts) == 14 and (self.packed(counts) >> _ODD_SHIFT) & _FIELD == 0
+
+    def is_thirteen_orphans(self, counts: Sequence[int]) -> bool:
+        return sum(counts) == 14 and (self.packed(counts) >> _ORPHAN_SHIFT) & _FIELD == 0
+
+    def is_win(self, counts: Sequence[int], n_melds: int = 0) -> bool:
+        suit = self._suit
+        b = bytes(counts)
+        packed = (
+            suit.get(b[0:9], _MISSING)
+            + suit.get(b[9:18], _MISSING)
+            + suit.get(b[18:27], _MISSING)
+            + self._honors.get(b[27:34], _MISSING)
+        )
+        if packed & _FIELD == 1:
+            return True
+        if n_melds or sum(counts) != 14:
+            return False
+        return (packed >> _ODD_SHIFT) & _FIELD == 0 or (packed >> _ORPHAN_SHIFT) & _FIELD == 0
+
+
+_CHECKERS: dict[tuple[bool, bool], WinChecker] = {}
+
+
+def checker(profile: RuleProfile = MAIN) -> WinChecker:
+    """The (cached) :class:`WinChecker` of ``profile``; tables are built on first use (~50 ms)."""
+    key = (profile.seven_pairs_allow_quads, profile.thirteen_orphans_pair_must_be_dragon)
+    found = _CHECKERS.get(key)
+    if found is None:
+        found = _CHECKERS[key] = WinChecker(*key)
+    return found
 
 
 def is_standard_win(counts: Sequence[int], profile: RuleProfile = MAIN) -> bool:
     """Sets (pungs or chows) plus exactly one pair; melds already declared are not in ``counts``."""
-    return _packed(counts, profile) & _FIELD == 1
+    return checker(profile).is_standard_win(counts)
 
 
 def is_seven_pairs(counts: Sequence[int], profile: RuleProfile = MAIN) -> bool:
-    return sum(counts) == 14 and (_packed(counts, profile) >> _ODD_SHIFT) & _FIELD == 0
+    """Seven pairs (with the profile's view of four of a kind), fully concealed, 14 tiles."""
+    return checker(profile).is_seven_pairs(counts)
 
 
 def is_thirteen_orphans(counts: Sequence[int], profile: RuleProfile = MAIN) -> bool:
-    return sum(counts) == 14 and (_packed(counts, profile) >> _ORPHAN_SHIFT) & _FIELD == 0
+    """The thirteen orphans plus the extra tile the profile allows."""
+    return checker(profile).is_thirteen_orphans(counts)
 
 
 def is_win(counts: Sequence[int], n_melds: int = 0, profile: RuleProfile = MAIN) -> bool:
@@ -129,27 +172,23 @@ def is_win(counts: Sequence[int], n_melds: int = 0, profile: RuleProfile = MAIN)
     meld, only the standard shape is possible: seven pairs and thirteen orphans are
     fully concealed, and a concealed kong breaks them too.
     """
-    packed = _packed(counts, profile)
-    if packed & _FIELD == 1:
-        return True
-    if n_melds or sum(counts) != 14:
-        return False
-    return (packed >> _ODD_SHIFT) & _FIELD == 0 or (packed >> _ORPHAN_SHIFT) & _FIELD == 0
+    return checker(profile).is_win(counts, n_melds)
 
 
 def winning_tiles(counts: list[int], n_melds: int = 0, profile: RuleProfile = MAIN) -> list[int]:
     """Kinds that would complete the hand (the waits); ``counts`` is mutated and restored."""
+    win = checker(profile).is_win
     waits = []
     for k in range(N_KINDS):
         if counts[k] >= 4:
             continue
         counts[k] += 1
-        if is_win(counts, n_melds, profile):
+        if win(counts, n_melds):
             waits.append(k)
         counts[k] -= 1
     return waits
 
 
 def warm_up(profile: RuleProfile = MAIN) -> None:
-    """Build the tables now (a few tens of ms) instead of on the first check."""
-    _tables(profile)
+    """Build the tables now instead of on the first check."""
+    checker(profile)

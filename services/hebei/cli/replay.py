@@ -1,0 +1,88 @@
+"""`hebei replay FILE`: check a hand (or match) log and show it as a readable table."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hebei.cli import app
+from hebei.cli._util import fail, load_json_file
+from hebei.rules.errors import ReplayError
+from hebei.rules.hand import HandState
+from hebei.rules.replay import replay_hand, replay_match
+
+WINDS = "东南西北"
+
+
+def _describe(event: dict) -> str:
+    kind = event["type"]
+    if kind == "hand_start":
+        return f"hand {event['hand_no']}, dealer seat {event['dealer']}, seed {event['seed']}, dice {event.get('dice')}"
+    if kind == "deal":
+        return "  ".join(f"{i}: {h}" for i, h in enumerate(event["hands"]))
+    if kind == "hand_end":
+        s = event["settlement"]
+        return f"{event['outcome']}: hand {s['hand_deltas']} kong {s['kong_deltas']} total {s['total']}"
+    parts = [event.get("tile", "")]
+    if "from" in event:
+        parts.append(f"from seat {event['from']}")
+    if event.get("replacement"):
+        parts.append("(replacement)")
+    if event.get("auto"):
+        parts.append("(auto-played)")
+    return " ".join(p for p in parts if p)
+
+
+def _hand_table(state: HandState, console: Console) -> None:
+    table = Table(title=f"hand {state.hand_no} (seed {state.seed})")
+    table.add_column("#", justify="right")
+    table.add_column("seat")
+    table.add_column("event")
+    table.add_column("detail")
+    for i, event in enumerate(state.events):
+        seat = event.get("seat")
+        table.add_row(
+            str(i),
+            "" if seat is None else f"{seat} {WINDS[(seat - state.dealer) % 4]}",
+            event["type"],
+            _describe(event),
+        )
+    console.print(table)
+    result = state.result
+    wins = Table(title="settlement")
+    wins.add_column("seat")
+    wins.add_column("hand", justify="right")
+    wins.add_column("kong", justify="right")
+    wins.add_column("total", justify="right")
+    s = result.settlement
+    for seat in range(4):
+        wins.add_row(
+            str(seat), str(s.hand_deltas[seat]), str(s.kong_deltas[seat]), str(s.total[seat])
+        )
+    console.print(wins)
+    for win in s.wins:
+        fans = ", ".join(f"{f.id} {f.fan}" for f in win.fans) or "no bonus"
+        console.print(f"seat {win.winner} wins by {win.win.value}: {fans}; reading {win.reading}")
+
+
+@app.command("replay")
+def replay_command(
+    path: str = typer.Argument(..., help="A hand log (JSON list of events) or a match log."),
+) -> None:
+    """Check a hand log against the rules (rejecting any tampering) and print it."""
+    log = load_json_file(path)
+    if not isinstance(log, list) or not log:
+        fail(f"{path}: a log is a non-empty JSON list of events")
+    console = Console()
+    try:
+        if isinstance(log[0], dict) and log[0].get("type") == "match_start":
+            match = replay_match(log)
+            console.print(
+                f"match of {match.hand_no} hands, seed {match.seed}: final scores {match.scores}"
+            )
+            return
+        state = replay_hand(log)
+    except ReplayError as exc:
+        fail(f"{path}: rejected: {exc}", code=1)
+    _hand_table(state, console)

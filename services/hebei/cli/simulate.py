@@ -1,0 +1,52 @@
+"""`hebei simulate`: self-play in one process, with a summary."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from hebei.cli import app
+from hebei.cli._util import fail
+from hebei.rules.simulate import PLAYER_KINDS, simulate
+
+
+@app.command("simulate")
+def simulate_command(
+    hands: int = typer.Option(1000, "--hands", "-n", help="How many hands to play."),
+    seed: int = typer.Option(
+        0, "--seed", "-s", help="Seed of the whole run; the same seed replays it."
+    ),
+    players: str = typer.Option(
+        "random", "--players", help=f"Player kind: {', '.join(sorted(PLAYER_KINDS))}."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
+) -> None:
+    """Self-play: random-legal players in one process; prints outcomes, average fan, hands/s."""
+    if hands < 1:
+        fail(f"--hands must be at least 1, got {hands}")
+    if players not in PLAYER_KINDS:
+        fail(f"unknown --players {players!r}; choose one of {', '.join(sorted(PLAYER_KINDS))}")
+    if as_json:
+        summary = simulate(hands, seed, players)
+        print(json.dumps(summary.to_json()))
+        return
+    console = Console()
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("playing", total=hands)
+        summary = simulate(hands, seed, players, on_hand=lambda: progress.advance(task))
+    table = Table(title=f"{summary.hands} hands, seed {seed}, {players} players")
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for outcome, count in sorted(summary.outcomes.items()):
+        table.add_row(f"outcome {outcome}", f"{count} ({100 * count / summary.hands:.1f}%)")
+    table.add_row("wins", str(summary.wins))
+    table.add_row("average fan per win", f"{summary.average_fan:.2f}")
+    for fan, count in summary.fan_counts.most_common(8):
+        table.add_row(f"  fan {fan}", str(count))
+    table.add_row("actions", str(summary.actions))
+    table.add_row("hands per second", f"{summary.hands_per_second:.0f}")
+    console.print(table)

@@ -1,0 +1,458 @@
+"""The state machine of one hand (局), RULES.md §2-§3.
+
+:class:`HandState` is built from a seed, a dealer and a rule profile. Seats act
+through :meth:`HandState.apply`; :meth:`HandState.legal_actions` lists what each
+seat may do now. Draws, the claim window after a discard, robbing an added kong
+and the end of the hand happen by themselves. Every step appends a
+JSON-serialisable event to :attr:`HandState.events`; the first one carries the
+seed, so :func:`hebei.rules.replay.replay_hand` rebuilds the hand exactly.
+
+An illegal action raises :class:`IllegalActionError` with the reason and leaves
+the state untouched (every check happens before the first mutation).
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hebei.rules.actions import (
+    ADDED_KONG,
+    CONCEALED_KONG,
+    DISCARD,
+    EXPOSED_KONG,
+    PASS,
+    PONG,
+    WIN,
+    Action,
+    ActionKind,
+)
+from hebei.rules.errors import IllegalActionError
+from hebei.rules.melds import Meld, MeldKind
+from hebei.rules.profile import MAIN, RuleProfile
+from hebei.rules.scoring import (
+    HandSettlement,
+    KongRecord,
+    ScoredWin,
+    WinContext,
+    WinKind,
+    score_win,
+    settle_hand,
+)
+from hebei.rules.tiles import N_KINDS, TILE_NAMES, format_counts, to_counts
+from hebei.rules.wall import Wall
+from hebei.rules.wincheck import checker
+
+SEATS = (0, 1, 2, 3)
+
+
+class Phase(enum.Enum):
+    TURN = "turn"  # the current seat wins, kongs or discards
+    CLAIMS = "claims"  # other seats answer a discard: win, pong, kong or pass
+    ROB = "rob"  # other seats may rob an added kong
+    ENDED = "ended"
+
+
+class Outcome(enum.Enum):
+    WIN = "win"
+    EXHAUSTIVE_DRAW = "exhaustive_draw"
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    outcome: Outcome
+    winners: tuple[int, ...]
+    settlement: HandSettlement
+
+
+class HandState:
+    """One hand from the deal to a win or an exhaustive draw."""
+
+    def __init__(
+        self,
+        seed: int,
+        dealer: int,
+        hand_no: int = 0,
+        profile: RuleProfile = MAIN,
+        *,
+        wall: Wall | None = None,
+    ) -> None:
+        """Deal a hand from ``seed``. ``wall`` replaces the shuffled wall (tests only:
+        such a hand does not replay from its seed)."""
+        if dealer not in SEATS:
+            raise ValueError(f"dealer must be a seat 0-3, got {dealer!r}")
+        self.seed = seed
+        self.dealer = dealer
+        self.hand_no = hand_no
+        self.profile = profile
+        self._is_win = checker(profile).is_win
+        self.wall = Wall.shuffled(random.Random(seed), profile) if wall is None else wall
+        dealt = self.wall.deal(dealer)
+        self.hands: list[list[int]] = [to_counts(h) for h in dealt]
+        # The dealer's 14th tile stands for the drawn tile if the dealer wins at once.
+        self._dealer_extra = dealt[dealer][-1]
+        self.melds: list[list[Meld]] = [[], [], [], []]
+        self.discards: list[list[int]] = [[], [], [], []]
+        self.kongs: list[KongRecord] = []
+        self.phase = Phase.TURN
+        self.current = dealer
+        self.drawn: int | None = None  # the tile the current seat drew this turn
+        self.replacement = False  # ... from the tail, after a kong
+        self.last_draw = False  # ... and it was the last normal draw (海底)
+        self.after_pong = False  # a turn after a pong: discard only
+        self.claim_tile: int | None = None  # the discard (or added-kong tile) being answered
+        self.claim_from: int | None = None
+        self.pending: dict[int, tuple[Action, ...]] = {}
+        self.responses: dict[int, tuple[Action, bool]] = {}
+        self.result: HandResult | None = None
+        self._turn_actions: tuple[Action, ...] | None = None
+        self.events: list[dict] = [
+            {
+                "type": "hand_start",
+                "seed": seed,
+                "hand_no": hand_no,
+                "dealer": dealer,
+                "profile": profile.name,
+                "dice": list(self.wall.dice),
+            },
+            {"type": "deal", "hands": [format_counts(h) for h in self.hands]},
+        ]
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def ended(self) -> bool:
+        return self.phase is Phase.ENDED
+
+    def can_kong(self) -> bool:
+        """A kong needs a live tile for its replacement (RULES.md §2)."""
+        return self.wall.live >= 1
+
+    def to_act(self) -> tuple[int, ...]:
+        """Seats that have a decision to make now."""
+        if self.phase is Phase.TURN:
+            return (self.current,)
+        if self.phase is Phase.ENDED:
+            return ()
+        return tuple(s for s in self.pending if s not in self.responses)
+
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        phase = self.phase
+        if phase is Phase.TURN:
+            if seat != self.current:
+                return ()
+            if self._turn_actions is None:
+                self._turn_actions = self._compute_turn_actions()
+            return self._turn_actions
+        if phase is Phase.ENDED or seat in self.responses:
+            return ()
+        return self.pending.get(seat, ())
+
+    def _compute_turn_actions(self) -> tuple[Action, ...]:
+        seat = self.current
+        hand = self.hands[seat]
+        acts: list[Action] = []
+        if not self.after_pong:
+            if self._is_win(hand, len(self.melds[seat])):
+                acts.append(WIN)
+            if self.can_kong():
+                if 4 in hand:
+                    acts.extend(CONCEALED_KONG[k] for k in range(N_KINDS) if hand[k] == 4)
+                for meld in self.melds[seat]:
+                    if meld.kind is MeldKind.PONG and hand[meld.tile]:
+                        acts.append(ADDED_KONG[meld.tile])
+        acts += [DISCARD[k] for k, c in enumerate(hand) if c]
+        return tuple(acts)
+
+    def auto_action(self, seat: int) -> Action:
+        """What the system plays for a seat that timed out, left or handed over (§3):
+        any win it can; else discard the tile just drawn, or (no draw this turn) the last
+        tile of its sorted hand; never pong or kong."""
+        options = self.legal_actions(seat)
+        if not options:
+            raise IllegalActionError(self._why_not(seat, None))
+        if WIN in options:
+            return WIN
+        if self.phase is not Phase.TURN:
+            return PASS
+        hand = self.hands[seat]
+        if self.drawn is not None and hand[self.drawn]:
+            return DISCARD[self.drawn]
+        return DISCARD[max(k for k in range(N_KINDS) if hand[k])]
+
+    def tile_census(self) -> list[int]:
+        """How many of each kind are in hands, melds, discards and the wall (always 4 each)."""
+        counts = self.wall.counts()
+        for seat in SEATS:
+            for k, c in enumerate(self.hands[seat]):
+                counts[k] += c
+            for meld in self.melds[seat]:
+                counts[meld.tile] += meld.size
+            for k in self.discards[seat]:
+                counts[k] += 1
+        return counts
+
+    # ------------------------------------------------------------------ acting
+
+    def apply(self, seat: int, action: Action, *, auto: bool = False) -> None:
+        """Apply ``action`` for ``seat``; raise :class:`IllegalActionError` if it is not legal."""
+        if action not in self.legal_actions(seat):
+            raise IllegalActionError(self._why_not(seat, action))
+        if self.phase is Phase.TURN:
+            self._turn_action(seat, action, auto)
+        else:
+            self.responses[seat] = (action, auto)
+            extra = (
+                {}
+                if action is PASS
+                else {"tile": TILE_NAMES[self.claim_tile], "from": self.claim_from}
+            )
+            self._log(seat, action, auto, **extra)
+            if len(self.responses) == len(self.pending):
+                if self.phase is Phase.CLAIMS:
+                    self._resolve_claims()
+                else:
+                    self._resolve_rob()
+
+    def _why_not(self, seat: int, action: Action | None) -> str:
+        what = "act" if action is None else str(action)
+        if seat not in SEATS:
+            return f"seat {seat!r} does not exist: seats are 0-3"
+        if self.phase is Phase.ENDED:
+            return f"seat {seat} cannot {what}: the hand has ended"
+        if self.phase is Phase.TURN and seat != self.current:
+            return f"seat {seat} cannot {what}: it is seat {self.current}'s turn"
+        if self.phase is not Phase.TURN:
+            if seat in self.responses:
+                return f"seat {seat} cannot {what}: it has already answered this {self.phase.value}"
+            if seat not in self.pending:
+                return (
+                    f"seat {seat} cannot {what}: it has no claim on {TILE_NAMES[self.claim_tile]}"
+                )
+        options = ", ".join(str(a) for a in self.legal_actions(seat))
+        if action is not None and action.tile is not None and not self.hands[seat][action.tile]:
+            return f"seat {seat} cannot {what}: it holds no {TILE_NAMES[action.tile]} (legal: {options})"
+        return f"seat {seat} cannot {what} now (legal: {options})"
+
+    def _log(self, seat: int, action: Action, auto: bool, **extra) -> None:
+        event = {"type": action.kind.value, "seat": seat}
+        if action.tile is not None:
+            event["tile"] = TILE_NAMES[action.tile]
+        event.update(extra)
+        if auto:
+            event["auto"] = True
+        self.events.append(event)
+
+    def _turn_action(self, seat: int, action: Action, auto: bool) -> None:
+        kind = action.kind
+        hand = self.hands[seat]
+        self._turn_actions = None
+        if kind is ActionKind.DISCARD:
+            tile = action.tile
+            hand[tile] -= 1
+            self.discards[seat].append(tile)
+            self._log(seat, action, auto)
+            self._open_claims(seat, tile)
+        elif kind is ActionKind.WIN:
+            tile = self._dealer_extra if self.drawn is None else self.drawn
+            self._log(seat, action, auto, tile=TILE_NAMES[tile])
+            win = self._score(seat, tile, WinKind.SELF_DRAW, None, hand)
+            self._end((win,))
+        elif kind is ActionKind.CONCEALED_KONG:
+            hand[action.tile] -= 4
+            self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, action.tile))
+            self.kongs.append(KongRecord(seat, MeldKind.CONCEALED_KONG, None))
+            self._log(seat, action, auto)
+            self._draw(seat, replacement=True)
+        elif kind is ActionKind.ADDED_KONG:
+            self._log(seat, action, auto)
+            self._open_rob(seat, action.tile)
+
+    # -- claims after a discard
+
+    def _open_claims(self, discarder: int, tile: int) -> None:
+        pending: dict[int, tuple[Action, ...]] = {}
+        kong_ok = self.can_kong()
+        for offset in (1, 2, 3):
+            seat = (discarder + offset) % 4
+            hand = self.hands[seat]
+            held = hand[tile]
+            opts: list[Action] = []
+            hand[tile] = held + 1
+            if self._is_win(hand, len(self.melds[seat])):
+                opts.append(WIN)
+            hand[tile] = held
+            if held >= 2:
+                opts.append(PONG[tile])
+                if held == 3 and kong_ok:
+                    opts.append(EXPOSED_KONG[tile])
+            if opts:
+                opts.append(PASS)
+                pending[seat] = tuple(opts)
+        if not pending:
+            self._draw((discarder + 1) % 4)
+            return
+        self.phase = Phase.CLAIMS
+        self.claim_tile = tile
+        self.claim_from = discarder
+        self.pending = pending
+        self.responses = {}
+
+    def _answers(self) -> list[tuple[int, Action]]:
+        """The answers of the claim window, in seat order after the claimed seat."""
+        order = ((self.claim_from + offset) % 4 for offset in (1, 2, 3))
+        return [(seat, self.responses[seat][0]) for seat in order if seat in self.responses]
+
+    def _close_window(self) -> None:
+        self.pending = {}
+        self.responses = {}
+        self.claim_tile = None
+        self.claim_from = None
+
+    def _resolve_claims(self) -> None:
+        tile, discarder = self.claim_tile, self.claim_from
+        answers = self._answers()
+        winners = [seat for seat, action in answers if action is WIN]
+        claim = next(
+            ((s, a) for s, a in answers if a.kind in (ActionKind.PONG, ActionKind.EXPOSED_KONG)),
+            None,
+        )
+        self._close_window()
+        if winners:
+            wins = tuple(self._score_claimed(s, tile, WinKind.DISCARD, discarder) for s in winners)
+            self._end(wins)
+        elif claim is not None:
+            seat, action = claim
+            self.discards[discarder].pop()
+            hand = self.hands[seat]
+            if action.kind is ActionKind.PONG:
+                hand[tile] -= 2
+                self.melds[seat].append(Meld(MeldKind.PONG, tile, discarder))
+                self._start_turn(seat, None, after_pong=True)
+            else:
+                hand[tile] -= 3
+                self.melds[seat].append(Meld(MeldKind.EXPOSED_KONG, tile, discarder))
+                self.kongs.append(KongRecord(seat, MeldKind.EXPOSED_KONG, discarder))
+                self._draw(seat, replacement=True)
+        else:
+            self._draw((discarder + 1) % 4)
+
+    # -- robbing an added kong
+
+    def _open_rob(self, konger: int, tile: int) -> None:
+        pending: dict[int, tuple[Action, ...]] = {}
+        for offset in (1, 2, 3):
+            seat = (konger + offset) % 4
+            hand = self.hands[seat]
+            if hand[tile] >= 4:
+                continue
+            hand[tile] += 1
+            if self._is_win(hand, len(self.melds[seat])):
+                pending[seat] = (WIN, PASS)
+            hand[tile] -= 1
+        self.claim_tile = tile
+        self.claim_from = konger
+        if not pending:
+            self._complete_added_kong()
+            return
+        self.phase = Phase.ROB
+        self.pending = pending
+        self.responses = {}
+
+    def _complete_added_kong(self) -> None:
+        konger, tile = self.claim_from, self.claim_tile
+        self._close_window()
+        self.hands[konger][tile] -= 1
+        melds = self.melds[konger]
+        i = next(i for i, m in enumerate(melds) if m.kind is MeldKind.PONG and m.tile == tile)
+        melds[i] = Meld(MeldKind.ADDED_KONG, tile, melds[i].from_seat)
+        self.kongs.append(KongRecord(konger, MeldKind.ADDED_KONG, None))
+        self._draw(konger, replacement=True)
+
+    def _resolve_rob(self) -> None:
+        answers = self._answers()
+        winners = [seat for seat, action in answers if action is WIN]
+        if not winners:
+            self._complete_added_kong()
+            return
+        konger, tile = self.claim_from, self.claim_tile
+        self._close_window()
+        # The robbed tile leaves the konger's hand as if discarded; the kong is not made.
+        self.hands[konger][tile] -= 1
+        self.discards[konger].append(tile)
+        wins = tuple(self._score_claimed(s, tile, WinKind.ROB_KONG, konger) for s in winners)
+        self._end(wins)
+
+    # -- draws, turns, the end
+
+    def _start_turn(
+        self,
+        seat: int,
+        drawn: int | None,
+        *,
+        after_pong: bool = False,
+        replacement: bool = False,
+        last_draw: bool = False,
+    ) -> None:
+        self.phase = Phase.TURN
+        self.current = seat
+        self.drawn = drawn
+        self.after_pong = after_pong
+        self.replacement = replacement
+        self.last_draw = last_draw
+        self._turn_actions = None
+
+    def _draw(self, seat: int, replacement: bool = False) -> None:
+        wall = self.wall
+        if replacement:
+            tile = wall.draw_replacement()
+            self.events.append(
+                {"type": "draw", "seat": seat, "tile": TILE_NAMES[tile], "replacement": True}
+            )
+            self.hands[seat][tile] += 1
+            self._start_turn(seat, tile, replacement=True)
+            return
+        live = wall.live
+        if live <= 0:
+            self._end(())
+            return
+        tile = wall.draw()
+        self.events.append({"type": "draw", "seat": seat, "tile": TILE_NAMES[tile]})
+        self.hands[seat][tile] += 1
+        self._start_turn(seat, tile, last_draw=live == 1)
+
+    def _score_claimed(self, seat: int, tile: int, win: WinKind, discarder: int) -> ScoredWin:
+        hand = list(self.hands[seat])
+        hand[tile] += 1
+        return self._score(seat, tile, win, discarder, hand)
+
+    def _score(
+        self, seat: int, tile: int, win: WinKind, discarder: int | None, concealed: Sequence[int]
+    ) -> ScoredWin:
+        ctx = WinContext(
+            concealed=tuple(concealed),
+            melds=tuple(self.melds[seat]),
+            win_tile=tile,
+            win=win,
+            winner=seat,
+            dealer=self.dealer,
+            discarder=discarder,
+            kong_replacement=win is WinKind.SELF_DRAW and self.replacement,
+            last_tile=win is WinKind.SELF_DRAW and self.last_draw,
+        )
+        scored = score_win(ctx, self.profile)
+        if scored is None:  # the fast check and the full reading disagree: a bug, not a user error
+            raise AssertionError(f"seat {seat} was offered a win the scorer rejects: {ctx}")
+        return scored
+
+    def _end(self, wins: tuple[ScoredWin, ...]) -> None:
+        settlement = settle_hand(wins, self.kongs, self.profile)
+        outcome = Outcome.WIN if wins else Outcome.EXHAUSTIVE_DRAW
+        self.result = HandResult(outcome, tuple(w.winner for w in wins), settlement)
+        self.phase = Phase.ENDED
+        self._turn_actions = None
+        self.events.append(
+            {"type": "hand_end", "outcome": outcome.value, "settlement": settlement.to_json()}
+        )

@@ -1,0 +1,54 @@
+"""Build a hand with chosen tiles: a stacked wall for rule tests (not replayable from a seed)."""
+
+from __future__ import annotations
+
+from hebei.rules.hand import HandState
+from hebei.rules.profile import MAIN, RuleProfile
+from hebei.rules.tiles import COPIES, N_KINDS, N_TILES, parse_tiles
+from hebei.rules.wall import Wall
+
+
+def _deal_order(dealer: int) -> list[int]:
+    """The seat that receives each of the first 53 wall positions (see Wall.deal)."""
+    order = [(dealer + i) % 4 for i in range(4)]
+    seats: list[int] = []
+    for _ in range(3):
+        for seat in order:
+            seats.extend([seat] * 4)
+    seats.extend(order)
+    seats.append(dealer)
+    return seats
+
+
+def stacked_wall(
+    hands: list[str], dealer: int = 0, draws: str = "", tail: str = "", profile: RuleProfile = MAIN
+) -> Wall:
+    """A wall that deals ``hands`` (the dealer's has 14 tiles), then draws ``draws`` from
+    the head in order and ``tail`` as replacement tiles, in order. The other tiles fill
+    the middle, sorted."""
+    wanted = [parse_tiles(h) for h in hands]
+    for seat, tiles in enumerate(wanted):
+        need = 14 if seat == dealer else 13
+        assert len(tiles) == need, f"seat {seat} needs {need} tiles, got {len(tiles)}"
+    slots: list[int | None] = [None] * N_TILES
+    given = [iter(t) for t in wanted]
+    for pos, seat in enumerate(_deal_order(dealer)):
+        slots[pos] = next(given[seat])
+    for i, k in enumerate(parse_tiles(draws) if draws else []):
+        slots[53 + i] = k
+    for i, k in enumerate(parse_tiles(tail) if tail else []):
+        slots[N_TILES - 1 - i] = k
+    left = [COPIES] * N_KINDS
+    for k in slots:
+        if k is not None:
+            left[k] -= 1
+    assert min(left) >= 0, "more than four copies of a tile in the rigged wall"
+    rest = iter(k for k in range(N_KINDS) for _ in range(left[k]))
+    tiles = [k if k is not None else next(rest) for k in slots]
+    return Wall(tiles, (1, 1), profile, broken=True)
+
+
+def rigged_hand(
+    hands: list[str], dealer: int = 0, draws: str = "", tail: str = "", profile: RuleProfile = MAIN
+) -> HandState:
+    return HandState(0, dealer, 0, profile, wall=stacked_wall(hands, dealer, draws, tail, profile))
