@@ -1,0 +1,679 @@
+"""The ledger's domain logic: book settlements and corrections, read standings, history, audits.
+
+Plain Python over psycopg 3 and a connection pool; the invariants themselves (balanced entries,
+append-only journal, balances following postings) are enforced by the database, see
+``migrations/0001_ledger.sql``.
+
+Postings: one ``hand`` posting per seat, always, even for zero points (it records that the
+player played the hand), plus one ``kong`` posting per seat whose kong payments are not zero.
+An account is a player in a tournament (``''`` for quick play).
+
+Standings count only *effective* entries: settlements and corrections that were not reversed.
+Points are the account balances, which equal the sum of effective entries' postings because a
+reversal negates its entry exactly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from hebei.common import db
+from hebei.common.errors import (
+    AlreadyExists,
+    Conflict,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+)
+from hebei.ledger import metrics
+from hebei.ledger.model import Settlement, canonical_json
+
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "MAX_PAGE_SIZE",
+    "MIGRATIONS_PACKAGE",
+    "AuditReport",
+    "Entry",
+    "HistoryPage",
+    "Ledger",
+    "PostResult",
+    "Posting",
+    "ReverseResult",
+    "Standing",
+    "TournamentSum",
+]
+
+MIGRATIONS_PACKAGE = "hebei.ledger.migrations"
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+_RETRIES = 3  # deadlocks and serialization failures are retried this many times
+_MAX_PROBLEMS = 100
+
+
+@dataclass(frozen=True)
+class PostResult:
+    """A settlement booked: its entry, and whether it had been booked before."""
+
+    entry_id: int
+    duplicate: bool
+
+
+@dataclass(frozen=True)
+class ReverseResult:
+    """A reversal booked, with the correction booked beside it (if any)."""
+
+    reversal_entry_id: int
+    correction_entry_id: int | None
+    duplicate: bool
+
+
+@dataclass(frozen=True)
+class Posting:
+    """One line of an entry."""
+
+    player_id: str
+    seat: int
+    component: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A journal entry with its postings."""
+
+    entry_id: int
+    kind: str
+    idempotency_key: str
+    tournament_id: str
+    settlement: dict[str, Any] | None
+    postings: tuple[Posting, ...]
+    reverses_entry_id: int | None
+    reversed_by_entry_id: int | None
+    reason: str
+    booked_at: datetime
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """Entries newest first, and the token of the next page ("" on the last)."""
+
+    entries: tuple[Entry, ...]
+    next_page_token: str
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's line in a tournament's standings."""
+
+    rank: int
+    player_id: str
+    points: int
+    hands_won: int
+    self_draw_wins: int
+    hands_dealt_in: int
+    best_match_points: int
+    hands_played: int
+    matches_played: int
+    kong_points: int
+
+
+@dataclass(frozen=True)
+class TournamentSum:
+    """The entries booked for one tournament and the sum of their postings (zero when sound)."""
+
+    tournament_id: str
+    entries: int
+    total: int
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The figures of an audit; ``ok`` when no problem was found."""
+
+    entries_checked: int
+    postings_checked: int
+    accounts_checked: int
+    unbalanced_entries: int
+    balance_mismatches: int
+    tournaments: tuple[TournamentSum, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when every entry balances, every balance matches and every tournament sums to 0."""
+        return not self.problems
+
+
+@dataclass(frozen=True)
+class _Line:
+    player_id: str
+    seat: int
+    component: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class _Header:
+    idempotency_key: str
+    request_hash: bytes
+    kind: str
+    tournament_id: str
+    round_no: int
+    table_id: str
+    match_id: str
+    hand_no: int
+    outcome: str
+    settlement: dict[str, Any] | None
+    reverses_entry_id: int | None = None
+    reason: str = ""
+
+
+def _settlement_lines(settlement: Settlement) -> list[_Line]:
+    lines = [_Line(r.player_id, r.seat, "hand", r.hand_delta) for r in settlement.results]
+    lines += [
+        _Line(r.player_id, r.seat, "kong", r.kong_delta)
+        for r in settlement.results
+        if r.kong_delta != 0
+    ]
+    return lines
+
+
+def _settlement_header(
+    settlement: Settlement, kind: str, key: str, request_hash: bytes, reason: str = ""
+) -> _Header:
+    return _Header(
+        idempotency_key=key,
+        request_hash=request_hash,
+        kind=kind,
+        tournament_id=settlement.tournament_id,
+        round_no=settlement.round_no,
+        table_id=settlement.table_id,
+        match_id=settlement.match_id,
+        hand_no=settlement.hand_no,
+        outcome=settlement.outcome,
+        settlement=settlement.to_dict(),
+        reason=reason,
+    )
+
+
+_INSERT_ACCOUNTS = """
+INSERT INTO accounts (tournament_id, player_id)
+SELECT %(tournament_id)s, player_id FROM unnest(%(players)s::text[]) AS p(player_id)
+ORDER BY player_id
+ON CONFLICT (tournament_id, player_id) DO NOTHING
+"""
+
+# One statement books the entry and its postings; when the key is taken nothing is inserted and
+# no row comes back. Postings go in account order: see apply_posting() in the migration.
+_INSERT_ENTRY = """
+WITH entry AS (
+    INSERT INTO journal_entries (idempotency_key, request_hash, kind, tournament_id, round_no,
+        table_id, match_id, hand_no, outcome, settlement, reverses_entry_id, reason)
+    VALUES (%(idempotency_key)s, %(request_hash)s, %(kind)s, %(tournament_id)s, %(round_no)s,
+        %(table_id)s, %(match_id)s, %(hand_no)s, %(outcome)s, %(settlement)s,
+        %(reverses_entry_id)s, %(reason)s)
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING entry_id
+), lines AS (
+    SELECT a.account_id, l.seat, l.component, l.amount
+    FROM unnest(%(players)s::text[], %(seats)s::smallint[], %(components)s::text[],
+                %(amounts)s::bigint[]) AS l(player_id, seat, component, amount)
+    JOIN accounts a ON a.tournament_id = %(tournament_id)s AND a.player_id = l.player_id
+), posted AS (
+    INSERT INTO postings (entry_id, account_id, component, seat, amount)
+    SELECT entry.entry_id, lines.account_id, lines.component, lines.seat, lines.amount
+    FROM entry, lines
+    ORDER BY lines.account_id, lines.component
+    RETURNING 1
+)
+SELECT entry.entry_id, (SELECT count(*) FROM posted) FROM entry
+"""
+
+_FIND_BY_KEY = "SELECT entry_id, request_hash, kind FROM journal_entries WHERE idempotency_key = %s"
+
+
+class Ledger:
+    """The ledger over a connection pool whose connections use the ledger's schema."""
+
+    def __init__(self, pool: ConnectionPool) -> None:
+        self.pool = pool
+
+    @classmethod
+    def open(
+        cls, url: str, schema: str = "ledger", *, wait: bool = True, **pool_options: Any
+    ) -> Ledger:
+        """Apply the migrations to ``schema`` and open a pool on it (see db.create_pool)."""
+        db.migrate(url, schema, MIGRATIONS_PACKAGE)
+        return cls(
+            db.create_pool(url, schema=schema, name=f"hebei-{schema}", wait=wait, **pool_options)
+        )
+
+    def close(self) -> None:
+        """Close the pool."""
+        self.pool.close()
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection]:
+        started = time.perf_counter()
+        with db.database_errors(), self.pool.connection() as conn:
+            metrics.POOL_WAIT_SECONDS.observe(time.perf_counter() - started)
+            yield conn
+
+    def _booking(self, book: Any) -> Any:
+        """Run ``book(conn)`` in one transaction, retrying deadlocks and serialization failures."""
+        for attempt in range(_RETRIES):
+            try:
+                with self._connection() as conn:
+                    started = time.perf_counter()
+                    with conn.transaction():
+                        result = book(conn)
+                    metrics.COMMIT_SECONDS.observe(time.perf_counter() - started)
+                    return result
+            except Conflict:
+                if attempt == _RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    # -- booking ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _insert_entry(
+        conn: psycopg.Connection, header: _Header, lines: Sequence[_Line]
+    ) -> int | None:
+        """Book ``header`` with ``lines``; None when its idempotency key is already taken."""
+        params = {
+            "idempotency_key": header.idempotency_key,
+            "request_hash": header.request_hash,
+            "kind": header.kind,
+            "tournament_id": header.tournament_id,
+            "round_no": header.round_no,
+            "table_id": header.table_id,
+            "match_id": header.match_id,
+            "hand_no": header.hand_no,
+            "outcome": header.outcome,
+            "settlement": Jsonb(header.settlement) if header.settlement is not None else None,
+            "reverses_entry_id": header.reverses_entry_id,
+            "reason": header.reason,
+            "players": [line.player_id for line in lines],
+            "seats": [line.seat for line in lines],
+            "components": [line.component for line in lines],
+            "amounts": [line.amount for line in lines],
+        }
+        with conn.pipeline():
+            conn.execute(
+                _INSERT_ACCOUNTS,
+                {"tournament_id": header.tournament_id, "players": sorted({*params["players"]})},
+            )
+            row = conn.execute(_INSERT_ENTRY, params).fetchone()
+        if row is None:
+            return None
+        entry_id, n_posted = row
+        if n_posted != len(lines):
+            raise RuntimeError(f"entry {entry_id}: {n_posted} postings of {len(lines)} inserted")
+        return int(entry_id)
+
+    def post_settlement(self, settlement: Settlement | Mapping[str, Any]) -> PostResult:
+        """Book one hand's settlement, idempotently by its key.
+
+        The same key with the same figures returns the first entry (``duplicate=True``); the
+        same key with other figures raises AlreadyExists and books nothing. Concurrent
+        duplicates book exactly one entry. An invalid settlement raises InvalidArgument.
+        """
+        try:
+            if not isinstance(settlement, Settlement):
+                settlement = Settlement.from_dict(settlement)
+            else:
+                settlement.validate()
+            request_hash = settlement.request_hash()
+            header = _settlement_header(
+                settlement, "settlement", settlement.idempotency_key, request_hash
+            )
+            lines = _settlement_lines(settlement)
+
+            def book(conn: psycopg.Connection) -> PostResult:
+                entry_id = self._insert_entry(conn, header, lines)
+                if entry_id is not None:
+                    return PostResult(entry_id, duplicate=False)
+                return PostResult(self._existing(conn, header), duplicate=True)
+
+            result: PostResult = self._booking(book)
+        except (InvalidArgument, AlreadyExists):
+            metrics.SETTLEMENTS.labels("refused").inc()
+            raise
+        metrics.SETTLEMENTS.labels("deduplicated" if result.duplicate else "posted").inc()
+        return result
+
+    @staticmethod
+    def _existing(conn: psycopg.Connection, header: _Header) -> int:
+        """The entry holding ``header``'s key if it has the same request hash, else refuse."""
+        row = conn.execute(_FIND_BY_KEY, (header.idempotency_key,)).fetchone()
+        if row is None:  # the key holder rolled back between our insert and this read
+            raise Conflict(f"key {header.idempotency_key!r} changed hands; retry")
+        entry_id, request_hash, _kind = row
+        if bytes(request_hash) != header.request_hash:
+            raise AlreadyExists(
+                f"key {header.idempotency_key!r} is already booked as entry {entry_id} "
+                "with different figures"
+            )
+        return int(entry_id)
+
+    def reverse_entry(
+        self,
+        entry_id: int,
+        reason: str,
+        corrected: Settlement | Mapping[str, Any] | None = None,
+    ) -> ReverseResult:
+        """Book the exact reverse of ``entry_id`` and, if given, the corrected settlement.
+
+        Both entries are booked in one transaction. An entry is reversed at most once: asking
+        again with the same reason and correction returns the first result
+        (``duplicate=True``); asking differently raises AlreadyExists. A reversal cannot itself
+        be reversed (reverse the correction instead).
+        """
+        if not reason.strip():
+            raise InvalidArgument("reason: say why the entry is reversed")
+        if corrected is not None and not isinstance(corrected, Settlement):
+            corrected = Settlement.from_dict(corrected, "corrected")
+        request = {
+            "entry_id": entry_id,
+            "reason": reason,
+            "corrected": corrected.to_dict() if corrected is not None else None,
+        }
+        request_hash = hashlib.sha256(canonical_json(request).encode()).digest()
+        reversal_key = f"reverse:{entry_id}"
+        correction_key = f"correct:{entry_id}"
+
+        def book(conn: psycopg.Connection) -> ReverseResult:
+            original = conn.execute(
+                "SELECT kind, tournament_id, round_no, table_id, match_id, hand_no, outcome"
+                " FROM journal_entries WHERE entry_id = %s",
+                (entry_id,),
+            ).fetchone()
+            if original is None:
+                raise NotFound(f"entry {entry_id} does not exist")
+            kind, tournament_id, round_no, table_id, match_id, hand_no, outcome = original
+            if kind == "reversal":
+                raise FailedPrecondition(f"entry {entry_id} is a reversal and cannot be reversed")
+            if corrected is not None and (
+                corrected.tournament_id,
+                corrected.match_id,
+                corrected.hand_no,
+            ) != (tournament_id, match_id, hand_no):
+                raise InvalidArgument(
+                    "corrected: must be the same hand as the entry (tournament "
+                    f"{tournament_id!r}, match {match_id!r}, hand {hand_no})"
+                )
+            postings = conn.execute(
+                "SELECT a.player_id, p.seat, p.component, p.amount FROM postings p"
+                " JOIN accounts a USING (account_id) WHERE p.entry_id = %s",
+                (entry_id,),
+            ).fetchall()
+            header = _Header(
+                idempotency_key=reversal_key,
+                request_hash=request_hash,
+                kind="reversal",
+                tournament_id=tournament_id,
+                round_no=round_no,
+                table_id=table_id,
+                match_id=match_id,
+                hand_no=hand_no,
+                outcome=outcome,
+                settlement=None,
+                reverses_entry_id=entry_id,
+                reason=reason,
+            )
+            lines = [
+                _Line(player, seat, component, -amount)
+                for player, seat, component, amount in postings
+            ]
+            reversal_id = self._insert_entry(conn, header, lines)
+            if reversal_id is None:
+                existing = self._existing(conn, header)
+                row = conn.execute(_FIND_BY_KEY, (correction_key,)).fetchone()
+                return ReverseResult(existing, int(row[0]) if row else None, duplicate=True)
+            correction_id = None
+            if corrected is not None:
+                correction = _settlement_header(
+                    corrected, "correction", correction_key, request_hash, reason
+                )
+                correction_id = self._insert_entry(conn, correction, _settlement_lines(corrected))
+                if correction_id is None:
+                    raise AssertionError(f"correction key {correction_key!r} taken before reversal")
+            return ReverseResult(reversal_id, correction_id, duplicate=False)
+
+        result: ReverseResult = self._booking(book)
+        return result
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def standings(self, tournament_id: str) -> list[Standing]:
+        """Every player of ``tournament_id`` ranked by points, then hands won, fewer hands dealt
+        in, best single match; players tied on all four share a rank (listed by player id)."""
+        with self._connection() as conn:
+            rows = conn.execute(_STANDINGS, {"tournament_id": tournament_id}).fetchall()
+        return [Standing(*row) for row in rows]
+
+    def history(
+        self,
+        *,
+        player_id: str = "",
+        table_id: str = "",
+        tournament_id: str | None = None,
+        match_id: str = "",
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> HistoryPage:
+        """Journal entries newest first, filtered by the non-empty arguments, one page at a time.
+
+        ``page_size`` 0 means the default (50); at most 500. ``page_token`` comes from the
+        previous page.
+        """
+        if page_size < 0:
+            raise InvalidArgument(f"page_size: must be 0 or more, got {page_size}")
+        size = min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        before: int | None = None
+        if page_token:
+            if not page_token.isdigit():
+                raise InvalidArgument(f"page_token: not a token from this service: {page_token!r}")
+            before = int(page_token)
+        params = {
+            "player_id": player_id or None,
+            "table_id": table_id or None,
+            "tournament_id": tournament_id,
+            "match_id": match_id or None,
+            "before": before,
+            "limit": size + 1,
+        }
+        with self._connection() as conn:
+            rows = conn.execute(_HISTORY, params).fetchall()
+            more = len(rows) > size
+            rows = rows[:size]
+            ids = [row[0] for row in rows]
+            postings: dict[int, list[Posting]] = {entry: [] for entry in ids}
+            for entry, player, seat, component, amount in conn.execute(
+                "SELECT p.entry_id, a.player_id, p.seat, p.component, p.amount FROM postings p"
+                " JOIN accounts a USING (account_id) WHERE p.entry_id = ANY(%s)"
+                " ORDER BY p.entry_id, p.seat, p.component DESC",
+                (ids,),
+            ):
+                postings[entry].append(Posting(player, seat, component, amount))
+        entries = tuple(
+            Entry(
+                entry_id=row[0],
+                kind=row[1],
+                idempotency_key=row[2],
+                tournament_id=row[3],
+                settlement=row[4],
+                postings=tuple(postings[row[0]]),
+                reverses_entry_id=row[5],
+                reversed_by_entry_id=row[6],
+                reason=row[7],
+                booked_at=row[8],
+            )
+            for row in rows
+        )
+        return HistoryPage(entries, str(ids[-1]) if more else "")
+
+    def entry(self, entry_id: int) -> Entry:
+        """One entry by id (NotFound if there is none)."""
+        with self._connection() as conn:
+            row = conn.execute(
+                "SELECT tournament_id FROM journal_entries WHERE entry_id = %s", (entry_id,)
+            ).fetchone()
+        if row is None:
+            raise NotFound(f"entry {entry_id} does not exist")
+        page = self.history(tournament_id=row[0], page_size=1, page_token=str(entry_id + 1))
+        return page.entries[0]
+
+    def audit(self, tournament_id: str | None = None) -> AuditReport:
+        """Check every entry balances, every balance equals its postings and every tournament
+        sums to zero, on one consistent snapshot; return the figures and the problems found."""
+        params = {"tournament_id": tournament_id}
+        with self._connection() as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            entries, postings = conn.execute(_AUDIT_COUNTS, params).fetchone()
+            accounts = conn.execute(_AUDIT_ACCOUNTS, params).fetchone()[0]
+            unbalanced = conn.execute(_AUDIT_UNBALANCED, params).fetchall()
+            mismatches = conn.execute(_AUDIT_BALANCES, params).fetchall()
+            sums = conn.execute(_AUDIT_TOURNAMENTS, params).fetchall()
+        problems = [
+            f"entry {entry} has {count} postings summing to {total}"
+            for entry, count, total in unbalanced
+        ]
+        problems += [
+            f"account {player!r} of tournament {tournament!r} has balance {balance} "
+            f"but its postings sum to {total}"
+            for tournament, player, balance, total in mismatches
+        ]
+        tournaments = tuple(TournamentSum(t, int(n), int(total)) for t, n, total in sums)
+        problems += [
+            f"tournament {t.tournament_id!r} sums to {t.total}" for t in tournaments if t.total
+        ]
+        return AuditReport(
+            entries_checked=int(entries),
+            postings_checked=int(postings),
+            accounts_checked=int(accounts),
+            unbalanced_entries=len(unbalanced),
+            balance_mismatches=len(mismatches),
+            tournaments=tournaments,
+            problems=tuple(problems[:_MAX_PROBLEMS]),
+        )
+
+
+_HISTORY = """
+SELECT e.entry_id, e.kind, e.idempotency_key, e.tournament_id, e.settlement,
+       e.reverses_entry_id, r.entry_id, e.reason, e.booked_at
+FROM journal_entries e
+LEFT JOIN journal_entries r ON r.reverses_entry_id = e.entry_id
+WHERE (%(tournament_id)s::text IS NULL OR e.tournament_id = %(tournament_id)s)
+  AND (%(table_id)s::text IS NULL OR e.table_id = %(table_id)s)
+  AND (%(match_id)s::text IS NULL OR e.match_id = %(match_id)s)
+  AND (%(player_id)s::text IS NULL OR e.entry_id IN (
+        SELECT p.entry_id FROM postings p JOIN accounts a USING (account_id)
+        WHERE a.player_id = %(player_id)s))
+  AND (%(before)s::bigint IS NULL OR e.entry_id < %(before)s)
+ORDER BY e.entry_id DESC
+LIMIT %(limit)s
+"""
+
+_STANDINGS = """
+WITH effective AS (
+    SELECT e.entry_id, e.match_id, e.settlement
+    FROM journal_entries e
+    WHERE e.tournament_id = %(tournament_id)s AND e.kind <> 'reversal'
+      AND NOT EXISTS (SELECT 1 FROM journal_entries r WHERE r.reverses_entry_id = e.entry_id)
+), lines AS (
+    SELECT p.account_id, p.entry_id, p.seat, p.component, p.amount, ef.match_id, ef.settlement
+    FROM effective ef JOIN postings p USING (entry_id)
+), hands AS (
+    SELECT account_id, count(*) AS hands_played, count(DISTINCT match_id) AS matches_played
+    FROM lines WHERE component = 'hand' GROUP BY account_id
+), wins AS (
+    SELECT l.account_id,
+           count(*) FILTER (WHERE (w ->> 'winner')::int = l.seat) AS hands_won,
+           count(*) FILTER (WHERE (w ->> 'winner')::int = l.seat
+                              AND w ->> 'kind' = 'WIN_KIND_SELF_DRAW') AS self_draw_wins,
+           count(DISTINCT l.entry_id) FILTER (WHERE (w ->> 'discarder')::int = l.seat)
+               AS hands_dealt_in
+    FROM lines l CROSS JOIN LATERAL jsonb_array_elements(l.settlement -> 'wins') AS w
+    WHERE l.component = 'hand'
+    GROUP BY l.account_id
+), matches AS (
+    SELECT account_id, max(points) AS best_match_points
+    FROM (SELECT account_id, match_id, sum(amount) AS points FROM lines
+          GROUP BY account_id, match_id) per_match
+    GROUP BY account_id
+), kongs AS (
+    SELECT account_id, sum(amount) AS kong_points FROM lines WHERE component = 'kong'
+    GROUP BY account_id
+), rows AS (
+    SELECT a.player_id, a.balance AS points,
+           coalesce(wins.hands_won, 0) AS hands_won,
+           coalesce(wins.self_draw_wins, 0) AS self_draw_wins,
+           coalesce(wins.hands_dealt_in, 0) AS hands_dealt_in,
+           coalesce(matches.best_match_points, 0) AS best_match_points,
+           coalesce(hands.hands_played, 0) AS hands_played,
+           coalesce(hands.matches_played, 0) AS matches_played,
+           coalesce(kongs.kong_points, 0) AS kong_points
+    FROM accounts a
+    LEFT JOIN hands USING (account_id)
+    LEFT JOIN wins USING (account_id)
+    LEFT JOIN matches USING (account_id)
+    LEFT JOIN kongs USING (account_id)
+    WHERE a.tournament_id = %(tournament_id)s
+)
+SELECT rank() OVER (ORDER BY points DESC, hands_won DESC, hands_dealt_in ASC,
+                             best_match_points DESC)::int,
+       player_id, points, hands_won::int, self_draw_wins::int, hands_dealt_in::int,
+       best_match_points::bigint, hands_played::int, matches_played::int, kong_points::bigint
+FROM rows
+ORDER BY 1, player_id
+"""
+
+_AUDIT_COUNTS = """
+SELECT (SELECT count(*) FROM journal_entries
+        WHERE %(tournament_id)s::text IS NULL OR tournament_id = %(tournament_id)s),
+       (SELECT count(*) FROM postings p JOIN journal_entries e USING (entry_id)
+        WHERE %(tournament_id)s::text IS NULL OR e.tournament_id = %(tournament_id)s)
+"""
+
+_AUDIT_ACCOUNTS = """
+SELECT count(*) FROM accounts
+WHERE %(tournament_id)s::text IS NULL OR tournament_id = %(tournament_id)s
+"""
+
+_AUDIT_UNBALANCED = """
+SELECT e.entry_id, count(p.entry_id), coalesce(sum(p.amount), 0)
+FROM journal_entries e LEFT JOIN postings p USING (entry_id)
+WHERE %(tournament_id)s::text IS NULL OR e.tournament_id = %(tournament_id)s
+GROUP BY e.entry_id
+HAVING count(p.entry_id) = 0 OR coalesce(sum(p.amount), 0) <> 0
+ORDER BY e.entry_id
+"""
+
+_AUDIT_BALANCES = """
+SELECT a.tournament_id, a.player_id, a.balance, coalesce(sum(p.amount), 0)
+FROM accounts a LEFT JOIN postings p USING (account_id)
+WHERE %(tournament_id)s::text IS NULL OR a.tournament_id = %(tournament_id)s
+GROUP BY a.account_id
+HAVING a.balance <> coalesce(sum(p.amount), 0)
+ORDER BY a.tournament_id, a.player_id
+"""
+
+_AUDIT_TOURNAMENTS = """
+SELECT e.tournament_id, count(DISTINCT e.entry_id), coalesce(sum(p.amount), 0)
+FROM journal_entries e LEFT JOIN postings p USING (entry_id)
+WHERE %(tournament_id)s::text IS NULL OR e.tournament_id = %(tournament_id)s
+GROUP BY e.tournament_id
+ORDER BY e.tournament_id
+"""

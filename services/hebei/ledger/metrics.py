@@ -1,0 +1,33 @@
+"""Every Prometheus metric of the ledger, in one place (no player or table ids as labels)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Histogram
+
+__all__ = ["COMMIT_SECONDS", "POOL_WAIT_SECONDS", "SETTLEMENTS"]
+
+_LATENCY_BUCKETS = (
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+)  # fmt: skip
+
+SETTLEMENTS = Counter(
+    "hebei_ledger_settlements",
+    "Settlements received by the ledger, by result: posted (a new entry), deduplicated (the "
+    "key was already booked with the same figures) or refused (invalid, or the key was booked "
+    "with different figures).",
+    ["result"],
+)
+for _result in ("posted", "deduplicated", "refused"):
+    SETTLEMENTS.labels(_result)
+
+COMMIT_SECONDS = Histogram(
+    "hebei_ledger_commit_seconds",
+    "Time to book one journal-entry transaction, from its first statement to its commit.",
+    buckets=_LATENCY_BUCKETS,
+)
+
+POOL_WAIT_SECONDS = Histogram(
+    "hebei_ledger_pool_wait_seconds",
+    "Time waiting for a checked database connection from the pool.",
+    buckets=_LATENCY_BUCKETS,
+)
