@@ -1,0 +1,575 @@
+"""Shanten and ukeire for the Hebei forms (RULES.md §4), through per-suit tables.
+
+**Definition.** The shanten of a hand is the least number of tiles that must be
+exchanged to reach a complete hand, minus one: ``-1`` is complete (3n+2 tiles),
+``0`` is ready (tenpai) and so on. Formally, over every complete target hand
+``T`` with at most four copies of a kind, ``shanten = min |T - H| - 1`` where
+``T - H`` is the multiset difference. It works for 3n+1 and 3n+2 tiles alike and
+is exact, including the cases where a wait would need a fifth copy.
+
+Three forms count (RULES.md §4):
+
+* standard: ``tiles // 3`` sets (pung or chow) plus any pair; the ``n_melds``
+  declared melds stand beside the concealed part and are already sets;
+* seven pairs: fully concealed; four of a kind are two pairs when
+  :attr:`RuleProfile.seven_pairs_allow_quads`;
+* thirteen orphans: fully concealed; the extra tile must be a dragon when
+  :attr:`RuleProfile.thirteen_orphans_pair_must_be_dragon`.
+
+**How it is fast.** Each suit (and the honors) is looked up by the bytes of its
+counts. Its entry holds the id of an interned *cost vector* ``cost[m][p]``: the
+least tiles to add so that this suit holds ``m`` sets and ``p`` pairs (m <= 4,
+p <= 1), and a packed int of small counters (tiles, pairs, singles, quads,
+triples, orphans) that simply add up across the four parts. Two vectors combine
+by min-plus convolution, memoised per pair of ids, so a warm call is four entry
+look-ups, two pair look-ups, one final look-up and one look-up of the packed
+counters for seven pairs and thirteen orphans. Entries are computed lazily the
+first time a suit pattern is seen (tens of microseconds each, once per process);
+:func:`warm_up` builds the small fixed part in advance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from hebei.rules.profile import MAIN, RuleProfile
+from hebei.rules.tiles import DRAGONS, N_KINDS, TILE_NAMES
+
+_M = 5  # 0..4 sets
+_P = 2  # 0..1 pairs
+_LEN = _M * _P  # vector index m * 2 + p
+_INF = 1000
+_ID_SHIFT = 20  # memo keys pack two vector ids as a << 20 | b
+
+# Packed counters of a part; every field is a sum over the kinds of the part.
+_F_TILES = 0  # tiles in the part (8 bits: up to 4 * 34)
+_F_PAIRS = 8  # kinds with >= 2 copies: first pair slot worth 2
+_F_SINGLES = 14  # kinds with exactly 1 copy: first pair slot worth 1
+_F_QUADS = 20  # kinds with 4 copies: second pair slot worth 2
+_F_TRIPLES = 26  # kinds with 3 copies: second pair slot worth 1
+_F_ORPHANS = 32  # distinct thirteen-orphans kinds held
+_F_DRAGON_PAIR = 38  # dragons with >= 2 copies
+_F_OTHER_ORPHAN_PAIR = 44  # terminals and winds with >= 2 copies
+_F6 = 0x3F
+
+
+# --------------------------------------------------------------------------- vectors
+
+_vectors: list[tuple[int, ...]] = []
+_vector_ids: dict[tuple[int, ...], int] = {}
+
+
+def _intern(vec: tuple[int, ...]) -> int:
+    vid = _vector_ids.get(vec)
+    if vid is None:
+        vid = _vector_ids[vec] = len(_vectors)
+        _vectors.append(vec)
+    return vid
+
+
+# (i, j, k): a[i] + b[j] lands in out[k]; the pairs with m1 + m2 <= 4, p1 + p2 <= 1.
+_TRIPLES = tuple(
+    (i, j, (i // _P + j // _P) * _P + i % _P + j % _P)
+    for i in range(_LEN)
+    for j in range(_LEN)
+    if i // _P + j // _P < _M and i % _P + j % _P < _P
+)
+# The same for the final step, which only needs p = 1: (i, j, m).
+_FINAL_TRIPLES = tuple((i, j, k // _P) for i, j, k in _TRIPLES if k % _P == 1)
+
+
+def _convolve(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """Min-plus convolution over (sets, pairs): ``out[m][p] = min a[m1][p1] + b[m2][p2]``."""
+    out = [_INF] * _LEN
+    for i, j, k in _TRIPLES:
+        v = a[i] + b[j]
+        if v < out[k]:
+            out[k] = v
+    return tuple(min(v, _INF) for v in out)
+
+
+def _elementwise_min(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    return tuple(x if x < y else y for x, y in zip(a, b, strict=True))
+
+
+_ZERO = (0,) + (_INF,) * (_LEN - 1)
+
+
+# ------------------------------------------------------------------ suited parts (9)
+#
+# Exact dynamic programme over the ranks of one suit. At rank i the target holds
+# x chows started at i-1, y chows started at i-2, plus c chows started at i, a
+# pung (s) and a pair (q); it needs x + y + c + 3s + 2q <= 4 copies of rank i and
+# costs max(0, need - have) added tiles. The ranks are split 4 + 5: prefixes
+# (625 patterns) and suffixes (3,125) are solved once each for every boundary
+# state (x, y), and a whole suit is the best boundary state's convolution.
+
+_SPLIT = 4
+_CHOICES = tuple(
+    (c, s, q) for c in range(5) for s in range(2) for q in range(2) if c + 3 * s + 2 * q <= 4
+)
+_prefix_memo: dict[bytes, dict[tuple[int, int], tuple[int, ...]]] = {}
+_suffix_memo: dict[tuple[int, int, int, bytes], tuple[int, ...]] = {}
+
+
+def _add_block(vec: Sequence[int], sets: int, pairs: int, cost: int, out: list[int]) -> None:
+    """``out = min(out, vec shifted by (sets, pairs) plus cost)``."""
+    for i, v in enumerate(vec):
+        if v >= _INF:
+            continue
+        m, p = i // _P + sets, i % _P + pairs
+        if m < _M and p < _P:
+            k = m * _P + p
+            if v + cost < out[k]:
+                out[k] = v + cost
+
+
+def _suffix(i: int, x: int, y: int, rest: bytes) -> tuple[int, ...]:
+    """Cost vector of sets starting at ranks ``i..8`` given x, y pending chows."""
+    if not rest:
+        return _ZERO if x == y == 0 else (_INF,) * _LEN
+    key = (i, x, y, rest)
+    found = _suffix_memo.get(key)
+    if found is not None:
+        return found
+    have = rest[0]
+    out = [_INF] * _LEN
+    for c, s, q in _CHOICES:
+        need = x + y + c + 3 * s + 2 * q
+        if need > 4 or (c and i > 6):
+            continue
+        tail = _suffix(i + 1, c, x, rest[1:])
+        _add_block(tail, c + s, q, max(0, need - have), out)
+    found = _suffix_memo[key] = tuple(out)
+    return found
+
+
+def _prefix(head: bytes) -> dict[tuple[int, int], tuple[int, ...]]:
+    """Cost vectors of sets starting at ranks ``0..3``, per boundary state (x, y)."""
+    found = _prefix_memo.get(head)
+    if found is not None:
+        return found
+    states: dict[tuple[int, int], tuple[int, ...]] = {(0, 0): _ZERO}
+    for have in head:
+        nxt: dict[tuple[int, int], list[int]] = {}
+        for (x, y), vec in states.items():
+            for c, s, q in _CHOICES:
+                need = x + y + c + 3 * s + 2 * q
+                if need > 4:
+                    continue
+                out = nxt.setdefault((c, x), [_INF] * _LEN)
+                _add_block(vec, c + s, q, max(0, need - have), out)
+        states = {state: tuple(vec) for state, vec in nxt.items()}
+    found = _prefix_memo[head] = states
+    return found
+
+
+def _suited_vector(key: bytes) -> tuple[int, ...]:
+    best = (_INF,) * _LEN
+    for (x, y), head in _prefix(key[:_SPLIT]).items():
+        tail = _suffix(_SPLIT, x, y, key[_SPLIT:])
+        best = _elementwise_min(best, _convolve(head, tail))
+    return best
+
+
+def _honor_vector(key: bytes) -> tuple[int, ...]:
+    """Honors: pungs and pairs only, kind by kind (a pung and a pair need 5 copies)."""
+    vec = _ZERO
+    for have in key:
+        one = [_INF] * _LEN
+        one[0] = 0
+        one[1 * _P] = 3 - min(have, 3)
+        one[1] = 2 - min(have, 2)
+        vec = _convolve(vec, one)
+    return vec
+
+
+# ------------------------------------------------------------------------ entries
+
+
+def _counters(key: bytes, orphan_ranks: tuple[int, ...], dragon_ranks: tuple[int, ...]) -> int:
+    packed = sum(key) << _F_TILES
+    for rank, have in enumerate(key):
+        packed += (
+            (have >= 2) << _F_PAIRS
+            | (have == 1) << _F_SINGLES
+            | (have == 4) << _F_QUADS
+            | (have == 3) << _F_TRIPLES
+        )
+        if rank in orphan_ranks and have:
+            packed += 1 << _F_ORPHANS
+            if have >= 2:
+                packed += 1 << (_F_DRAGON_PAIR if rank in dragon_ranks else _F_OTHER_ORPHAN_PAIR)
+    return packed
+
+
+_SUIT: dict[bytes, tuple[int, int]] = {}
+_HONOR: dict[bytes, tuple[int, int]] = {}
+_SUIT_ORPHAN_RANKS = (0, 8)
+_HONOR_ORPHAN_RANKS = tuple(range(7))
+_HONOR_DRAGON_RANKS = tuple(k - 27 for k in DRAGONS)
+
+
+def _check_key(key: bytes, size: int) -> None:
+    if len(key) != size:
+        raise ValueError(f"a hand is a list of {N_KINDS} tile counts")
+    if max(key) > 4:
+        raise ValueError("a hand holds at most four copies of a tile")
+
+
+def _suit_entry(key: bytes) -> tuple[int, int]:
+    entry = _SUIT.get(key)
+    if entry is None:
+        _check_key(key, 9)
+        vid = _intern(_suited_vector(key))
+        entry = _SUIT[key] = (vid, _counters(key, _SUIT_ORPHAN_RANKS, ()))
+    return entry
+
+
+def _honor_entry(key: bytes) -> tuple[int, int]:
+    entry = _HONOR.get(key)
+    if entry is None:
+        _check_key(key, 7)
+        vid = _intern(_honor_vector(key))
+        entry = _HONOR[key] = (vid, _counters(key, _HONOR_ORPHAN_RANKS, _HONOR_DRAGON_RANKS))
+    return entry
+
+
+# Pairwise memo: (a << 20 | b) -> id of convolve(a, b).
+_PAIR: dict[int, int] = {}
+# Final memo: (a << 20 | b) -> standard shanten of convolve(a, b) per number of sets m.
+_FINAL: dict[int, tuple[int, ...]] = {}
+
+
+def _pair(a: int, b: int) -> int:
+    key = a << _ID_SHIFT | b
+    vid = _PAIR.get(key)
+    if vid is None:
+        vid = _PAIR[key] = _intern(_convolve(_vectors[a], _vectors[b]))
+    return vid
+
+
+def _final(a: int, b: int) -> tuple[int, ...]:
+    key = a << _ID_SHIFT | b
+    found = _FINAL.get(key)
+    if found is None:
+        va, vb = _vectors[a], _vectors[b]
+        out = [_INF] * _M
+        for i, j, m in _FINAL_TRIPLES:
+            v = va[i] + vb[j]
+            if v < out[m]:
+                out[m] = v
+        found = _FINAL[key] = tuple(v - 1 for v in out)
+    return found
+
+
+# ------------------------------------------------------ seven pairs, thirteen orphans
+
+_NO_SPECIAL = 99  # the special forms do not apply (tile count, or melds declared)
+
+
+def _special_from_counters(packed: int, profile: RuleProfile) -> tuple[int, int]:
+    """(sets needed m, best of seven pairs and thirteen orphans) from summed counters."""
+    tiles = packed >> _F_TILES & 0xFF
+    if tiles % 3 == 0 or tiles > 14:
+        raise ValueError(f"a hand has 3n+1 or 3n+2 tiles, at most 14; got {tiles}")
+    if tiles < 13:
+        return tiles // 3, _NO_SPECIAL
+    return tiles // 3, min(
+        _seven_pairs_from_counters(packed, profile),
+        _thirteen_orphans_from_counters(packed, profile),
+    )
+
+
+def _seven_pairs_from_counters(packed: int, profile: RuleProfile) -> int:
+    # Seven pair slots; a kind offers a first slot (worth min(count, 2) kept
+    # tiles) and, with quads allowed, a second one (worth count - 2 if count > 2).
+    worth2 = packed >> _F_PAIRS & _F6
+    worth1 = packed >> _F_SINGLES & _F6
+    if profile.seven_pairs_allow_quads:
+        worth2 += packed >> _F_QUADS & _F6
+        worth1 += packed >> _F_TRIPLES & _F6
+    twos = min(7, worth2)
+    kept = 2 * twos + min(7 - twos, worth1)
+    return 13 - kept
+
+
+def _thirteen_orphans_from_counters(packed: int, profile: RuleProfile) -> int:
+    pair = packed >> _F_DRAGON_PAIR & _F6
+    if not profile.thirteen_orphans_pair_must_be_dragon:
+        pair += packed >> _F_OTHER_ORPHAN_PAIR & _F6
+    return 13 - (packed >> _F_ORPHANS & _F6) - (1 if pair else 0)
+
+
+_SPECIAL_MAIN: dict[int, tuple[int, int]] = {}
+_special_by_profile: dict[RuleProfile, dict[int, tuple[int, int]]] = {MAIN: _SPECIAL_MAIN}
+
+
+def _special_table(profile: RuleProfile) -> dict[int, tuple[int, int]]:
+    return _special_by_profile.setdefault(profile, {})
+
+
+def _special(packed: int, profile: RuleProfile) -> tuple[int, int]:
+    table = _SPECIAL_MAIN if profile is MAIN else _special_table(profile)
+    found = table.get(packed)
+    if found is None:
+        found = table[packed] = _special_from_counters(packed, profile)
+    return found
+
+
+# ------------------------------------------------------------------------ public API
+
+
+def _entries(counts: Sequence[int]) -> tuple[bytes, tuple[int, int], ...]:
+    """Validated bytes of the hand and the entries of its four parts (slow path)."""
+    if len(counts) != N_KINDS:
+        raise ValueError(f"a hand is a list of {N_KINDS} tile counts, got {len(counts)}")
+    if min(counts) < 0:
+        raise ValueError("tile counts cannot be negative")
+    b = bytes(min(c, 255) for c in counts)
+    return (
+        b,
+        _suit_entry(b[0:9]),
+        _suit_entry(b[9:18]),
+        _suit_entry(b[18:27]),
+        _honor_entry(b[27:34]),
+    )
+
+
+def _fill(counts: Sequence[int], profile: RuleProfile) -> None:
+    """Compute every table entry ``counts`` needs (raises ValueError on a bad hand)."""
+    _, (v1, x1), (v2, x2), (v3, x3), (v4, x4) = _entries(counts)
+    _special(x1 + x2 + x3 + x4, profile)
+    _final(_pair(v1, v2), _pair(v3, v4))
+
+
+def _check_melds(m: int, n_melds: int) -> None:
+    if not 0 <= n_melds <= 4 or m + n_melds > 4:
+        raise ValueError(f"{n_melds} declared melds do not fit beside {3 * m + 1}+ concealed tiles")
+
+
+def shanten(counts: Sequence[int], n_melds: int = 0, profile: RuleProfile = MAIN) -> int:
+    """Shanten of the concealed part ``counts`` (34 counts) over every Hebei form.
+
+    ``n_melds`` declared melds (pongs, kongs) stand beside it; with any, only the
+    standard form is possible. Returns -1 for a complete hand, 0 when ready.
+    Raises ValueError for a bad hand (not 3n+1/3n+2 tiles, a fifth copy, ...).
+    """
+    try:
+        b = bytes(counts)
+        v1, x1 = _SUIT[b[0:9]]
+        v2, x2 = _SUIT[b[9:18]]
+        v3, x3 = _SUIT[b[18:27]]
+        v4, x4 = _HONOR[b[27:]]
+        m, special = (_SPECIAL_MAIN if profile is MAIN else _special_table(profile))[
+            x1 + x2 + x3 + x4
+        ]
+        std = _FINAL[_PAIR[v1 << _ID_SHIFT | v2] << _ID_SHIFT | _PAIR[v3 << _ID_SHIFT | v4]][m]
+    except (KeyError, ValueError, TypeError):
+        _fill(counts, profile)
+        return shanten(counts, n_melds, profile)
+    if n_melds:
+        _check_melds(m, n_melds)
+        return std
+    return special if special < std else std
+
+
+def shanten_standard(counts: Sequence[int], n_melds: int = 0) -> int:
+    """Shanten of the standard form only: ``tiles // 3`` sets (pung/chow) and one pair."""
+    _, (v1, x1), (v2, x2), (v3, x3), (v4, x4) = _entries(counts)
+    m, _ = _special(x1 + x2 + x3 + x4, MAIN)
+    _check_melds(m, n_melds)
+    return _final(_pair(v1, v2), _pair(v3, v4))[m]
+
+
+def _special_counters(counts: Sequence[int]) -> int:
+    _, (_, x1), (_, x2), (_, x3), (_, x4) = _entries(counts)
+    packed = x1 + x2 + x3 + x4
+    tiles = packed & 0xFF
+    if tiles not in (13, 14):
+        raise ValueError(f"seven pairs and thirteen orphans need 13 or 14 tiles, got {tiles}")
+    return packed
+
+
+def shanten_seven_pairs(counts: Sequence[int], profile: RuleProfile = MAIN) -> int:
+    """Shanten of seven pairs (13 or 14 concealed tiles, no melds)."""
+    return _seven_pairs_from_counters(_special_counters(counts), profile)
+
+
+def shanten_thirteen_orphans(counts: Sequence[int], profile: RuleProfile = MAIN) -> int:
+    """Shanten of thirteen orphans (13 or 14 concealed tiles, no melds)."""
+    return _thirteen_orphans_from_counters(_special_counters(counts), profile)
+
+
+class Ukeire(NamedTuple):
+    """Result of :func:`ukeire`; unpacks as ``(shanten, tiles)``."""
+
+    shanten: int
+    tiles: list[tuple[int, int]]  # (kind, copies still unseen), kinds in order
+
+    @property
+    def total(self) -> int:
+        return sum(n for _, n in self.tiles)
+
+
+class DiscardOption(NamedTuple):
+    """One discard of a 3n+2 hand, as ranked by :func:`discard_options`."""
+
+    kind: int
+    shanten: int  # of the hand left after the discard
+    tiles: list[tuple[int, int]]  # its ukeire: (kind, copies still unseen)
+    total: int  # sum of the unseen copies
+
+    def __str__(self) -> str:
+        return f"discard {TILE_NAMES[self.kind]}: shanten {self.shanten}, ukeire {self.total}"
+
+
+# Successors of a part: for each rank, the entry after drawing one more copy, or None.
+_SUIT_NEXT: dict[bytes, tuple[tuple[int, int] | None, ...]] = {}
+_HONOR_NEXT: dict[bytes, tuple[tuple[int, int] | None, ...]] = {}
+
+
+def _successors(key: bytes, honors: bool) -> tuple[tuple[int, int] | None, ...]:
+    memo = _HONOR_NEXT if honors else _SUIT_NEXT
+    found = memo.get(key)
+    if found is None:
+        entry = _honor_entry if honors else _suit_entry
+        nxt: list[tuple[int, int] | None] = []
+        for r, have in enumerate(key):
+            if have >= 4:
+                nxt.append(None)
+            else:
+                grown = bytearray(key)
+                grown[r] += 1
+                nxt.append(entry(bytes(grown)))
+        found = memo[key] = tuple(nxt)
+    return found
+
+
+def _unseen(counts: Sequence[int], visible: Sequence[int] | None) -> list[int]:
+    if visible is None:
+        return [4 - c for c in counts]
+    if len(visible) != N_KINDS:
+        raise ValueError(f"visible is a list of {N_KINDS} tile counts, got {len(visible)}")
+    return [max(0, 4 - c - v) for c, v in zip(counts, visible, strict=True)]
+
+
+def _hand_bytes(counts: Sequence[int]) -> bytes:
+    """``bytes(counts)``, or a clear ValueError for a list that is not a hand."""
+    try:
+        b = bytes(counts)
+    except (ValueError, TypeError):
+        _entries(counts)  # raises the clear message
+        raise
+    if len(b) != N_KINDS:
+        raise ValueError(f"a hand is a list of {N_KINDS} tile counts, got {len(b)}")
+    return b
+
+
+def _ukeire(
+    b: bytes, n_melds: int, unseen: Sequence[int], profile: RuleProfile
+) -> tuple[int, list[tuple[int, int]]]:
+    """Shanten of the 3n+1 hand with bytes ``b`` and its improving draws."""
+    v1, x1 = _suit_entry(b[0:9])
+    v2, x2 = _suit_entry(b[9:18])
+    v3, x3 = _suit_entry(b[18:27])
+    v4, x4 = _honor_entry(b[27:34])
+    packed = x1 + x2 + x3 + x4
+    m, special = _special(packed, profile)
+    if m * 3 + 1 != packed & 0xFF:
+        raise ValueError("ukeire needs a 3n+1 hand (one tile short of complete)")
+    if n_melds:
+        _check_melds(m, n_melds)
+    v12, v34 = _pair(v1, v2), _pair(v3, v4)
+    base = _final(v12, v34)[m]
+    if not n_melds and special < base:
+        base = special
+    spec = _SPECIAL_MAIN if profile is MAIN else _special_table(profile)
+    final_get = _FINAL.get
+    out: list[tuple[int, int]] = []
+    # For each part: its start, its bytes, the rest of the hand, the rest's counters.
+    parts = (
+        (0, b[0:9], _pair(v2, v34), packed - x1, _SUIT_NEXT),
+        (9, b[9:18], _pair(v1, v34), packed - x2, _SUIT_NEXT),
+        (18, b[18:27], _pair(v12, v4), packed - x3, _SUIT_NEXT),
+        (27, b[27:34], _pair(v12, v3), packed - x4, _HONOR_NEXT),
+    )
+    for start, key, rest, others, memo in parts:
+        grown_entries = memo.get(key) or _successors(key, memo is _HONOR_NEXT)
+        for r, grown in enumerate(grown_entries):
+            kind = start + r
+            if grown is None or not unseen[kind]:
+                continue
+            v, x = grown
+            after = (final_get(v << _ID_SHIFT | rest) or _final(v, rest))[m]
+            if not n_melds:
+                special = (spec.get(others + x) or _special(others + x, profile))[1]
+                if special < after:
+                    after = special
+            if after < base:
+                out.append((kind, unseen[kind]))
+    return base, out
+
+
+def ukeire(
+    counts: list[int],
+    n_melds: int = 0,
+    visible: Sequence[int] | None = None,
+    profile: RuleProfile = MAIN,
+) -> Ukeire:
+    """Shanten of a 3n+1 hand and the draws that lower it.
+
+    Returns ``(shanten, [(kind, unseen), ...])``: every kind whose draw lowers the
+    shanten and of which copies remain unseen (``4 - own - visible[kind]``, where
+    ``visible`` counts the tiles the player sees elsewhere: discards, melds).
+    ``.total`` sums the unseen copies.
+    """
+    b = _hand_bytes(counts)
+    base, tiles = _ukeire(b, n_melds, _unseen(counts, visible), profile)
+    return Ukeire(base, tiles)
+
+
+def discard_options(
+    counts: list[int],
+    n_melds: int = 0,
+    visible: Sequence[int] | None = None,
+    profile: RuleProfile = MAIN,
+) -> list[DiscardOption]:
+    """Every distinct discard of a 3n+2 hand, best first.
+
+    Best = lowest shanten after the discard, then most unseen improving tiles,
+    then the lower kind. ``counts`` is mutated during the call and restored.
+    """
+    _hand_bytes(counts)
+    if sum(counts) % 3 != 2:
+        raise ValueError("discard_options needs a 3n+2 hand (one tile to discard)")
+    unseen = _unseen(counts, visible)
+    options = []
+    for kind in range(N_KINDS):
+        if not counts[kind]:
+            continue
+        counts[kind] -= 1
+        try:
+            # Unseen copies stay as counted on 14 tiles: the discard is seen now.
+            base, tiles = _ukeire(bytes(counts), n_melds, unseen, profile)
+        finally:
+            counts[kind] += 1
+        options.append(DiscardOption(kind, base, tiles, sum(n for _, n in tiles)))
+    options.sort(key=lambda o: (o.shanten, -o.total, o.kind))
+    return options
+
+
+def warm_up() -> None:
+    """Solve every prefix and suffix pattern of a suit now (about a second, once).
+
+    Later, a new suit pattern costs only a few convolutions on its first sight.
+    """
+    from itertools import product
+
+    for head in product(range(5), repeat=_SPLIT):
+        _prefix(bytes(head))
+    for tail in product(range(5), repeat=9 - _SPLIT):
+        for x in range(5):
+            for y in range(5 - x):
+                _suffix(_SPLIT, x, y, bytes(tail))
