@@ -1,0 +1,137 @@
+"""Tokens: the operator token for operator RPCs, service tokens between services, seat tokens.
+
+Callers send ``authorization: Bearer <token>`` metadata. :data:`METHOD_ROLES` is the
+machine-readable list of the RPCs that need a token (the proto comments say the same in words;
+a test keeps them in step). A method not listed is public.
+
+- missing token, or a token that is not the operator's or a service's: UNAUTHENTICATED;
+- a service token on an operator-only method: PERMISSION_DENIED.
+
+Seat tokens travel in ``TableService.Play``'s Join message; the Play servicer checks them with
+:func:`check_seat_token`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import hmac
+import secrets
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import grpc
+
+from hebei.common.errors import PermissionDenied, Unauthenticated
+from hebei.common.interceptors import HandlerInterceptor, RpcInfo
+
+AUTHORIZATION = "authorization"
+BEARER = "Bearer "
+
+
+class Role(enum.IntEnum):
+    """Who may call: each role may do what the roles below it may."""
+
+    PUBLIC = 0
+    SERVICE = 1  # another hebei service (or the operator)
+    OPERATOR = 2  # the operator only
+
+
+# Every RPC that needs a token, and the least role that may call it.
+METHOD_ROLES: Mapping[str, Role] = {
+    "/hebei.v1.TableService/OpenMatch": Role.SERVICE,  # matchmaking opens matches
+    "/hebei.v1.TableService/Dissolve": Role.SERVICE,  # matchmaking removes players
+    "/hebei.v1.MatchmakingService/CreateTournament": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/StartTournament": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/Pause": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/Resume": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/RemovePlayer": Role.OPERATOR,
+    "/hebei.v1.LedgerService/PostSettlement": Role.SERVICE,  # the table engine books hands
+    "/hebei.v1.LedgerService/ReverseEntry": Role.OPERATOR,
+}
+OPERATOR_METHODS = frozenset(m for m, role in METHOD_ROLES.items() if role is Role.OPERATOR)
+
+
+def new_token(nbytes: int = 24) -> str:
+    """A fresh random token (URL-safe text)."""
+    return secrets.token_urlsafe(nbytes)
+
+
+def same_token(expected: str, given: str) -> bool:
+    """Constant-time comparison of two tokens."""
+    return hmac.compare_digest(expected.encode(), given.encode())
+
+
+def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata carrying ``token``."""
+    return ((AUTHORIZATION, BEARER + token),)
+
+
+def token_from_metadata(metadata: Sequence[tuple[str, Any]] | None) -> str | None:
+    """The bearer token of a call's metadata, or None."""
+    for key, value in metadata or ():
+        if key == AUTHORIZATION:
+            text = value.decode() if isinstance(value, bytes) else str(value)
+            if text.startswith(BEARER) and text[len(BEARER) :].strip():
+                return text[len(BEARER) :].strip()
+            return None
+    return None
+
+
+def check_seat_token(expected: str, given: str | None) -> None:
+    """Raise Unauthenticated when ``given`` is empty, PermissionDenied when it is not the seat's."""
+    if not given:
+        raise Unauthenticated("a seat token is required to join a seat")
+    if not expected or not same_token(expected, given):
+        raise PermissionDenied("wrong seat token for this seat")
+
+
+class TokenAuthority:
+    """Knows the operator token and the service tokens, and who may call what."""
+
+    def __init__(
+        self,
+        operator_token: str,
+        service_tokens: Sequence[str] = (),
+        method_roles: Mapping[str, Role] = METHOD_ROLES,
+    ) -> None:
+        if not operator_token:
+            raise ValueError("the operator token must not be empty")
+        self._tokens: list[tuple[str, Role]] = [(operator_token, Role.OPERATOR)]
+        self._tokens += [(token, Role.SERVICE) for token in service_tokens if token]
+        self.method_roles = method_roles
+
+    def role_of(self, token: str) -> Role | None:
+        """The role a token grants, or None for an unknown token."""
+        found = None
+        for known, role in self._tokens:  # check all: no early exit timing difference
+            if same_token(known, token) and (found is None or role > found):
+                found = role
+        return found
+
+    def check(self, full_method: str, metadata: Sequence[tuple[str, Any]] | None) -> Role:
+        """The caller's role for ``full_method``; raise Unauthenticated or PermissionDenied."""
+        needed = self.method_roles.get(full_method, Role.PUBLIC)
+        token = token_from_metadata(metadata)
+        if token is None:
+            if needed is Role.PUBLIC:
+                return Role.PUBLIC
+            raise Unauthenticated(f"{full_method} needs a token: 'authorization: Bearer ...'")
+        role = self.role_of(token)
+        if role is None:
+            raise Unauthenticated("unknown token")
+        if role < needed:
+            raise PermissionDenied(f"{full_method} is for the {needed.name.lower()} only")
+        return role
+
+
+class AuthInterceptor(HandlerInterceptor):
+    """Refuses calls whose token does not grant the method's role (see :data:`METHOD_ROLES`)."""
+
+    def __init__(self, authority: TokenAuthority) -> None:
+        self.authority = authority
+
+    @contextlib.contextmanager
+    def scope(self, request: Any, context: grpc.ServicerContext, info: RpcInfo) -> Iterator[Any]:
+        self.authority.check(info.full_method, context.invocation_metadata())
+        yield request

@@ -1,0 +1,206 @@
+"""The server bootstrap: ``create_server`` builds, ``serve`` runs until SIGTERM.
+
+A service's main is a few lines::
+
+    def main() -> None:
+        config = ServerConfig.from_env("ledger", default_port=50053, default_metrics_port=9103)
+        serve(ServiceSpec("hebei.v1.LedgerService", add_LedgerServiceServicer_to_server,
+                          LedgerServicer(...)), config)
+
+    if __name__ == "__main__":
+        run_main("hebei-ledger", main)
+
+Every server gets grpc.health.v1 (a status per service and the overall ""), reflection,
+message size limits, and the interceptors, outermost first: metrics, call log, error mapping,
+auth. On SIGTERM (or SIGINT) health turns NOT_SERVING, the server keeps answering for
+``drain_seconds`` (so load balancers notice), then stops accepting calls and gives the calls
+in flight ``grace_seconds`` to finish.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from concurrent import futures
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from hebei.common.auth import AuthInterceptor, TokenAuthority
+from hebei.common.config import ServerConfig, StartupError
+from hebei.common.errors import ErrorInterceptor
+from hebei.common.logs import CallLogInterceptor, configure_logging
+from hebei.common.metrics import ServerMetricsInterceptor, start_metrics_server
+
+log = logging.getLogger("hebei.server")
+
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+OVERALL = ""  # the health service name meaning "the whole server"
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceSpec:
+    """One gRPC service to host: its full name, the generated add function and the servicer."""
+
+    name: str  # e.g. "hebei.v1.LedgerService"
+    add_servicer: Callable[[Any, grpc.Server], None]
+    servicer: Any
+
+
+def server_options(config: ServerConfig) -> list[tuple[str, Any]]:
+    """Channel arguments of every server: message size limits, no port sharing."""
+    return [
+        ("grpc.max_receive_message_length", config.max_message_bytes),
+        ("grpc.max_send_message_length", config.max_message_bytes),
+        ("grpc.so_reuseport", 0),
+    ]
+
+
+@dataclass
+class Server:
+    """A built server: start it, mark services (not) serving, stop it gracefully."""
+
+    grpc_server: grpc.Server
+    config: ServerConfig
+    port: int
+    health: health.HealthServicer
+    service_names: tuple[str, ...]
+    metrics_port: int | None = None
+    _metrics_http: Any = field(default=None, repr=False)
+
+    def start(self) -> None:
+        """Start serving calls (and the metrics endpoint); every service reports SERVING."""
+        if self.config.metrics_port is not None:
+            try:
+                self._metrics_http, self.metrics_port = start_metrics_server(
+                    self.config.metrics_port, self.config.host
+                )
+            except OSError as exc:
+                raise StartupError(
+                    f"cannot serve metrics on {self.config.host}:{self.config.metrics_port}: "
+                    f"{exc.strerror or exc}"
+                ) from None
+        self.grpc_server.start()
+        self.set_serving(True)
+
+    def set_serving(self, serving: bool, service: str | None = None) -> None:
+        """Set one service's health status, or (service None) every service and the overall."""
+        status = SERVING if serving else NOT_SERVING
+        for name in (service,) if service else (*self.service_names, OVERALL):
+            self.health.set(name, status)
+
+    def stop(self, grace: float | None = None) -> None:
+        """Refuse new calls, let calls in flight finish within ``grace`` seconds, then stop."""
+        self.set_serving(False)
+        self.health.enter_graceful_shutdown()
+        self.grpc_server.stop(self.config.grace_seconds if grace is None else grace).wait()
+        if self._metrics_http is not None:
+            self._metrics_http.shutdown()
+            self._metrics_http.server_close()
+            self._metrics_http = None
+
+
+def _as_specs(specs: ServiceSpec | Sequence[ServiceSpec]) -> tuple[ServiceSpec, ...]:
+    return (specs,) if isinstance(specs, ServiceSpec) else tuple(specs)
+
+
+def create_server(
+    specs: ServiceSpec | Sequence[ServiceSpec],
+    config: ServerConfig,
+    *,
+    interceptors: Sequence[grpc.ServerInterceptor] = (),
+) -> Server:
+    """Build (not start) a server hosting ``specs`` on ``config.host:config.port``.
+
+    ``config.port`` 0 picks a free port, returned as ``Server.port``. Extra ``interceptors``
+    run inside the standard ones.
+    """
+    specs = _as_specs(specs)
+    service_tokens = [config.service_token] if config.service_token else []
+    standard: list[grpc.ServerInterceptor] = [
+        ServerMetricsInterceptor(),
+        CallLogInterceptor(),
+        ErrorInterceptor(),
+        AuthInterceptor(TokenAuthority(config.operator_token, service_tokens)),
+    ]
+    grpc_server = grpc.server(
+        futures.ThreadPoolExecutor(
+            max_workers=config.max_workers, thread_name_prefix=f"{config.service}-rpc"
+        ),
+        interceptors=[*standard, *interceptors],
+        options=server_options(config),
+    )
+    for spec in specs:
+        spec.add_servicer(spec.servicer, grpc_server)
+    health_servicer = health.HealthServicer(
+        experimental_non_blocking=True,
+        experimental_thread_pool=futures.ThreadPoolExecutor(max_workers=1),
+    )
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, grpc_server)
+    names = tuple(spec.name for spec in specs)
+    for name in (*names, OVERALL):
+        health_servicer.set(name, NOT_SERVING)  # until start()
+    reflection.enable_server_reflection(
+        (*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+         reflection.SERVICE_NAME),
+        grpc_server,
+    )  # fmt: skip
+    address = f"{config.host}:{config.port}"
+    try:
+        if config.tls is not None:
+            port = grpc_server.add_secure_port(address, config.tls.server_credentials())
+        else:
+            port = grpc_server.add_insecure_port(address)
+    except RuntimeError as exc:
+        raise StartupError(f"cannot listen on {address}: {exc}") from None
+    if port == 0:
+        raise StartupError(f"cannot listen on {address}")
+    return Server(grpc_server, config, port, health_servicer, names)
+
+
+def serve(
+    specs: ServiceSpec | Sequence[ServiceSpec],
+    config: ServerConfig,
+    *,
+    ready: Callable[[Server], None] | None = None,
+) -> None:
+    """Run a server until SIGTERM or SIGINT, then stop it gracefully (see module docstring).
+
+    ``ready`` is called once the server is started (e.g. to print or record its ports).
+    """
+    configure_logging(config.program, config.log_level)
+    server = create_server(specs, config)
+    stop_requested = threading.Event()
+
+    def request_stop(signum: int, _frame: object) -> None:
+        log.info("signal %s: stopping", signal.Signals(signum).name)
+        stop_requested.set()
+
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        server.start()
+        log.info(
+            "serving %s on port %d",
+            ", ".join(server.service_names),
+            server.port,
+            extra={"port": server.port, "metrics_port": server.metrics_port},
+        )
+        if ready is not None:
+            ready(server)
+        while not stop_requested.wait(0.5):
+            pass
+        server.set_serving(False)
+        if config.drain_seconds > 0:
+            stop_requested.clear()
+            stop_requested.wait(config.drain_seconds)  # a second signal skips the drain
+        server.stop()
+        log.info("stopped")
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
