@@ -66,13 +66,18 @@ def best_reading(
     ctx: WinContext, profile: RuleProfile = MAIN
 ) -> tuple[Reading, tuple[FanRule, ...]] | None:
     """The reading with the highest total fan and its items; None when the hand is not a win."""
-    best: tuple[tuple[int, int, str], Reading, tuple[FanRule, ...]] | None = None
+    best_key: tuple[int, int] | None = None
+    tied: list[tuple[Reading, tuple[FanRule, ...]]] = []
     for reading in readings(ctx.concealed, ctx.melds, ctx.win_tile, profile):
         rules = fans_of(reading, ctx, profile)
-        key = (-sum(r.fan for r in rules), _SHAPE_RANK[reading.shape], str(reading))
-        if best is None or key < best[0]:
-            best = (key, reading, rules)
-    return None if best is None else (best[1], best[2])
+        key = (-sum(r.fan for r in rules), _SHAPE_RANK[reading.shape])
+        if best_key is None or key < best_key:
+            best_key, tied = key, [(reading, rules)]
+        elif key == best_key:
+            tied.append((reading, rules))
+    if not tied:
+        return None
+    return min(tied, key=lambda pair: str(pair[0])) if len(tied) > 1 else tied[0]
 
 
 def score_win(ctx: WinContext, profile: RuleProfile = MAIN) -> ScoredWin | None:

@@ -39,9 +39,7 @@ class WinContext:
 
     def check(self) -> None:
         """Raise :class:`NotationError` when this context cannot happen at a table."""
-        if len(self.concealed) != N_KINDS or any(
-            not isinstance(c, int) or c < 0 for c in self.concealed
-        ):
+        if len(self.concealed) != N_KINDS or min(self.concealed) < 0:
             raise NotationError("concealed must be 34 tile counts, each 0 or more")
         for name, seat in (("winner", self.winner), ("dealer", self.dealer)):
             _check_seat(name, seat)
@@ -65,12 +63,15 @@ class WinContext:
             )
         if not 0 <= self.win_tile < N_KINDS or not self.concealed[self.win_tile]:
             raise NotationError(f"the winning tile {_name(self.win_tile)} is not in the hand")
-        whole = [k for k in range(N_KINDS) for _ in range(self.concealed[k])]
+        counts = list(self.concealed)
         for meld in self.melds:
             if not 0 <= meld.tile < N_KINDS:
                 raise NotationError(f"meld tile {meld.tile!r} is out of range 0..33")
-            whole.extend([meld.tile] * meld.size)
-        check_copies(whole, "the hand and its melds")
+            counts[meld.tile] += meld.size
+        if max(counts) > COPIES:
+            check_copies(
+                (k for k in range(N_KINDS) for _ in range(counts[k])), "the hand and its melds"
+            )
         if (
             self.win is WinKind.ROB_KONG
             and self.concealed[self.win_tile]
