@@ -32,11 +32,13 @@ def score(
 ) -> None:
     """Score one win: a JSON object on stdin, a JSON object on stdout.
 
-    Input: {"hand": "123m456p789s11z22z", "melds": [{"type": "pong", "tile": "7z"}],
-    "win_tile": "2z", "win": "self_draw"|"discard"|"rob_kong", "winner": 0, "dealer": 0,
-    "discarder": 1, "kong_replacement": false, "last_tile": false}.
-    Output: {"legal": true, "fans": [{"id": "men_qing", "fan": 2}], "bonus": 2,
-    "deltas": [d0, d1, d2, d3]} or {"legal": false}. Bad input exits with code 2.
+    Input keys: hand (concealed tiles, winning tile included, e.g. "123m456p789s22z"),
+    melds (list of {"type": "pong"|"exposed_kong"|"added_kong"|"concealed_kong", "tile": "7z"}),
+    win_tile, win ("self_draw"|"discard"|"rob_kong"), winner, dealer, discarder (seats 0-3;
+    discarder for discard and rob_kong), kong_replacement, last_tile (true/false).
+
+    Output: {"legal": true, "fans": ..., "bonus": ..., "deltas": ...} with the hand payments
+    by seat (kong payments not included), or {"legal": false}. Bad input exits with code 2.
     """
     try:
         rules = get_profile(profile)
