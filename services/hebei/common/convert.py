@@ -1,0 +1,505 @@
+"""The one place for conversions between ``hebei.rules`` values and the ``hebei.v1`` protobufs.
+
+Tiles: the protobuf ``Tile`` enum value is the rules tile kind + 1, so ``TILE_UNSPECIFIED`` (0)
+means "no tile" or "hidden" (a concealed kong of another seat, another seat's draw).
+Hand numbers: the rules count hands from 0, the contracts from 1.
+
+Both directions are here: the table engine turns rules values into messages; clients (bots,
+``hebei play``) turn an ``Observation`` message back into a :class:`hebei.rules.views.Observation`
+and their chosen rules :class:`~hebei.rules.actions.Action` into an ``Action`` message.
+Malformed messages raise :class:`~hebei.rules.errors.NotationError` (gRPC INVALID_ARGUMENT).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from google.protobuf import duration_pb2, timestamp_pb2
+
+from hebei.rules.actions import Action, ActionKind
+from hebei.rules.errors import NotationError
+from hebei.rules.hand import Phase
+from hebei.rules.match import MatchLength
+from hebei.rules.melds import Meld, MeldKind
+from hebei.rules.scoring import FANS_BY_ID, HandSettlement, ScoredWin, WinKind
+from hebei.rules.tiles import N_KINDS, parse_tile
+from hebei.rules.views import HIDDEN, ClaimView, Observation, SeatView
+from hebei.v1 import types_pb2 as pb
+
+__all__ = [
+    "SeatPublic",
+    "action_from_proto",
+    "action_to_proto",
+    "duration_from_seconds",
+    "event_to_proto",
+    "length_from_proto",
+    "length_to_proto",
+    "meld_from_proto",
+    "meld_to_proto",
+    "observation_from_proto",
+    "observation_to_proto",
+    "settlement_to_proto",
+    "tile_from_proto",
+    "tile_to_proto",
+    "timestamp_from_seconds",
+    "win_to_proto",
+]
+
+# ----------------------------------------------------------------------------- tiles
+
+
+def tile_to_proto(kind: int | None) -> int:
+    """The ``Tile`` enum value of a rules tile kind; None or HIDDEN give TILE_UNSPECIFIED."""
+    if kind is None or kind == HIDDEN:
+        return pb.TILE_UNSPECIFIED
+    if not 0 <= kind < N_KINDS:
+        raise NotationError(f"tile kind must be 0-{N_KINDS - 1}, got {kind!r}")
+    return kind + 1
+
+
+def tile_from_proto(value: int) -> int | None:
+    """The rules tile kind of a ``Tile`` enum value; TILE_UNSPECIFIED gives None."""
+    if value == pb.TILE_UNSPECIFIED:
+        return None
+    if not 1 <= value <= N_KINDS:
+        raise NotationError(f"unknown tile value {value!r}: tiles are 1-{N_KINDS}")
+    return value - 1
+
+
+def _tile_named(name: str | None) -> int:
+    """A tile of a rules event (``"5m"``) as its ``Tile`` enum value; None gives 0 (hidden)."""
+    return pb.TILE_UNSPECIFIED if name is None else parse_tile(name) + 1
+
+
+def _tiles_to_proto(kinds: Iterable[int]) -> list[int]:
+    return [tile_to_proto(k) for k in kinds]
+
+
+def _required_tiles(values: Iterable[int], what: str) -> tuple[int, ...]:
+    kinds = []
+    for value in values:
+        kind = tile_from_proto(value)
+        if kind is None:
+            raise NotationError(f"{what} has a hidden tile")
+        kinds.append(kind)
+    return tuple(kinds)
+
+
+# ----------------------------------------------------------------------------- melds
+
+_MELD_KINDS = {
+    MeldKind.PONG: pb.MELD_KIND_PONG,
+    MeldKind.EXPOSED_KONG: pb.MELD_KIND_EXPOSED_KONG,
+    MeldKind.ADDED_KONG: pb.MELD_KIND_ADDED_KONG,
+    MeldKind.CONCEALED_KONG: pb.MELD_KIND_CONCEALED_KONG,
+}
+_MELD_KINDS_BACK = {v: k for k, v in _MELD_KINDS.items()}
+
+
+def meld_to_proto(meld: Meld) -> pb.Meld:
+    """A rules meld as a ``Meld`` message (a hidden concealed kong has no tile)."""
+    message = pb.Meld(kind=_MELD_KINDS[meld.kind], tile=tile_to_proto(meld.tile))
+    if meld.from_seat is not None:
+        message.from_seat = meld.from_seat
+    return message
+
+
+def meld_from_proto(message: pb.Meld) -> Meld:
+    """A ``Meld`` message as a rules meld; a concealed kong without tile gets HIDDEN."""
+    kind = _MELD_KINDS_BACK.get(message.kind)
+    if kind is None:
+        raise NotationError(f"meld kind {message.kind!r} is not played in these rules")
+    tile = tile_from_proto(message.tile)
+    if tile is None:
+        if kind is not MeldKind.CONCEALED_KONG:
+            raise NotationError(f"a {kind.value} meld needs its tile")
+        tile = HIDDEN
+    from_seat = message.from_seat if message.HasField("from_seat") else None
+    if from_seat is not None and from_seat not in (0, 1, 2, 3):
+        raise NotationError(f"meld from_seat must be a seat 0-3, got {from_seat}")
+    return Meld(kind, tile, from_seat)
+
+
+# ----------------------------------------------------------------------------- actions
+
+_ACTION_KINDS = {
+    ActionKind.DISCARD: pb.ACTION_KIND_DISCARD,
+    ActionKind.WIN: pb.ACTION_KIND_WIN,
+    ActionKind.PONG: pb.ACTION_KIND_PONG,
+    ActionKind.EXPOSED_KONG: pb.ACTION_KIND_EXPOSED_KONG,
+    ActionKind.CONCEALED_KONG: pb.ACTION_KIND_CONCEALED_KONG,
+    ActionKind.ADDED_KONG: pb.ACTION_KIND_ADDED_KONG,
+    ActionKind.PASS: pb.ACTION_KIND_PASS,
+}
+_ACTION_KINDS_BACK = {v: k for k, v in _ACTION_KINDS.items()}
+SEAT_CONTROL_KINDS = frozenset({pb.ACTION_KIND_HAND_OVER, pb.ACTION_KIND_TAKE_OVER})
+
+
+def action_to_proto(action: Action, decision_id: int = 0) -> pb.Action:
+    """A rules action as an ``Action`` message answering ``decision_id``."""
+    return pb.Action(
+        kind=_ACTION_KINDS[action.kind], tile=tile_to_proto(action.tile), decision_id=decision_id
+    )
+
+
+def action_from_proto(message: pb.Action) -> Action:
+    """A game ``Action`` message as a rules action (seat-control kinds are not game actions)."""
+    kind = _ACTION_KINDS_BACK.get(message.kind)
+    if kind is None:
+        if message.kind in SEAT_CONTROL_KINDS:
+            raise NotationError("HAND_OVER / TAKE_OVER are seat-control actions, not moves")
+        if message.kind == pb.ACTION_KIND_CHOW:
+            raise NotationError("chow is not allowed in these rules")
+        raise NotationError(f"unknown action kind {message.kind!r}")
+    tile = tile_from_proto(message.tile)
+    if kind in (ActionKind.WIN, ActionKind.PASS):
+        return Action(kind)
+    if tile is None:
+        raise NotationError(f"action {kind.value} needs a tile")
+    return Action(kind, tile)
+
+
+# ----------------------------------------------------------------------------- time
+
+
+def timestamp_from_seconds(seconds: float) -> timestamp_pb2.Timestamp:
+    """A ``Timestamp`` of a ``time.time()`` value."""
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromNanoseconds(int(seconds * 1e9))
+    return stamp
+
+
+def duration_from_seconds(seconds: float) -> duration_pb2.Duration:
+    """A ``Duration`` of a number of seconds."""
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(int(max(0.0, seconds) * 1e9))
+    return duration
+
+
+def _now() -> float:
+    return _dt.datetime.now(_dt.UTC).timestamp()
+
+
+# ----------------------------------------------------------------------------- match length
+
+
+def length_to_proto(length: MatchLength) -> pb.MatchLength:
+    """A rules match length as a ``MatchLength`` message."""
+    if length.wind_round:
+        return pb.MatchLength(wind_rounds=pb.WindRounds(rounds=1, max_hands=length.cap))
+    return pb.MatchLength(hands=length.hands)
+
+
+def length_from_proto(message: pb.MatchLength) -> MatchLength:
+    """A ``MatchLength`` message as a rules match length (one wind round at most)."""
+    which = message.WhichOneof("length")
+    if which == "hands":
+        if message.hands < 1:
+            raise NotationError(f"a match needs at least 1 hand, got {message.hands}")
+        return MatchLength(hands=message.hands)
+    if which == "wind_rounds":
+        rounds = message.wind_rounds
+        if rounds.rounds not in (0, 1):
+            raise NotationError(f"only one wind round is played, got {rounds.rounds}")
+        if rounds.max_hands < 0:
+            raise NotationError(f"max_hands must be >= 0, got {rounds.max_hands}")
+        return MatchLength(hands=0, cap=rounds.max_hands or 16)
+    raise NotationError("the match length needs hands or wind_rounds")
+
+
+# ----------------------------------------------------------------------------- settlements
+
+_WIN_KINDS = {
+    WinKind.SELF_DRAW: pb.WIN_KIND_SELF_DRAW,
+    WinKind.DISCARD: pb.WIN_KIND_DISCARD,
+    WinKind.ROB_KONG: pb.WIN_KIND_ROB_KONG,
+}
+
+
+def win_to_proto(
+    win: ScoredWin, concealed: Sequence[int] = (), melds: Sequence[Meld] = ()
+) -> pb.Win:
+    """A scored win; ``concealed`` (kinds, without the winning tile) and ``melds`` reveal the
+    winner's hand."""
+    message = pb.Win(
+        winner=win.winner,
+        kind=_WIN_KINDS[win.win],
+        win_tile=tile_to_proto(win.win_tile),
+        fans=[pb.Fan(id=f.id, name_zh=f.name_zh, fan=f.fan) for f in win.fans],
+        bonus=win.bonus,
+        base=max((-d for d in win.base if d < 0), default=0),
+        deltas=list(win.deltas),
+        concealed=_tiles_to_proto(sorted(concealed)),
+        melds=[meld_to_proto(m) for m in melds],
+    )
+    if win.discarder is not None:
+        message.discarder = win.discarder
+    return message
+
+
+def settlement_to_proto(
+    settlement: HandSettlement,
+    *,
+    match_id: str,
+    hand_no: int,
+    dealer: int,
+    player_ids: Sequence[str],
+    table_id: str = "",
+    tournament_id: str = "",
+    round_no: int = 0,
+    rule_profile: str = "main",
+    ended_at: float | None = None,
+    revealed: Mapping[int, tuple[Sequence[int], Sequence[Meld]]] | None = None,
+) -> pb.Settlement:
+    """A hand's settlement as posted to the ledger; ``hand_no`` is 1-based and the key is
+    ``match_id:hand_no``. ``revealed`` maps a winner to its (concealed kinds, melds)."""
+    revealed = revealed or {}
+    results = [
+        pb.SeatResult(
+            seat=seat,
+            player_id=player_ids[seat],
+            hand_delta=settlement.hand_deltas[seat],
+            kong_delta=settlement.kong_deltas[seat],
+            total_delta=settlement.total[seat],
+        )
+        for seat in range(4)
+    ]
+    return pb.Settlement(
+        idempotency_key=f"{match_id}:{hand_no}",
+        tournament_id=tournament_id,
+        round_no=round_no,
+        table_id=table_id,
+        match_id=match_id,
+        hand_no=hand_no,
+        dealer=dealer,
+        outcome=pb.HAND_OUTCOME_EXHAUSTIVE_DRAW
+        if settlement.exhaustive_draw
+        else pb.HAND_OUTCOME_WIN,
+        results=results,
+        wins=[win_to_proto(w, *revealed.get(w.winner, ((), ()))) for w in settlement.wins],
+        rule_profile=rule_profile,
+        ended_at=timestamp_from_seconds(_now() if ended_at is None else ended_at),
+    )
+
+
+def fan_names(fan_ids: Iterable[str]) -> list[pb.Fan]:
+    """Fan messages of fan ids (names and values from the scoring rules)."""
+    return [pb.Fan(id=i, name_zh=FANS_BY_ID[i].name_zh, fan=FANS_BY_ID[i].fan) for i in fan_ids]
+
+
+# ----------------------------------------------------------------------------- events
+
+_EVENT_TYPES = {
+    "match_start": pb.EVENT_TYPE_MATCH_START,
+    "hand_start": pb.EVENT_TYPE_HAND_START,
+    "draw": pb.EVENT_TYPE_DRAW,
+    "discard": pb.EVENT_TYPE_DISCARD,
+    "pong": pb.EVENT_TYPE_PONG,
+    "exposed_kong": pb.EVENT_TYPE_KONG,
+    "concealed_kong": pb.EVENT_TYPE_KONG,
+    "added_kong": pb.EVENT_TYPE_KONG,
+    "win": pb.EVENT_TYPE_WIN,
+    "pass": pb.EVENT_TYPE_PASS,
+    "hand_end": pb.EVENT_TYPE_HAND_END,
+    "match_end": pb.EVENT_TYPE_MATCH_END,
+    "seat_auto": pb.EVENT_TYPE_SEAT_AUTO,
+    "seat_resumed": pb.EVENT_TYPE_SEAT_RESUMED,
+    "seat_connected": pb.EVENT_TYPE_SEAT_CONNECTED,
+    "seat_disconnected": pb.EVENT_TYPE_SEAT_DISCONNECTED,
+    "match_dissolved": pb.EVENT_TYPE_MATCH_DISSOLVED,
+}
+EVENT_TYPE_NAMES = frozenset(_EVENT_TYPES)
+
+
+def event_to_proto(
+    event: Mapping,
+    *,
+    seq: int,
+    match_id: str,
+    hand_no: int,
+    time: float | None = None,
+    settlement: pb.Settlement | None = None,
+) -> pb.Event | None:
+    """An ``Event`` message of a rules or table event **as its reader may see it** (pass it
+    through :func:`hebei.rules.views.public_event` first); None for events with no message
+    (the deal). ``hand_no`` is 1-based; ``settlement`` fills HAND_END and the win of WIN."""
+    kind = event["type"]
+    event_type = _EVENT_TYPES.get(kind)
+    if event_type is None:
+        return None
+    message = pb.Event(seq=seq, match_id=match_id, hand_no=hand_no, type=event_type)
+    if "seat" in event and event["seat"] is not None:
+        message.seat = event["seat"]
+    if event.get("tile") is not None:
+        message.tile = _tile_named(event["tile"])
+    if event.get("auto"):
+        message.auto_played = True
+    if event.get("replacement"):
+        message.replacement = True
+    if event.get("reason"):
+        message.reason = str(event["reason"])
+    if kind in ("pong", "exposed_kong", "concealed_kong", "added_kong"):
+        meld = pb.Meld(kind=_MELD_KINDS[MeldKind(kind)], tile=message.tile)
+        if event.get("from") is not None:
+            meld.from_seat = event["from"]
+        message.meld.CopyFrom(meld)
+    elif kind == "hand_start":
+        message.dealer = event["dealer"]
+    elif kind == "hand_end" and settlement is not None:
+        message.settlement.CopyFrom(settlement)
+    elif kind == "win" and settlement is not None:
+        for win in settlement.wins:
+            if win.winner == event["seat"]:
+                message.win.CopyFrom(win)
+    elif kind == "match_end":
+        message.scores.extend(event.get("scores", ()))
+        if event.get("seed") is not None:
+            message.seed = int(event["seed"])
+    if time is not None:
+        message.time.CopyFrom(timestamp_from_seconds(time))
+    return message
+
+
+# ----------------------------------------------------------------------------- observations
+
+_PHASES = {
+    Phase.TURN: pb.PHASE_TURN,
+    Phase.CLAIMS: pb.PHASE_CLAIM,
+    Phase.ROB: pb.PHASE_ROB_KONG,
+    Phase.ENDED: pb.PHASE_HAND_END,
+}
+_PHASES_BACK = {
+    pb.PHASE_TURN: Phase.TURN,
+    pb.PHASE_CLAIM: Phase.CLAIMS,
+    pb.PHASE_ROB_KONG: Phase.ROB,
+    pb.PHASE_HAND_END: Phase.ENDED,
+    pb.PHASE_MATCH_END: Phase.ENDED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPublic:
+    """What the table knows of a seat beyond the game: name, kind, connection, auto-play."""
+
+    player_name: str = ""
+    kind: int = pb.SEAT_KIND_UNSPECIFIED
+    connected: bool = False
+    auto_played: bool = False
+
+
+def observation_to_proto(
+    obs: Observation,
+    *,
+    table_id: str = "",
+    match_id: str = "",
+    seats: Sequence[SeatPublic] = (),
+    decision_id: int = 0,
+    deadline: float | None = None,
+    time_bank: float | None = None,
+    last_event: pb.Event | None = None,
+    settlement: pb.Settlement | None = None,
+    match_finished: bool = False,
+    rule_profile: str = "main",
+    length: MatchLength | None = None,
+    wind_round: bool = False,
+) -> pb.Observation:
+    """A rules observation plus the table's fields as an ``Observation`` message.
+
+    ``legal_actions`` are sent only with a ``decision_id`` (a seat with nothing to decide
+    gets none); ``match_finished`` turns the phase into PHASE_MATCH_END.
+    """
+    seat_msgs = []
+    for view in obs.seats:
+        public = seats[view.seat] if view.seat < len(seats) else SeatPublic()
+        seat_msgs.append(
+            pb.SeatView(
+                seat=view.seat,
+                player_name=public.player_name,
+                kind=public.kind,
+                melds=[meld_to_proto(m) for m in view.melds],
+                discards=_tiles_to_proto(view.discards),
+                concealed_count=view.concealed_count,
+                score=view.score,
+                connected=public.connected,
+                auto_played=public.auto_played,
+                seat_wind=pb.TILE_EAST + (view.seat - obs.dealer) % 4,
+            )
+        )
+    message = pb.Observation(
+        table_id=table_id,
+        match_id=match_id,
+        hand_no=obs.hand_no + 1,
+        seat=obs.seat,
+        dealer=obs.dealer,
+        prevailing_wind=pb.TILE_EAST if wind_round else pb.TILE_UNSPECIFIED,
+        concealed=_tiles_to_proto(obs.hand),
+        drawn=tile_to_proto(obs.drawn),
+        seats=seat_msgs,
+        wall_count=max(0, obs.wall),
+        current_seat=obs.current,
+        phase=pb.PHASE_MATCH_END if match_finished else _PHASES[obs.phase],
+        match_finished=match_finished,
+        rule_profile=pb.RuleProfile(name=rule_profile),
+    )
+    if obs.claim is not None:
+        message.last_discard = tile_to_proto(obs.claim.tile)
+        message.last_discarder = obs.claim.from_seat
+    if decision_id:
+        message.decision_id = decision_id
+        message.legal_actions.extend(action_to_proto(a, decision_id) for a in obs.legal_actions)
+    if deadline is not None:
+        message.deadline.CopyFrom(timestamp_from_seconds(deadline))
+    if time_bank is not None:
+        message.time_bank.CopyFrom(duration_from_seconds(time_bank))
+    if last_event is not None:
+        message.last_event.CopyFrom(last_event)
+    if settlement is not None:
+        message.settlement.CopyFrom(settlement)
+    if length is not None:
+        message.length.CopyFrom(length_to_proto(length))
+    return message
+
+
+def observation_from_proto(message: pb.Observation) -> Observation:
+    """An ``Observation`` message as the rules view a bot policy reads.
+
+    PHASE_HAND_END and PHASE_MATCH_END both give ``Phase.ENDED``; a waiting table has no
+    rules view (NotationError).
+    """
+    phase = _PHASES_BACK.get(message.phase)
+    if phase is None:
+        raise NotationError(f"an observation in phase {message.phase!r} has no rules view")
+    if len(message.seats) != 4 or [s.seat for s in message.seats] != [0, 1, 2, 3]:
+        raise NotationError("an observation needs the four seats 0-3 in order")
+    seats = tuple(
+        SeatView(
+            seat=s.seat,
+            melds=tuple(meld_from_proto(m) for m in s.melds),
+            discards=_required_tiles(s.discards, f"seat {s.seat}'s discards"),
+            concealed_count=s.concealed_count,
+            score=s.score,
+        )
+        for s in message.seats
+    )
+    claim = None
+    if phase in (Phase.CLAIMS, Phase.ROB):
+        tile = tile_from_proto(message.last_discard)
+        if tile is None or not message.HasField("last_discarder"):
+            raise NotationError("a claim observation needs last_discard and last_discarder")
+        claim = ClaimView(tile, message.last_discarder, phase is Phase.ROB)
+    legal = tuple(action_from_proto(a) for a in message.legal_actions)
+    return Observation(
+        seat=message.seat,
+        hand_no=max(0, message.hand_no - 1),
+        dealer=message.dealer,
+        phase=phase,
+        current=message.current_seat,
+        hand=tuple(sorted(_required_tiles(message.concealed, "the hand"))),
+        drawn=tile_from_proto(message.drawn),
+        seats=seats,
+        wall=message.wall_count,
+        claim=claim,
+        legal_actions=legal,
+    )
