@@ -1,3 +1,3 @@
 """Imports every sub-command module so that each registers itself on ``app``."""
 
-from hebei.cli import replay, score, simulate  # noqa: F401
+from hebei.cli import bench, replay, score, simulate  # noqa: F401

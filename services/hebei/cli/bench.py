@@ -1,0 +1,96 @@
+"""``hebei bench ...``: benchmarks against the targets of ARCHITECTURE.md.
+
+``bench`` is a sub-app; each area adds its own command to :data:`bench_app`
+(``rules`` here). The measuring lives in :mod:`hebei.bench`; this only prints.
+"""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hebei.cli import app
+from hebei.cli._util import fail
+
+bench_app = typer.Typer(
+    help="Benchmarks (speed against the ARCHITECTURE.md targets).", no_args_is_help=True
+)
+app.add_typer(bench_app, name="bench")
+
+# How each metric of the rules bench is shown: label and number format.
+RULES_ROWS = {
+    "shanten_us": ("shanten, µs/call", "{:.2f}"),
+    "shanten_first_pass_us": ("shanten first pass (filling tables), µs/call", "{:.2f}"),
+    "mahjong_lib_shanten_us": ("PyPI mahjong shanten, µs/call", "{:.2f}"),
+    "shanten_speedup_vs_mahjong": ("shanten speed-up vs mahjong", "{:.1f}×"),
+    "win_check_us": ("win check, µs/call", "{:.2f}"),
+    "ukeire_us": ("ukeire (13 tiles), µs/call", "{:.1f}"),
+    "discard_options_us": ("discard options (14 tiles), µs/call", "{:.1f}"),
+    "discard_options_first_pass_us": ("discard options first pass, µs/call", "{:.1f}"),
+    "random_hands_per_second": ("self-play, random players, hands/s", "{:.0f}"),
+}
+
+
+def rules_table(result: dict[str, object]) -> Table:
+    """The rich table of a rules bench result: metric, value, target, ratio."""
+    from hebei.bench.rules import TARGETS
+
+    table = Table(
+        title=f"hebei bench rules: {result['hands']:,} random hands, seed {result['seed']}",
+        caption="ratio ≥ 1 meets the target",
+    )
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("target", justify="right")
+    table.add_column("ratio", justify="right")
+    for key, (label, fmt) in RULES_ROWS.items():
+        value = result.get(key)
+        if value is None:
+            table.add_row(label, "n/a", "", "")
+            continue
+        target = TARGETS.get(key)
+        ratio = target.ratio(value) if target else None
+        ratio_text = "" if ratio is None else f"[{'green' if ratio >= 1 else 'red'}]{ratio:.2f}"
+        table.add_row(label, fmt.format(value), str(target or ""), ratio_text)
+    return table
+
+
+@bench_app.command("rules")
+def rules_command(
+    hands: int = typer.Option(
+        100_000, "--hands", "-n", help="Random 14-tile hands to time shanten on."
+    ),
+    seed: int = typer.Option(20240601, "--seed", "-s", help="Seed of the random hands."),
+    repeats: int = typer.Option(3, "--repeats", help="Timed passes; the best one counts."),
+    play_hands: int = typer.Option(
+        1000, "--play-hands", help="Self-play hands for random_hands_per_second."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
+) -> None:
+    """Shanten (vs the PyPI mahjong library), win check, ukeire, discard options, self-play."""
+    from hebei.bench.rules import run_rules_bench
+
+    if hands < 1:
+        fail(f"--hands must be at least 1, got {hands}")
+    if repeats < 1:
+        fail(f"--repeats must be at least 1, got {repeats}")
+    if play_hands < 1:
+        fail(f"--play-hands must be at least 1, got {play_hands}")
+    kwargs = {
+        "hands": hands,
+        "seed": seed,
+        "repeats": repeats,
+        "ukeire_hands": min(hands, 20_000),
+        "discard_hands": min(hands, 5_000),
+        "simulated_hands": play_hands,
+    }
+    if as_json:
+        print(json.dumps(run_rules_bench(**kwargs)))
+        return
+    console = Console()
+    with console.status("starting") as status:
+        result = run_rules_bench(**kwargs, on_stage=lambda text: status.update(f"{text} ..."))
+    console.print(rules_table(result))
