@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hebei.rules.hand import HandState
 from hebei.rules.profile import MAIN, RuleProfile
-from hebei.rules.tiles import COPIES, N_KINDS, N_TILES, parse_tiles
+from hebei.rules.tiles import COPIES, N_KINDS, N_TILES, TILE_NAMES, parse_tiles
 from hebei.rules.wall import Wall
 
 
@@ -42,7 +42,8 @@ def stacked_wall(
     for k in slots:
         if k is not None:
             left[k] -= 1
-    assert min(left) >= 0, "more than four copies of a tile in the rigged wall"
+    over = [TILE_NAMES[k] for k in range(N_KINDS) if left[k] < 0]
+    assert not over, f"more than four copies of {over} in the rigged wall"
     rest = iter(k for k in range(N_KINDS) for _ in range(left[k]))
     tiles = [k if k is not None else next(rest) for k in slots]
     return Wall(tiles, (1, 1), profile, broken=True)

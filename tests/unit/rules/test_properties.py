@@ -1,0 +1,109 @@
+"""Property tests over random games (hypothesis): the invariants of the hand state machine."""
+
+import copy
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hebei.rules.actions import Action, ActionKind
+from hebei.rules.errors import IllegalActionError
+from hebei.rules.hand import HandState
+from hebei.rules.players import RandomPlayer
+from hebei.rules.replay import replay_hand
+from hebei.rules.simulate import simulate
+
+seeds = st.integers(min_value=0, max_value=2**63 - 1)
+ALL_ACTIONS = [
+    Action(kind, tile)
+    for kind in ActionKind
+    for tile in (range(34) if kind.value not in ("win", "pass") else [None])
+]
+
+
+def play(seed: int, dealer: int, each_step=None) -> HandState:
+    state = HandState(seed, dealer)
+    players = [RandomPlayer(seed + s) for s in range(4)]
+    while not state.ended:
+        for seat in state.to_act():
+            state.apply(seat, players[seat].choose(state, seat, state.legal_actions(seat)))
+            if each_step is not None:
+                each_step(state)
+    return state
+
+
+@settings(max_examples=60, deadline=None)
+@given(seeds, st.integers(0, 3))
+def test_all_136_tiles_are_always_accounted_for(seed, dealer):
+    def census(state):
+        assert state.tile_census() == [4] * 34
+
+    play(seed, dealer, census)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seeds, st.integers(0, 3))
+def test_every_settlement_sums_to_zero(seed, dealer):
+    s = play(seed, dealer).result.settlement
+    assert sum(s.hand_deltas) == 0 and sum(s.kong_deltas) == 0 and sum(s.total) == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(seeds, st.integers(0, 3))
+def test_replaying_any_random_game_reproduces_it(seed, dealer):
+    state = play(seed, dealer)
+    again = replay_hand(state.events)
+    assert again.events == state.events
+    assert again.hands == state.hands and again.melds == state.melds
+    assert again.result.settlement == state.result.settlement
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seeds, st.integers(0, 3), st.integers(0, 150), st.sampled_from(ALL_ACTIONS), st.integers(0, 3)
+)
+def test_an_illegal_action_never_changes_the_state(seed, dealer, steps, action, seat):
+    state = HandState(seed, dealer)
+    players = [RandomPlayer(seed + s) for s in range(4)]
+    for _ in range(steps):
+        if state.ended:
+            break
+        who = state.to_act()[0]
+        state.apply(who, players[who].choose(state, who, state.legal_actions(who)))
+    if action in state.legal_actions(seat):
+        return  # a legal action: nothing to check here
+    before = (
+        copy.deepcopy(state.hands),
+        copy.deepcopy(state.melds),
+        copy.deepcopy(state.discards),
+        list(state.events),
+        state.phase,
+        state.current,
+        dict(state.responses),
+        state.wall.head,
+        state.wall.tail,
+    )
+    try:
+        state.apply(seat, action)
+    except IllegalActionError:
+        pass
+    else:
+        raise AssertionError(f"{action} by seat {seat} was accepted though not legal")
+    after = (
+        state.hands,
+        state.melds,
+        state.discards,
+        state.events,
+        state.phase,
+        state.current,
+        state.responses,
+        state.wall.head,
+        state.wall.tail,
+    )
+    assert after == before
+
+
+def test_ten_thousand_random_self_play_hands_run_without_error():
+    summary = simulate(10_000, seed=20261129)
+    assert summary.hands == 10_000
+    assert sum(summary.outcomes.values()) == 10_000
+    assert summary.outcomes["exhaustive_draw"] > 0
