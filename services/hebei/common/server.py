@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import socket
 import threading
 from collections.abc import Callable, Sequence
 from concurrent import futures
@@ -110,6 +111,23 @@ def _as_specs(specs: ServiceSpec | Sequence[ServiceSpec]) -> tuple[ServiceSpec, 
     return (specs,) if isinstance(specs, ServiceSpec) else tuple(specs)
 
 
+def _check_port_free(host: str, port: int) -> None:
+    """Raise StartupError with one line when ``host:port`` is taken (grpc would only log it)."""
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise StartupError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    family, kind, proto, _name, sockaddr = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(sockaddr)
+        except OSError as exc:
+            raise StartupError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
 def create_server(
     specs: ServiceSpec | Sequence[ServiceSpec],
     config: ServerConfig,
@@ -152,6 +170,7 @@ def create_server(
         grpc_server,
     )  # fmt: skip
     address = f"{config.host}:{config.port}"
+    _check_port_free(config.host, config.port)
     try:
         if config.tls is not None:
             port = grpc_server.add_secure_port(address, config.tls.server_credentials())

@@ -1,0 +1,80 @@
+"""Environment configuration: typed reads, one-line errors naming the variable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hebei.common.config import ConfigError, EnvReader, ServerConfig
+
+BASE = {"HEBEI_OPERATOR_TOKEN": "op"}
+
+
+def from_env(**env: str) -> ServerConfig:
+    return ServerConfig.from_env(
+        "ledger", default_port=50053, default_metrics_port=9103, env={**BASE, **env}
+    )
+
+
+def test_defaults() -> None:
+    config = from_env()
+    assert (config.port, config.metrics_port, config.host) == (50053, 9103, "0.0.0.0")
+    assert config.operator_token == "op" and config.service_token is None and config.tls is None
+    assert config.program == "hebei-ledger"
+
+
+def test_values_read() -> None:
+    config = from_env(
+        HEBEI_LEDGER_PORT="7000",
+        HEBEI_LEDGER_METRICS_PORT="-1",
+        HEBEI_GRACE_SECONDS="2.5",
+        HEBEI_SERVICE_TOKEN="svc",
+        HEBEI_LOG_LEVEL="debug",
+    )
+    assert config.port == 7000 and config.metrics_port is None
+    assert config.grace_seconds == 2.5 and config.service_token == "svc"
+    assert config.log_level == "DEBUG"
+
+
+def test_service_variable_overrides_shared() -> None:
+    config = from_env(HEBEI_OPERATOR_TOKEN="shared", HEBEI_LEDGER_OPERATOR_TOKEN="own")
+    assert config.operator_token == "own"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"HEBEI_LEDGER_PORT": "abc"}, "HEBEI_LEDGER_PORT must be an integer 0-65535, got 'abc'"),
+        ({"HEBEI_LEDGER_PORT": "70000"}, "HEBEI_LEDGER_PORT must be an integer 0-65535, got '70000'"),
+        ({"HEBEI_OPERATOR_TOKEN": " "}, "HEBEI_OPERATOR_TOKEN is required but not set"),
+        ({"HEBEI_LEDGER_MAX_WORKERS": "0"}, "HEBEI_LEDGER_MAX_WORKERS must be an integer 1-1024, got '0'"),
+        ({"HEBEI_DRAIN_SECONDS": "soon"}, "HEBEI_DRAIN_SECONDS must be a number 0-300, got 'soon'"),
+        ({"HEBEI_LOG_LEVEL": "loud"}, "HEBEI_LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, got 'loud'"),
+        ({"HEBEI_TLS_CERT": "/no/such.pem"}, "HEBEI_TLS_CERT must name a readable file, got '/no/such.pem'"),
+    ],
+)  # fmt: skip
+def test_invalid_value_names_variable(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        from_env(**env)
+    assert str(error.value) == message
+    assert "\n" not in str(error.value)
+
+
+def test_tls_needs_both_files(tmp_path: Path) -> None:
+    cert = tmp_path / "cert.pem"
+    cert.write_text("x")
+    with pytest.raises(ConfigError, match="HEBEI_TLS_KEY is required"):
+        from_env(HEBEI_TLS_CERT=str(cert))
+    config = from_env(HEBEI_TLS_CERT=str(cert), HEBEI_TLS_KEY=str(cert))
+    assert config.tls is not None and config.tls.cert_file == cert
+
+
+@pytest.mark.parametrize(("raw", "value"), [("1", True), ("yes", True), ("off", False), ("", True)])
+def test_flag(raw: str, value: bool) -> None:
+    assert EnvReader("x", {"HEBEI_X_ON": raw}).flag("ON", True) is value
+
+
+def test_flag_invalid() -> None:
+    with pytest.raises(ConfigError, match="HEBEI_X_ON must be true or false, got 'maybe'"):
+        EnvReader("x", {"HEBEI_X_ON": "maybe"}).flag("ON", False)
