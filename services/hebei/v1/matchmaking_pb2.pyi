@@ -355,3 +355,41 @@ class RemovePlayerResponse(_message.Message):
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     tournament: Tournament
     def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+
+class MatchSeatResult(_message.Message):
+    __slots__ = ("seat", "player_id", "score")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player_id: str
+    score: int
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., score: _Optional[int] = ...) -> None: ...
+
+class ReportMatchResultRequest(_message.Message):
+    __slots__ = ("match_id", "table_id", "tournament_id", "round_no", "status", "hands_played", "seats", "reason", "ended_at")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ROUND_NO_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    HANDS_PLAYED_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    table_id: str
+    tournament_id: str
+    round_no: int
+    status: _types_pb2.MatchStatus
+    hands_played: int
+    seats: _containers.RepeatedCompositeFieldContainer[MatchSeatResult]
+    reason: str
+    ended_at: _timestamp_pb2.Timestamp
+    def __init__(self, match_id: _Optional[str] = ..., table_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., status: _Optional[_Union[_types_pb2.MatchStatus, str]] = ..., hands_played: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[MatchSeatResult, _Mapping]]] = ..., reason: _Optional[str] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ReportMatchResultResponse(_message.Message):
+    __slots__ = ("duplicate",)
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    duplicate: bool
+    def __init__(self, duplicate: _Optional[bool] = ...) -> None: ...

@@ -92,6 +92,11 @@ class MatchmakingServiceStub:
                 request_serializer=hebei_dot_v1_dot_matchmaking__pb2.RemovePlayerRequest.SerializeToString,
                 response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RemovePlayerResponse.FromString,
                 _registered_method=True)
+        self.ReportMatchResult = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/ReportMatchResult',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultResponse.FromString,
+                _registered_method=True)
 
 
 class MatchmakingServiceServicer:
@@ -179,6 +184,14 @@ class MatchmakingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReportMatchResult(self, request, context):
+        """Service: the table engine reports a match that finished or was dissolved. Idempotent by
+        match_id: reporting the same match again changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchmakingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -236,6 +249,11 @@ def add_MatchmakingServiceServicer_to_server(servicer, server):
                     servicer.RemovePlayer,
                     request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RemovePlayerRequest.FromString,
                     response_serializer=hebei_dot_v1_dot_matchmaking__pb2.RemovePlayerResponse.SerializeToString,
+            ),
+            'ReportMatchResult': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReportMatchResult,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -538,6 +556,33 @@ class MatchmakingService:
             '/hebei.v1.MatchmakingService/RemovePlayer',
             hebei_dot_v1_dot_matchmaking__pb2.RemovePlayerRequest.SerializeToString,
             hebei_dot_v1_dot_matchmaking__pb2.RemovePlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReportMatchResult(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/ReportMatchResult',
+            hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultResponse.FromString,
             options,
             channel_credentials,
             insecure,

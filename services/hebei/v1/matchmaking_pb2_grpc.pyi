@@ -61,6 +61,10 @@ class MatchmakingServiceStub:
     """Operator: resume a paused tournament."""
     RemovePlayer: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.RemovePlayerRequest, _matchmaking_pb2.RemovePlayerResponse]
     """Operator: remove a player (its current match is dissolved; later rounds go on without it)."""
+    ReportMatchResult: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.ReportMatchResultRequest, _matchmaking_pb2.ReportMatchResultResponse]
+    """Service: the table engine reports a match that finished or was dissolved. Idempotent by
+    match_id: reporting the same match again changes nothing.
+    """
 
 @_typing.type_check_only
 class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
@@ -95,6 +99,10 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     """Operator: resume a paused tournament."""
     RemovePlayer: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.RemovePlayerRequest, _matchmaking_pb2.RemovePlayerResponse]  # type: ignore[assignment]
     """Operator: remove a player (its current match is dissolved; later rounds go on without it)."""
+    ReportMatchResult: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.ReportMatchResultRequest, _matchmaking_pb2.ReportMatchResultResponse]  # type: ignore[assignment]
+    """Service: the table engine reports a match that finished or was dissolved. Idempotent by
+    match_id: reporting the same match again changes nothing.
+    """
 
 class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
     """MatchmakingService runs tournaments and quick play. Operator RPCs (CreateTournament,
@@ -192,5 +200,15 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaking_pb2.RemovePlayerResponse, _abc.Awaitable[_matchmaking_pb2.RemovePlayerResponse]]:
         """Operator: remove a player (its current match is dissolved; later rounds go on without it)."""
+
+    @_abc_1.abstractmethod
+    def ReportMatchResult(
+        self,
+        request: _matchmaking_pb2.ReportMatchResultRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.ReportMatchResultResponse, _abc.Awaitable[_matchmaking_pb2.ReportMatchResultResponse]]:
+        """Service: the table engine reports a match that finished or was dissolved. Idempotent by
+        match_id: reporting the same match again changes nothing.
+        """
 
 def add_MatchmakingServiceServicer_to_server(servicer: MatchmakingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
