@@ -10,8 +10,11 @@ Area-specific fixtures live in the conftest files under tests/integration/<area>
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -21,25 +24,37 @@ from hebei.common import embedded
 
 
 @pytest.fixture(scope="session")
-def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def embedded_dir() -> Iterator[Path]:
+    """A private directory for this session's embedded servers, removed at the end.
+
+    Not under pytest's basetemp: a concurrent pytest session prunes old basetemp folders,
+    which would pull the data directory from under a running server.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="hebei-embedded-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def database_url(embedded_dir: Path) -> Iterator[str]:
     """A PostgreSQL database URL: ``$HEBEI_DATABASE_URL``, else an embedded server's."""
     configured = os.environ.get(embedded.DATABASE_URL_ENV)
     if configured:
         yield configured
         return
-    server = embedded.start_postgres(tmp_path_factory.mktemp("embedded"))
+    server = embedded.start_postgres(embedded_dir)
     yield server.url
     server.close()
 
 
 @pytest.fixture(scope="session")
-def broker_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def broker_url(embedded_dir: Path) -> Iterator[str]:
     """A Redis URL for Celery and redis-py: ``$HEBEI_BROKER_URL``, else an embedded server's."""
     configured = os.environ.get(embedded.BROKER_URL_ENV)
     if configured:
         yield configured
         return
-    server = embedded.start_redis(tmp_path_factory.mktemp("embedded"))
+    server = embedded.start_redis(embedded_dir)
     yield server.url
     server.stop()
 

@@ -25,6 +25,7 @@ import json
 import os
 import socket
 import threading
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,7 +130,9 @@ def start_postgres(data_dir: str | os.PathLike[str] | None = None) -> EmbeddedPo
     The first start runs initdb (about a second); later starts reuse the data. Several
     processes may share one data directory: the server stops when the last of them exits.
     """
-    import pgserver
+    with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        import pgserver
 
     pgdata = _data_dir(data_dir) / "postgres"
     with _lock:

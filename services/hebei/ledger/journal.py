@@ -18,10 +18,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -58,6 +58,7 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 _RETRIES = 3  # deadlocks and serialization failures are retried this many times
 _MAX_PROBLEMS = 100
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -236,7 +237,9 @@ WITH entry AS (
     ORDER BY lines.account_id, lines.component
     RETURNING 1
 )
-SELECT entry.entry_id, (SELECT count(*) FROM posted) FROM entry
+SELECT entry.entry_id, expect((SELECT count(*) FROM posted) = %(n_lines)s,
+                             'an account of the entry is missing')
+FROM entry
 """
 
 _FIND_BY_KEY = "SELECT entry_id, request_hash, kind FROM journal_entries WHERE idempotency_key = %s"
@@ -269,7 +272,7 @@ class Ledger:
             metrics.POOL_WAIT_SECONDS.observe(time.perf_counter() - started)
             yield conn
 
-    def _booking(self, book: Any) -> Any:
+    def _booking(self, book: Callable[[psycopg.Connection], T]) -> T:
         """Run ``book(conn)`` in one transaction, retrying deadlocks and serialization failures."""
         for attempt in range(_RETRIES):
             try:
@@ -287,10 +290,11 @@ class Ledger:
     # -- booking ---------------------------------------------------------------------------
 
     @staticmethod
-    def _insert_entry(
+    def _send_entry(
         conn: psycopg.Connection, header: _Header, lines: Sequence[_Line]
-    ) -> int | None:
-        """Book ``header`` with ``lines``; None when its idempotency key is already taken."""
+    ) -> psycopg.Cursor[Any]:
+        """Queue the booking of ``header`` with ``lines``; the cursor yields (entry_id,) or no
+        row when the idempotency key is already taken."""
         params = {
             "idempotency_key": header.idempotency_key,
             "request_hash": header.request_hash,
@@ -308,19 +312,18 @@ class Ledger:
             "seats": [line.seat for line in lines],
             "components": [line.component for line in lines],
             "amounts": [line.amount for line in lines],
+            "n_lines": len(lines),
         }
-        with conn.pipeline():
-            conn.execute(
-                _INSERT_ACCOUNTS,
-                {"tournament_id": header.tournament_id, "players": sorted({*params["players"]})},
-            )
-            row = conn.execute(_INSERT_ENTRY, params).fetchone()
-        if row is None:
-            return None
-        entry_id, n_posted = row
-        if n_posted != len(lines):
-            raise RuntimeError(f"entry {entry_id}: {n_posted} postings of {len(lines)} inserted")
-        return int(entry_id)
+        conn.execute(
+            _INSERT_ACCOUNTS,
+            {"tournament_id": header.tournament_id, "players": sorted({*params["players"]})},
+        )
+        return conn.execute(_INSERT_ENTRY, params)
+
+    @staticmethod
+    def _entry_id(cursor: psycopg.Cursor[Any]) -> int | None:
+        row = cursor.fetchone()
+        return None if row is None else int(row[0])
 
     def post_settlement(self, settlement: Settlement | Mapping[str, Any]) -> PostResult:
         """Book one hand's settlement, idempotently by its key.
@@ -334,19 +337,18 @@ class Ledger:
                 settlement = Settlement.from_dict(settlement)
             else:
                 settlement.validate()
-            request_hash = settlement.request_hash()
             header = _settlement_header(
-                settlement, "settlement", settlement.idempotency_key, request_hash
+                settlement, "settlement", settlement.idempotency_key, settlement.request_hash()
             )
             lines = _settlement_lines(settlement)
-
-            def book(conn: psycopg.Connection) -> PostResult:
-                entry_id = self._insert_entry(conn, header, lines)
-                if entry_id is not None:
-                    return PostResult(entry_id, duplicate=False)
-                return PostResult(self._existing(conn, header), duplicate=True)
-
-            result: PostResult = self._booking(book)
+            entry_id = self._entry_id(
+                self._booking(lambda conn: self._send_entry(conn, header, lines))
+            )
+            if entry_id is not None:
+                result = PostResult(entry_id, duplicate=False)
+            else:
+                with self._connection() as conn:
+                    result = PostResult(self._existing(conn, header), duplicate=True)
         except (InvalidArgument, AlreadyExists):
             metrics.SETTLEMENTS.labels("refused").inc()
             raise
@@ -436,7 +438,7 @@ class Ledger:
                 _Line(player, seat, component, -amount)
                 for player, seat, component, amount in postings
             ]
-            reversal_id = self._insert_entry(conn, header, lines)
+            reversal_id = self._entry_id(self._send_entry(conn, header, lines))
             if reversal_id is None:
                 existing = self._existing(conn, header)
                 row = conn.execute(_FIND_BY_KEY, (correction_key,)).fetchone()
@@ -446,7 +448,9 @@ class Ledger:
                 correction = _settlement_header(
                     corrected, "correction", correction_key, request_hash, reason
                 )
-                correction_id = self._insert_entry(conn, correction, _settlement_lines(corrected))
+                correction_id = self._entry_id(
+                    self._send_entry(conn, correction, _settlement_lines(corrected))
+                )
                 if correction_id is None:
                     raise AssertionError(f"correction key {correction_key!r} taken before reversal")
             return ReverseResult(reversal_id, correction_id, duplicate=False)

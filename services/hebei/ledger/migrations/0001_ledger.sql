@@ -98,7 +98,8 @@ $$;
 CREATE TRIGGER postings_apply AFTER INSERT ON postings
     FOR EACH ROW EXECUTE FUNCTION apply_posting();
 
--- Double entry: checked at commit, once per entry, however its postings were inserted.
+-- Double entry, checked at commit for every entry and for every posting's entry: the entry has
+-- postings and they sum to zero. (Both tables have entry_id, so one function serves both.)
 CREATE FUNCTION check_entry_balanced() RETURNS trigger
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
@@ -124,20 +125,17 @@ CREATE CONSTRAINT TRIGGER journal_entries_balanced AFTER INSERT ON journal_entri
     FOR EACH ROW EXECUTE FUNCTION check_entry_balanced();
 
 -- A posting added to an entry later (another transaction) must keep it balanced too.
-CREATE FUNCTION check_posting_entry_balanced() RETURNS trigger
-LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-DECLARE
-    total numeric;
-BEGIN
-    SELECT coalesce(sum(amount), 0) INTO total FROM postings WHERE entry_id = NEW.entry_id;
-    IF total <> 0 THEN
-        RAISE EXCEPTION 'journal entry % is unbalanced: its postings sum to %', NEW.entry_id, total
-            USING ERRCODE = 'check_violation';
-    END IF;
-    RETURN NULL;
-END
-$$;
-
 CREATE CONSTRAINT TRIGGER postings_balanced AFTER INSERT ON postings
     DEFERRABLE INITIALLY DEFERRED
-    FOR EACH ROW EXECUTE FUNCTION check_posting_entry_balanced();
+    FOR EACH ROW EXECUTE FUNCTION check_entry_balanced();
+
+-- expect(condition, message): raise unless the condition holds (guards inside one statement).
+CREATE FUNCTION expect(condition boolean, message text) RETURNS boolean
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+    IF condition IS NOT TRUE THEN
+        RAISE EXCEPTION 'ledger: %', message USING ERRCODE = 'internal_error';
+    END IF;
+    RETURN true;
+END
+$$;
