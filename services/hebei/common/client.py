@@ -126,17 +126,21 @@ def create_channel(
     *,
     token: str | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
-    tls_ca_file: Path | None = None,
     tls: bool = False,
+    tls_ca_file: Path | None = None,
+    tls_cert_file: Path | None = None,
+    tls_key_file: Path | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> grpc.Channel:
     """A channel to ``target`` (host:port) with defaults, retries, metrics and the token.
 
-    TLS is used when ``tls`` is true or ``tls_ca_file`` is given (system roots otherwise).
+    TLS is used when ``tls`` is true or a TLS file is given: ``tls_ca_file`` is the CA to trust
+    (system roots otherwise), ``tls_cert_file`` + ``tls_key_file`` a client certificate.
     """
     options = channel_options(max_message_bytes)
-    if tls or tls_ca_file is not None:
-        channel = grpc.secure_channel(target, channel_credentials(tls_ca_file), options=options)
+    if tls or tls_ca_file or tls_cert_file:
+        credentials = channel_credentials(tls_ca_file, tls_cert_file, tls_key_file)
+        channel = grpc.secure_channel(target, credentials, options=options)
     else:
         channel = grpc.insecure_channel(target, options=options)
     return grpc.intercept_channel(
