@@ -31,10 +31,11 @@ first time a suit pattern is seen (tens of microseconds each, once per process);
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import count, product
 from typing import NamedTuple
 
 from hebei.rules.profile import MAIN, RuleProfile
-from hebei.rules.tiles import DRAGONS, N_KINDS, TILE_NAMES
+from hebei.rules.tiles import DRAGONS, N_KINDS, ORPHANS, TILE_NAMES
 
 _M = 5  # 0..4 sets
 _P = 2  # 0..1 pairs
@@ -56,15 +57,20 @@ _F6 = 0x3F
 
 # --------------------------------------------------------------------------- vectors
 
-_vectors: list[tuple[int, ...]] = []
+# Every memo below holds pure functions of its key, so threads may fill them at
+# once: a race only computes a value twice. Ids come from an atomic counter and
+# setdefault, so two threads interning the same vector agree on its id.
+_vectors: dict[int, tuple[int, ...]] = {}
 _vector_ids: dict[tuple[int, ...], int] = {}
+_next_id = count()
 
 
 def _intern(vec: tuple[int, ...]) -> int:
     vid = _vector_ids.get(vec)
     if vid is None:
-        vid = _vector_ids[vec] = len(_vectors)
-        _vectors.append(vec)
+        new = next(_next_id)
+        _vectors[new] = vec
+        vid = _vector_ids.setdefault(vec, new)
     return vid
 
 
@@ -467,49 +473,102 @@ def _hand_bytes(counts: Sequence[int]) -> bytes:
     return b
 
 
+# Seven pairs and thirteen orphans see a drawn kind only through its count before
+# the draw and its class: 0 simple, 1 terminal or wind, 2 dragon.
+_DRAW_CLASS = tuple(2 if k in DRAGONS else 1 if k in ORPHANS else 0 for k in range(N_KINDS))
+# Probe part keys holding ``have`` copies of one kind of each class (5m, 1m, 5z).
+_CLASS_PROBES = ((4, 9, False), (0, 9, False), (DRAGONS[0] - 27, 7, True))
+
+
+def _draw_delta(have: int, cls: int) -> int:
+    """How the packed counters change when a kind of class ``cls`` goes from ``have``."""
+    rank, size, honors = _CLASS_PROBES[cls]
+    before, after = bytearray(size), bytearray(size)
+    before[rank], after[rank] = have, have + 1
+    orphans = _HONOR_ORPHAN_RANKS if honors else _SUIT_ORPHAN_RANKS
+    dragons = _HONOR_DRAGON_RANKS if honors else ()
+    return _counters(bytes(after), orphans, dragons) - _counters(bytes(before), orphans, dragons)
+
+
+_DRAW_DELTAS = tuple(_draw_delta(have, cls) for have in range(4) for cls in range(3))
+# packed counters -> for each (copies held, class) index: does that draw lower the
+# best of seven pairs and thirteen orphans? (Per profile, like the special tables.)
+_SPECIAL_DRAWS_MAIN: dict[int, tuple[bool, ...]] = {}
+_special_draws_tables: dict[RuleProfile, dict[int, tuple[bool, ...]]] = {MAIN: _SPECIAL_DRAWS_MAIN}
+
+
+def _special_draws_by_profile(profile: RuleProfile) -> dict[int, tuple[bool, ...]]:
+    return _special_draws_tables.setdefault(profile, {})
+
+
+def _special_draws(packed: int, profile: RuleProfile) -> tuple[bool, ...]:
+    memo = _SPECIAL_DRAWS_MAIN if profile is MAIN else _special_draws_by_profile(profile)
+    found = memo.get(packed)
+    if found is None:
+        now = _special(packed, profile)[1]
+        found = memo[packed] = (
+            tuple(_special(packed + delta, profile)[1] < now for delta in _DRAW_DELTAS)
+            + (False,) * 3
+        )  # four copies held: no draw
+    return found
+
+
+# (part bytes, rest vector id, m) -> ranks of the part whose draw lowers the
+# standard shanten. Cleared when it grows past _DRAWS_LIMIT (a long-lived bot).
+_STD_DRAWS: dict[tuple[bytes, int, int], tuple[int, ...]] = {}
+_DRAWS_LIMIT = 500_000
+
+
+def _std_draws(key: bytes, honors: bool, v: int, rest: int, m: int) -> tuple[int, ...]:
+    memo_key = (key, rest, m)
+    found = _STD_DRAWS.get(memo_key)
+    if found is None:
+        std = _final(v, rest)[m]
+        ranks = []
+        for r, grown in enumerate(_successors(key, honors)):
+            if grown is not None and _final(grown[0], rest)[m] < std:
+                ranks.append(r)
+        if len(_STD_DRAWS) >= _DRAWS_LIMIT:
+            _STD_DRAWS.clear()
+        found = _STD_DRAWS[memo_key] = tuple(ranks)
+    return found
+
+
 def _ukeire(
     b: bytes, n_melds: int, unseen: Sequence[int], profile: RuleProfile
 ) -> tuple[int, list[tuple[int, int]]]:
     """Shanten of the 3n+1 hand with bytes ``b`` and its improving draws."""
-    v1, x1 = _suit_entry(b[0:9])
-    v2, x2 = _suit_entry(b[9:18])
-    v3, x3 = _suit_entry(b[18:27])
-    v4, x4 = _honor_entry(b[27:34])
+    k1, k2, k3, k4 = b[0:9], b[9:18], b[18:27], b[27:34]
+    v1, x1 = _SUIT.get(k1) or _suit_entry(k1)
+    v2, x2 = _SUIT.get(k2) or _suit_entry(k2)
+    v3, x3 = _SUIT.get(k3) or _suit_entry(k3)
+    v4, x4 = _HONOR.get(k4) or _honor_entry(k4)
     packed = x1 + x2 + x3 + x4
     m, special = _special(packed, profile)
     if m * 3 + 1 != packed & 0xFF:
         raise ValueError("ukeire needs a 3n+1 hand (one tile short of complete)")
     if n_melds:
         _check_melds(m, n_melds)
+        special = _NO_SPECIAL
     v12, v34 = _pair(v1, v2), _pair(v3, v4)
-    base = _final(v12, v34)[m]
-    if not n_melds and special < base:
-        base = special
-    spec = _SPECIAL_MAIN if profile is MAIN else _special_table(profile)
-    final_get = _FINAL.get
-    out: list[tuple[int, int]] = []
-    # For each part: its start, its bytes, the rest of the hand, the rest's counters.
+    std = _final(v12, v34)[m]
+    base = special if special < std else std
+    # One draw lowers a form's shanten by one at most: only a form at the base can
+    # bring the hand below it.
     parts = (
-        (0, b[0:9], _pair(v2, v34), packed - x1, _SUIT_NEXT),
-        (9, b[9:18], _pair(v1, v34), packed - x2, _SUIT_NEXT),
-        (18, b[18:27], _pair(v12, v4), packed - x3, _SUIT_NEXT),
-        (27, b[27:34], _pair(v12, v3), packed - x4, _HONOR_NEXT),
+        (0, k1, False, v1, _pair(v2, v34)),
+        (9, k2, False, v2, _pair(v1, v34)),
+        (18, k3, False, v3, _pair(v12, v4)),
+        (27, k4, True, v4, _pair(v12, v3)),
     )
-    for start, key, rest, others, memo in parts:
-        grown_entries = memo.get(key) or _successors(key, memo is _HONOR_NEXT)
-        for r, grown in enumerate(grown_entries):
-            kind = start + r
-            if grown is None or not unseen[kind]:
-                continue
-            v, x = grown
-            after = (final_get(v << _ID_SHIFT | rest) or _final(v, rest))[m]
-            if not n_melds:
-                special = (spec.get(others + x) or _special(others + x, profile))[1]
-                if special < after:
-                    after = special
-            if after < base:
-                out.append((kind, unseen[kind]))
-    return base, out
+    kinds: set[int] = set()
+    if std == base:
+        for start, key, honors, v, rest in parts:
+            kinds.update(start + r for r in _std_draws(key, honors, v, rest, m))
+    if special == base:
+        improves = _special_draws(packed, profile)
+        kinds.update(k for k in range(N_KINDS) if improves[b[k] * 3 + _DRAW_CLASS[k]])
+    return base, [(k, unseen[k]) for k in sorted(kinds) if unseen[k] > 0]
 
 
 def ukeire(
@@ -539,7 +598,9 @@ def discard_options(
     """Every distinct discard of a 3n+2 hand, best first.
 
     Best = lowest shanten after the discard, then most unseen improving tiles,
-    then the lower kind. ``counts`` is mutated during the call and restored.
+    then the lower kind. Unseen copies are ``4 - own - visible[kind]`` counted on
+    the 3n+2 hand (a discarded copy is then seen on the table). ``counts`` is
+    mutated during the call and restored.
     """
     _hand_bytes(counts)
     if sum(counts) % 3 != 2:
@@ -565,8 +626,6 @@ def warm_up() -> None:
 
     Later, a new suit pattern costs only a few convolutions on its first sight.
     """
-    from itertools import product
-
     for head in product(range(5), repeat=_SPLIT):
         _prefix(bytes(head))
     for tail in product(range(5), repeat=9 - _SPLIT):
