@@ -46,6 +46,7 @@ METHOD_ROLES: Mapping[str, Role] = {
     "/hebei.v1.MatchmakingService/Pause": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/Resume": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/RemovePlayer": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/ReportMatchResult": Role.SERVICE,  # the table engine reports
     "/hebei.v1.LedgerService/PostSettlement": Role.SERVICE,  # the table engine books hands
     "/hebei.v1.LedgerService/ReverseEntry": Role.OPERATOR,
 }

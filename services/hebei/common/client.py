@@ -32,6 +32,7 @@ IDEMPOTENT_METHODS: Mapping[str, tuple[str, ...]] = {
         "GetTournament",
         "GetStandings",
         "WatchTournament",
+        "ReportMatchResult",
     ),
     "hebei.v1.LedgerService": ("PostSettlement", "GetStandings", "GetHistory", "Audit"),
     "grpc.health.v1.Health": ("Check",),

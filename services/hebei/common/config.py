@@ -140,6 +140,13 @@ class EnvReader:
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
+# The default (gRPC port, metrics port) of each service, in one place for deploy/ and k8s/.
+DEFAULT_PORTS: dict[str, tuple[int, int]] = {
+    "table": (50051, 9101),
+    "matchmaking": (50052, 9102),
+    "ledger": (50053, 9103),
+}
+
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:

@@ -2,13 +2,16 @@
 
 A service's main is a few lines::
 
-    def main() -> None:
-        config = ServerConfig.from_env("ledger", default_port=50053, default_metrics_port=9103)
-        serve(ServiceSpec("hebei.v1.LedgerService", add_LedgerServiceServicer_to_server,
-                          LedgerServicer(...)), config)
+    def build(config: ServerConfig) -> ServiceSpec:
+        servicer = LedgerServicer(database_url=EnvReader("ledger").text("DATABASE_URL", shared=True))
+        return ServiceSpec("hebei.v1.LedgerService", add_LedgerServiceServicer_to_server, servicer)
 
     if __name__ == "__main__":
-        run_main("hebei-ledger", main)
+        run_service("ledger", build)
+
+``run_service`` reads ``HEBEI_LEDGER_*`` / ``HEBEI_*`` (ports default to
+``config.DEFAULT_PORTS``), serves until SIGTERM, and turns a ConfigError raised by the
+configuration or by ``build`` into one line on stderr and exit status 2.
 
 Every server gets grpc.health.v1 (a status per service and the overall ""), reflection,
 message size limits, and the interceptors, outermost first: metrics, call log, error mapping,
@@ -26,14 +29,14 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent import futures
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from hebei.common.auth import AuthInterceptor, TokenAuthority
-from hebei.common.config import ServerConfig, StartupError
+from hebei.common.config import DEFAULT_PORTS, ServerConfig, StartupError, run_main
 from hebei.common.errors import ErrorInterceptor
 from hebei.common.logs import CallLogInterceptor, configure_logging
 from hebei.common.metrics import ServerMetricsInterceptor, start_metrics_server
@@ -223,3 +226,21 @@ def serve(
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def run_service(
+    service: str,
+    build: Callable[[ServerConfig], ServiceSpec | Sequence[ServiceSpec]],
+    *,
+    ready: Callable[[Server], None] | None = None,
+) -> NoReturn:
+    """The whole main of a service: configuration, ``build`` the servicers, serve, exit."""
+
+    def main() -> None:
+        default_port, default_metrics_port = DEFAULT_PORTS.get(service, (0, 0))
+        config = ServerConfig.from_env(
+            service, default_port=default_port, default_metrics_port=default_metrics_port
+        )
+        serve(build(config), config, ready=ready)
+
+    run_main(f"hebei-{service}", main)

@@ -7,25 +7,21 @@ one JSON line ``{"port": ..., "metrics_port": ...}`` once serving.
 from __future__ import annotations
 
 import json
-import sys
 
-from hebei.common.config import ServerConfig, run_main
-from hebei.common.server import Server, serve
+from hebei.common.config import ServerConfig
+from hebei.common.server import Server, ServiceSpec, run_service
 from tests.integration.common.servicers import canned_specs
-
-SERVICE = "testsvc"
 
 
 def _announce(server: Server) -> None:
     print(json.dumps({"port": server.port, "metrics_port": server.metrics_port}), flush=True)
 
 
-def main() -> None:
-    """Read the configuration and serve until SIGTERM."""
-    config = ServerConfig.from_env(SERVICE, default_port=0, default_metrics_port=0)
+def build(config: ServerConfig) -> list[ServiceSpec]:
+    """The canned LedgerService and TableService."""
     specs, _ledger, _table = canned_specs()
-    serve(specs, config, ready=_announce)
+    return specs
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(f"hebei-{SERVICE}", main))
+    run_service("testsvc", build, ready=_announce)
