@@ -7,28 +7,38 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Iterable
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
-T = TypeVar("T")
+Case = tuple[Callable[[Any], object], Iterable[Any], int]  # (fn, items, repeats)
 
 
-def best_time_per_call(fn: Callable[[T], object], items: Iterable[T], repeats: int) -> float:
-    """Microseconds per call of ``fn`` over ``items``: the best of ``repeats`` timed passes.
+def best_times_per_call(cases: Sequence[Case]) -> list[float]:
+    """Microseconds per call of each ``(fn, items, repeats)``: its best timed pass.
 
-    The garbage collector is off while timing, as in :mod:`timeit`.
+    The cases are timed in turns (pass 1 of each, then pass 2 of each, ...), so a
+    change in machine load hits all of them alike and their ratios stay fair. The
+    garbage collector is off while timing, as in :mod:`timeit`.
     """
-    items = list(items)
-    best = float("inf")
+    prepared = [(fn, list(items), max(1, repeats)) for fn, items, repeats in cases]
+    best = [float("inf")] * len(prepared)
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        for _ in range(max(1, repeats)):
-            start = time.perf_counter()
-            for item in items:
-                fn(item)
-            best = min(best, time.perf_counter() - start)
+        for round_no in range(max(repeats for _, _, repeats in prepared)):
+            for i, (fn, items, repeats) in enumerate(prepared):
+                if round_no >= repeats:
+                    continue
+                start = time.perf_counter()
+                for item in items:
+                    fn(item)
+                best[i] = min(best[i], time.perf_counter() - start)
     finally:
         if was_enabled:
             gc.enable()
-    return best / max(1, len(items)) * 1e6
+    return [b / max(1, len(items)) * 1e6 for b, (_, items, _) in zip(best, prepared, strict=True)]
+
+
+def best_time_per_call(fn: Callable[[Any], object], items: Iterable[Any], repeats: int) -> float:
+    """Microseconds per call of ``fn`` over ``items``: the best of ``repeats`` passes."""
+    return best_times_per_call([(fn, items, repeats)])[0]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from typer.testing import CliRunner
 
+from hebei.bench import best_times_per_call
 from hebei.bench.rules import TARGETS, random_hands, run_rules_bench
 from hebei.cli import (
     app,
@@ -84,3 +86,18 @@ def test_cli_rejects_bad_counts() -> None:
     out = CliRunner().invoke(app, ["bench", "rules", "--hands", "0"])
     assert out.exit_code == 2
     assert "--hands must be at least 1" in out.output
+
+
+def test_best_times_per_call_runs_each_case_its_repeats() -> None:
+    calls = {"a": 0, "b": 0}
+
+    def count(name: str) -> Callable[[int], None]:
+        def fn(_: int) -> None:
+            calls[name] += 1
+
+        return fn
+
+    times = best_times_per_call([(count("a"), range(10), 3), (count("b"), range(5), 1)])
+    assert calls == {"a": 30, "b": 5}
+    assert len(times) == 2
+    assert all(t > 0 for t in times)
