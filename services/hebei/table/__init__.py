@@ -1,0 +1,10 @@
+"""The table engine: many concurrent tables, each running a ``hebei.rules`` match.
+
+Layers, inside out: :mod:`~hebei.table.timecontrol` (per-seat deadlines and time banks),
+:mod:`~hebei.table.scheduler` (one timer thread for all tables), :mod:`~hebei.table.store`
+(the Postgres event log, written in batches, and the outbox), :mod:`~hebei.table.outbox`
+(settlements to the ledger and results to matchmaking, retried until acknowledged),
+:mod:`~hebei.table.sessions` (per-seat and spectator queues), :mod:`~hebei.table.table`
+(one match at one table), :mod:`~hebei.table.host` (all tables of the process, recovery) and
+the thin gRPC :mod:`~hebei.table.servicer`. ``python -m hebei.table`` runs the service.
+"""

@@ -1,0 +1,43 @@
+"""The table engine's Prometheus metrics (besides the grpc_* ones of the bootstrap).
+
+No table, match or player ids as labels: only small fixed sets of values.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+TABLES_ACTIVE = Gauge("hebei_table_tables_active", "Matches waiting or being played.")
+HANDS_COMPLETED = Counter(
+    "hebei_table_hands_completed_total", "Hands completed, by outcome.", ("outcome",)
+)
+DECISION_WAIT_SECONDS = Histogram(
+    "hebei_table_decision_wait_seconds",
+    "Time from offering a decision to the seat's answer, by seat kind.",
+    ("seat_kind",),
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32),
+)
+AUTO_PLAYS = Counter(
+    "hebei_table_auto_plays_total",
+    "Actions the engine played for a seat, by reason (timeout, disconnect, hand_over, absent).",
+    ("reason",),
+)
+EVENT_LOG_WRITE_SECONDS = Histogram(
+    "hebei_table_event_log_write_seconds",
+    "Time to write one batch of events to the log (one transaction).",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1),
+)
+EVENT_LOG_BATCH_SIZE = Histogram(
+    "hebei_table_event_log_batch_size",
+    "Events written per batch.",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
+)
+ACTIONS_REJECTED = Counter(
+    "hebei_table_actions_rejected_total", "Actions refused on Play streams, by code.", ("code",)
+)
+OUTBOX_DELIVERIES = Counter(
+    "hebei_table_outbox_deliveries_total",
+    "Outbox deliveries (settlements, match results), by kind and result.",
+    ("kind", "result"),
+)
+PLAY_STREAMS = Gauge("hebei_table_streams_open", "Open Play and Spectate streams.", ("rpc",))

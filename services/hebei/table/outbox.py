@@ -1,0 +1,103 @@
+"""Delivers the outbox: settlements to the ledger, match results to matchmaking.
+
+Each row is retried with exponential backoff until the receiver acknowledges it, also after a
+restart (the rows are in PostgreSQL). The receivers are idempotent by key (the ledger by
+``match_id:hand_no``), so a row delivered but not yet marked when the process died is booked
+only once. A permanent refusal (the receiver says the request itself is wrong) stops the
+retries and is logged as an error.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+
+import grpc
+
+from hebei.table import metrics
+from hebei.table.store import EventStore, PendingMessage
+
+log = logging.getLogger(__name__)
+
+# Codes that a retry cannot fix.
+PERMANENT = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.ALREADY_EXISTS,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNIMPLEMENTED,
+    }
+)
+
+Deliver = Callable[[bytes], None]  # sends one payload; raises grpc.RpcError on failure
+
+
+def backoff(attempts: int, base: float = 0.2, cap: float = 30.0) -> float:
+    """Seconds before the next attempt after ``attempts`` failed ones."""
+    return min(cap, base * 2 ** min(attempts, 16))
+
+
+class OutboxPoster:
+    """One thread delivering due outbox rows through ``deliverers`` (kind -> function).
+
+    A kind without a deliverer (e.g. no matchmaking address configured) stays in the outbox.
+    """
+
+    def __init__(
+        self, store: EventStore, deliverers: Mapping[str, Deliver], *, poll_seconds: float = 1.0
+    ) -> None:
+        self.store = store
+        self.deliverers = dict(deliverers)
+        self.poll_seconds = poll_seconds
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="table-outbox", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wake(self) -> None:
+        """New rows were committed: look now."""
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.clear()
+            wait = self.poll_seconds
+            try:
+                for message in self.store.due_messages():
+                    if self._stop.is_set():
+                        return
+                    self._deliver(message)
+                due = self.store.next_due_in()
+                if due is not None:
+                    wait = min(wait, max(due, 0.01))
+            except Exception as exc:  # the database is down: try again later
+                log.warning("outbox: %s", exc)
+            self._wake.wait(wait)
+
+    def _deliver(self, message: PendingMessage) -> None:
+        deliver = self.deliverers.get(message.kind)
+        if deliver is None:
+            return
+        try:
+            deliver(message.payload)
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
+            text = f"{code.name}: {exc.details() if hasattr(exc, 'details') else exc}"
+            if code in PERMANENT:
+                log.error("outbox %s %s refused for good: %s", message.kind, message.key, text)
+                metrics.OUTBOX_DELIVERIES.labels(message.kind, "refused").inc()
+                self.store.mark_failed(message.id, text)
+            else:
+                metrics.OUTBOX_DELIVERIES.labels(message.kind, "retry").inc()
+                self.store.mark_retry(message.id, text, backoff(message.attempts))
+            return
+        metrics.OUTBOX_DELIVERIES.labels(message.kind, "delivered").inc()
+        self.store.mark_delivered(message.id)

@@ -1,0 +1,147 @@
+"""The table engine assembled: configuration, store, host, outbox poster, servicer.
+
+``python -m hebei.table`` (or ``hebei table serve``) runs :func:`main`; tests build a
+:class:`TableEngine` and serve it with :func:`hebei.common.server.create_server` on port 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from hebei.common.client import create_channel
+from hebei.common.config import ConfigError, EnvReader, ServerConfig, run_main
+from hebei.common.server import ServiceSpec, serve
+from hebei.table.host import HostSettings, TableHost
+from hebei.table.outbox import OutboxPoster
+from hebei.table.servicer import TableServicer
+from hebei.table.store import DEFAULT_SCHEMA, EventStore
+from hebei.v1 import (
+    ledger_pb2,
+    ledger_pb2_grpc,
+    matchmaking_pb2,
+    matchmaking_pb2_grpc,
+    table_pb2_grpc,
+)
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = "hebei.v1.TableService"
+DEFAULT_PORT = 50051
+DEFAULT_METRICS_PORT = 9101
+CALL_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """The table engine's settings (``HEBEI_TABLE_*``, shared ``HEBEI_*``)."""
+
+    server: ServerConfig
+    database_url: str | None  # None: an embedded PostgreSQL
+    schema: str = DEFAULT_SCHEMA
+    ledger_address: str | None = None  # None: settlements wait in the outbox
+    matchmaking_address: str | None = None  # None: match results wait in the outbox
+    ready_seconds: float = 15.0
+    max_tables: int = 256
+    max_streams: int = 320
+    flush_seconds: float = 0.002
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> TableConfig:
+        """Read and validate the environment (ConfigError names the bad variable)."""
+        read = EnvReader("table", env)
+        server = ServerConfig.from_env(
+            "table",
+            default_port=DEFAULT_PORT,
+            default_metrics_port=DEFAULT_METRICS_PORT,
+            env=env,
+        )
+        max_tables = read.integer("MAX_TABLES", 256, lo=1, hi=10_000)
+        max_streams = read.integer("MAX_STREAMS", 4 * max_tables + 64, lo=1, hi=100_000)
+        # Every open stream holds a worker thread: keep room for the unary calls.
+        server = dataclasses.replace(server, max_workers=max(server.max_workers, max_streams + 32))
+        schema = read.text("DB_SCHEMA", DEFAULT_SCHEMA)
+        if not schema.replace("_", "a").isalnum() or not schema.islower():
+            raise ConfigError(f"HEBEI_TABLE_DB_SCHEMA must be a lower-case name, got {schema!r}")
+        return cls(
+            server=server,
+            database_url=read.optional_text("DATABASE_URL", shared=True),
+            schema=schema,
+            ledger_address=read.optional_text("LEDGER_ADDRESS", shared=True),
+            matchmaking_address=read.optional_text("MATCHMAKING_ADDRESS", shared=True),
+            ready_seconds=read.number("READY_SECONDS", 15.0, lo=0.01, hi=3600),
+            max_tables=max_tables,
+            max_streams=max_streams,
+            flush_seconds=read.number("FLUSH_SECONDS", 0.002, lo=0.0, hi=1.0),
+        )
+
+
+class TableEngine:
+    """Store + host + outbox poster + servicer, started together and closed together."""
+
+    def __init__(self, config: TableConfig) -> None:
+        self.config = config
+        url = config.database_url
+        if url is None:
+            from hebei.common import embedded
+
+            url = embedded.database_url()
+        self.store = EventStore.open(url, config.schema, flush_seconds=config.flush_seconds)
+        token = config.server.service_token or config.server.operator_token
+        deliverers = {}
+        self._channels = []
+        if config.ledger_address:
+            channel = create_channel(config.ledger_address, token=token, timeout=CALL_TIMEOUT)
+            self._channels.append(channel)
+            ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+            deliverers["settlement"] = lambda payload: ledger.PostSettlement(
+                ledger_pb2.PostSettlementRequest.FromString(payload), timeout=CALL_TIMEOUT
+            )
+        if config.matchmaking_address:
+            channel = create_channel(config.matchmaking_address, token=token, timeout=CALL_TIMEOUT)
+            self._channels.append(channel)
+            matchmaking = matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
+            deliverers["match_result"] = lambda payload: matchmaking.ReportMatchResult(
+                matchmaking_pb2.ReportMatchResultRequest.FromString(payload),
+                timeout=CALL_TIMEOUT,
+            )
+        self.poster = OutboxPoster(self.store, deliverers)
+        self.store.on_outbox = self.poster.wake
+        self.host = TableHost(
+            self.store,
+            HostSettings(ready_seconds=config.ready_seconds, max_tables=config.max_tables),
+        )
+        self.host.resume_all()
+        self.poster.start()
+        self.servicer = TableServicer(self.host, max_streams=config.max_streams)
+
+    def spec(self) -> ServiceSpec:
+        """The service to host on a server."""
+        return ServiceSpec(
+            SERVICE_NAME, table_pb2_grpc.add_TableServiceServicer_to_server, self.servicer
+        )
+
+    def close(self) -> None:
+        """Stop timers, deliver nothing more, flush the log, close connections."""
+        self.host.close()
+        self.poster.stop()
+        self.store.close()
+        for channel in self._channels:
+            channel.close()
+
+
+def main() -> None:
+    """Run the table engine until SIGTERM."""
+    config = TableConfig.from_env()
+    engine = TableEngine(config)
+    try:
+        serve(engine.spec(), config.server)
+    finally:
+        engine.close()
+
+
+def run() -> None:
+    """``python -m hebei.table``: main with one-line configuration errors."""
+    run_main("hebei-table", main)

@@ -1,0 +1,425 @@
+"""The durable side of the table engine: matches, the event log and the outbox, on PostgreSQL.
+
+Tables hand :class:`Group` objects to :meth:`EventStore.submit`; one writer thread gathers the
+groups of all tables for a few milliseconds (or up to ``max_batch`` events) and writes them in
+one transaction, so the log does not bound throughput. A group is never split across
+transactions: a hand's ``hand_end`` event and its settlement's outbox row commit together.
+After each commit the per-match durable watermark advances; :meth:`EventStore.wait_durable`
+lets a seat's stream send an observation only once the events it reflects are durable.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import queue
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from hebei.common.db import create_pool, database_errors, migrate
+from hebei.common.errors import AlreadyExists
+from hebei.table import metrics
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS = "hebei.table.migrations"
+DEFAULT_SCHEMA = "table_engine"
+UNFINISHED = ("waiting", "playing")
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    """One logged event: its sequence number in the match, hand (1-based, 0 = match level)."""
+
+    seq: int
+    hand_no: int
+    event: dict
+    time: float
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRow:
+    """A message to deliver to another service (a serialized request)."""
+
+    kind: str  # "settlement" or "match_result"
+    key: str
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class MatchUpdate:
+    """The match row's new state."""
+
+    status: str
+    hands_played: int
+    scores: tuple[int, ...]
+    event_count: int
+    ended: bool = False
+
+
+@dataclass(slots=True)
+class Group:
+    """What one step of one table writes, atomically."""
+
+    match_id: str
+    events: list[EventRow] = field(default_factory=list)
+    outbox: list[OutboxRow] = field(default_factory=list)
+    update: MatchUpdate | None = None
+
+
+@dataclass(slots=True)
+class StoredMatch:
+    """A match row (and, when loaded with them, its events)."""
+
+    match_id: str
+    table_id: str
+    tournament_id: str
+    round_no: int
+    fingerprint: str
+    spec: dict
+    status: str
+    hands_played: int
+    scores: list[int]
+    event_count: int
+    opened_at: float
+    ended_at: float | None
+    events: list[EventRow] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingMessage:
+    """An outbox row due for delivery."""
+
+    id: int
+    kind: str
+    key: str
+    payload: bytes
+    attempts: int
+
+
+class _Watermark:
+    __slots__ = ("cond", "seq")
+
+    def __init__(self, seq: int) -> None:
+        self.seq = seq
+        self.cond = threading.Condition()
+
+
+_MATCH_COLUMNS = (
+    "match_id, table_id, tournament_id, round_no, fingerprint, spec, status, hands_played,"
+    " scores, event_count, opened_at, ended_at"
+)
+
+
+def _stored(row: Sequence[Any]) -> StoredMatch:
+    return StoredMatch(
+        match_id=row[0],
+        table_id=row[1],
+        tournament_id=row[2],
+        round_no=row[3],
+        fingerprint=row[4],
+        spec=row[5],
+        status=row[6],
+        hands_played=row[7],
+        scores=list(row[8]),
+        event_count=row[9],
+        opened_at=row[10].timestamp(),
+        ended_at=None if row[11] is None else row[11].timestamp(),
+    )
+
+
+def _ts(seconds: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(seconds, dt.UTC)
+
+
+class EventStore:
+    """Matches, events and outbox on one schema, with a batching writer thread."""
+
+    def __init__(
+        self,
+        pool: ConnectionPool,
+        *,
+        flush_seconds: float = 0.002,
+        max_batch: int = 1000,
+        on_outbox: Any = None,
+    ) -> None:
+        self.pool = pool
+        self.flush_seconds = flush_seconds
+        self.max_batch = max_batch
+        self.on_outbox = on_outbox  # called after a commit that wrote outbox rows
+        self._queue: queue.SimpleQueue[Group | None] = queue.SimpleQueue()
+        self._marks: dict[str, _Watermark] = {}
+        self._marks_lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="table-log-writer", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def open(
+        cls, url: str, schema: str = DEFAULT_SCHEMA, *, max_size: int = 8, **kwargs: Any
+    ) -> EventStore:
+        """Migrate ``schema`` and open a store on it."""
+        migrate(url, schema, MIGRATIONS)
+        pool = create_pool(url, schema=schema, min_size=2, max_size=max_size, name="hebei-table")
+        return cls(pool, **kwargs)
+
+    def close(self) -> None:
+        """Write what is queued, stop the writer and close the pool."""
+        self._queue.put(None)
+        self._thread.join(timeout=10)
+        self._stopped.set()
+        self.pool.close()
+
+    # ------------------------------------------------------------------ matches
+
+    def create_match(self, match: StoredMatch) -> StoredMatch:
+        """Insert a new match row; an existing match with the same fingerprint is returned
+        as it is, one with another fingerprint is :class:`AlreadyExists`."""
+        with database_errors(), self.pool.connection() as conn:
+            row = conn.execute(
+                "INSERT INTO matches (match_id, table_id, tournament_id, round_no, fingerprint,"
+                " spec, status, opened_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (match_id) DO NOTHING RETURNING match_id",
+                (
+                    match.match_id,
+                    match.table_id,
+                    match.tournament_id,
+                    match.round_no,
+                    match.fingerprint,
+                    Jsonb(match.spec),
+                    match.status,
+                    _ts(match.opened_at),
+                ),
+            ).fetchone()
+            if row is not None:
+                self._mark(match.match_id, 0)
+                return match
+            existing = self._select(conn, "WHERE match_id = %s", (match.match_id,))[0]
+        if existing.fingerprint != match.fingerprint:
+            raise AlreadyExists(
+                f"match {match.match_id} was already opened with a different request"
+            )
+        return existing
+
+    def _select(self, conn: Any, where: str, params: Sequence[Any]) -> list[StoredMatch]:
+        rows = conn.execute(f"SELECT {_MATCH_COLUMNS} FROM matches {where}", params).fetchall()
+        return [_stored(row) for row in rows]
+
+    def _load_events(self, conn: Any, match: StoredMatch) -> StoredMatch:
+        rows = conn.execute(
+            "SELECT seq, hand_no, event, logged_at FROM events WHERE match_id = %s ORDER BY seq",
+            (match.match_id,),
+        ).fetchall()
+        match.events = [EventRow(r[0], r[1], r[2], r[3].timestamp()) for r in rows]
+        self._mark(match.match_id, len(match.events))
+        return match
+
+    def load_match(self, match_id: str, *, events: bool = True) -> StoredMatch | None:
+        """One match (with its events), or None."""
+        with database_errors(), self.pool.connection() as conn:
+            found = self._select(conn, "WHERE match_id = %s", (match_id,))
+            if not found:
+                return None
+            return self._load_events(conn, found[0]) if events else found[0]
+
+    def load_unfinished(self) -> list[StoredMatch]:
+        """Every match still waiting or playing, with its events (to resume it)."""
+        with database_errors(), self.pool.connection() as conn:
+            found = self._select(
+                conn, "WHERE status IN ('waiting', 'playing') ORDER BY match_id", ()
+            )
+            return [self._load_events(conn, match) for match in found]
+
+    def list_matches(
+        self, *, tournament_id: str = "", status: str = "", after: str = "", limit: int = 50
+    ) -> list[StoredMatch]:
+        """Match rows by match id, filtered, from after ``after``."""
+        where, params = ["match_id > %s"], [after]
+        if tournament_id:
+            where.append("tournament_id = %s")
+            params.append(tournament_id)
+        if status:
+            where.append("status = %s")
+            params.append(status)
+        with database_errors(), self.pool.connection() as conn:
+            return self._select(
+                conn, f"WHERE {' AND '.join(where)} ORDER BY match_id LIMIT %s", [*params, limit]
+            )
+
+    # ------------------------------------------------------------------ the log
+
+    def submit(self, group: Group) -> None:
+        """Queue a group for the writer (returns at once; see :meth:`wait_durable`)."""
+        self._queue.put(group)
+
+    def _mark(self, match_id: str, seq: int) -> _Watermark:
+        with self._marks_lock:
+            mark = self._marks.get(match_id)
+            if mark is None:
+                mark = self._marks[match_id] = _Watermark(seq)
+            return mark
+
+    def durable_seq(self, match_id: str) -> int:
+        """The last event of ``match_id`` known to be committed."""
+        return self._mark(match_id, 0).seq
+
+    def wait_durable(self, match_id: str, seq: int, timeout: float) -> bool:
+        """Wait until event ``seq`` of ``match_id`` is committed; False on timeout."""
+        mark = self._mark(match_id, 0)
+        with mark.cond:
+            return mark.cond.wait_for(lambda: mark.seq >= seq, timeout)
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch, n_events, stop = [first], len(first.events), False
+            deadline = time.monotonic() + self.flush_seconds
+            while n_events < self.max_batch:
+                remaining = deadline - time.monotonic()
+                try:
+                    group = (
+                        self._queue.get(timeout=remaining)
+                        if remaining > 0
+                        else (self._queue.get_nowait())
+                    )
+                except queue.Empty:
+                    break
+                if group is None:
+                    stop = True
+                    break
+                batch.append(group)
+                n_events += len(group.events)
+            self._write_until_done(batch, n_events)
+            if stop:
+                return
+
+    def _write_until_done(self, batch: list[Group], n_events: int) -> None:
+        delay = 0.05
+        while True:
+            started = time.perf_counter()
+            try:
+                self._write(batch)
+            except Exception as exc:  # the database is down or a bug: retry, never drop
+                if self._stopped.is_set():
+                    return
+                log.warning("event log write failed, retrying in %.2fs: %s", delay, exc)
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+                continue
+            metrics.EVENT_LOG_WRITE_SECONDS.observe(time.perf_counter() - started)
+            metrics.EVENT_LOG_BATCH_SIZE.observe(n_events)
+            break
+        tops: dict[str, int] = {}
+        for group in batch:
+            if group.events:
+                tops[group.match_id] = max(tops.get(group.match_id, 0), group.events[-1].seq)
+        for match_id, seq in tops.items():
+            mark = self._mark(match_id, 0)
+            with mark.cond:
+                mark.seq = max(mark.seq, seq)
+                mark.cond.notify_all()
+        if self.on_outbox is not None and any(group.outbox for group in batch):
+            self.on_outbox()
+
+    def _write(self, batch: list[Group]) -> None:
+        with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            with cur.copy(
+                "COPY events (match_id, seq, hand_no, event, logged_at) FROM STDIN"
+            ) as copy:
+                for group in batch:
+                    for row in group.events:
+                        copy.write_row(
+                            (group.match_id, row.seq, row.hand_no, Jsonb(row.event), _ts(row.time))
+                        )
+            outbox = [(g.match_id, o.kind, o.key, o.payload) for g in batch for o in g.outbox]
+            if outbox:
+                cur.executemany(
+                    "INSERT INTO outbox (match_id, kind, key, payload) VALUES (%s, %s, %s, %s)"
+                    " ON CONFLICT (kind, key) DO NOTHING",
+                    outbox,
+                )
+            updates = [
+                (
+                    g.update.status,
+                    g.update.hands_played,
+                    Jsonb(list(g.update.scores)),
+                    g.update.event_count,
+                    g.update.ended,
+                    g.match_id,
+                )
+                for g in batch
+                if g.update is not None
+            ]
+            if updates:
+                cur.executemany(
+                    "UPDATE matches SET status = %s, hands_played = %s, scores = %s,"
+                    " event_count = %s, ended_at = CASE WHEN %s THEN now() ELSE ended_at END"
+                    " WHERE match_id = %s",
+                    updates,
+                )
+
+    # ------------------------------------------------------------------ the outbox
+
+    def due_messages(self, limit: int = 100) -> list[PendingMessage]:
+        """Undelivered outbox rows whose next attempt is due, oldest first."""
+        with database_errors(), self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT id, kind, key, payload, attempts FROM outbox"
+                " WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()"
+                " ORDER BY id LIMIT %s",
+                (limit,),
+            ).fetchall()
+        return [PendingMessage(r[0], r[1], r[2], bytes(r[3]), r[4]) for r in rows]
+
+    def next_due_in(self) -> float | None:
+        """Seconds until the next undelivered row is due (0 if one is due), None if none."""
+        with database_errors(), self.pool.connection() as conn:
+            row = conn.execute(
+                "SELECT EXTRACT(EPOCH FROM min(next_attempt_at) - now()) FROM outbox"
+                " WHERE delivered_at IS NULL AND failed_at IS NULL"
+            ).fetchone()
+        return None if row is None or row[0] is None else max(0.0, float(row[0]))
+
+    def mark_delivered(self, message_id: int) -> None:
+        with database_errors(), self.pool.connection() as conn:
+            conn.execute(
+                "UPDATE outbox SET delivered_at = now(), attempts = attempts + 1 WHERE id = %s",
+                (message_id,),
+            )
+
+    def mark_retry(self, message_id: int, error: str, delay: float) -> None:
+        with database_errors(), self.pool.connection() as conn:
+            conn.execute(
+                "UPDATE outbox SET attempts = attempts + 1, last_error = %s,"
+                " next_attempt_at = now() + make_interval(secs => %s) WHERE id = %s",
+                (error[:1000], delay, message_id),
+            )
+
+    def mark_failed(self, message_id: int, error: str) -> None:
+        with database_errors(), self.pool.connection() as conn:
+            conn.execute(
+                "UPDATE outbox SET attempts = attempts + 1, last_error = %s, failed_at = now()"
+                " WHERE id = %s",
+                (error[:1000], message_id),
+            )
+
+    def outbox_rows(self, match_id: str) -> list[dict]:
+        """Every outbox row of a match (for tests and operators)."""
+        with database_errors(), self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT kind, key, attempts, delivered_at IS NOT NULL, failed_at IS NOT NULL,"
+                " last_error FROM outbox WHERE match_id = %s ORDER BY id",
+                (match_id,),
+            ).fetchall()
+        return [
+            dict(zip(("kind", "key", "attempts", "delivered", "failed", "error"), r, strict=True))
+            for r in rows
+        ]

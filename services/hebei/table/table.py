@@ -1,0 +1,805 @@
+"""One match at one table: the rules match, four seats, their clocks and the event log.
+
+Everything a table does happens under its lock, in short steps: a seat's action, a seat
+joining or leaving, a deadline. Each step applies what it must to the ``hebei.rules`` hand,
+auto-plays the seats that are auto-played (RULES.md §3), appends the new events to the log,
+submits them to the store as one group, and pushes one observation per connected seat (and
+the new public events to spectators). Messages leave only once their events are durable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from hebei.common import convert
+from hebei.common.auth import same_token
+from hebei.common.errors import Conflict, Unauthenticated
+from hebei.rules.errors import IllegalActionError, NotationError, ReplayError
+from hebei.rules.hand import HandState
+from hebei.rules.match import Match, MatchLength
+from hebei.rules.profile import get_profile
+from hebei.rules.replay import replay_hand
+from hebei.rules.views import observe, public_event
+from hebei.table import metrics
+from hebei.table.scheduler import Scheduler, Timer
+from hebei.table.sessions import Outbound
+from hebei.table.store import EventRow, EventStore, Group, MatchUpdate, OutboxRow, StoredMatch
+from hebei.table.timecontrol import SeatClock, TimeControl, default_for
+from hebei.v1 import ledger_pb2, matchmaking_pb2, table_pb2
+from hebei.v1 import types_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+WAITING, PLAYING, FINISHED, DISSOLVED = "waiting", "playing", "finished", "dissolved"
+STATUSES = {
+    WAITING: pb.MATCH_STATUS_WAITING,
+    PLAYING: pb.MATCH_STATUS_PLAYING,
+    FINISHED: pb.MATCH_STATUS_FINISHED,
+    DISSOLVED: pb.MATCH_STATUS_DISSOLVED,
+}
+STATUS_NAMES = {v: k for k, v in STATUSES.items()}
+# Events of the table (not of the game): skipped when the rules replay the log.
+TABLE_EVENTS = frozenset(
+    {"seat_auto", "seat_resumed", "seat_connected", "seat_disconnected", "match_dissolved"}
+)
+SEAT_KIND_NAMES = {pb.SEAT_KIND_PERSON: "person", pb.SEAT_KIND_BOT: "bot"}
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat token (tokens themselves are never stored)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """A seat as opened: who plays it and the hash of its token."""
+
+    seat: int
+    player_id: str
+    player_name: str
+    kind: int
+    token_hash: str
+    bot_policy: str = ""
+    bot_level: int = 0
+
+    def to_json(self) -> dict:
+        return {
+            "seat": self.seat,
+            "player_id": self.player_id,
+            "player_name": self.player_name,
+            "kind": self.kind,
+            "token_hash": self.token_hash,
+            "bot_policy": self.bot_policy,
+            "bot_level": self.bot_level,
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict) -> SeatSpec:
+        return cls(**obj)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """Everything OpenMatch fixed about a match."""
+
+    match_id: str
+    table_id: str
+    tournament_id: str
+    round_no: int
+    profile: str
+    length: MatchLength
+    seed: int
+    seats: tuple[SeatSpec, ...]
+    time_control: TimeControl | None  # None: the defaults of each seat kind
+    fingerprint: str = ""
+    opened_at: float = field(default_factory=time.time)
+
+    def spec_json(self) -> dict:
+        return {
+            "profile": self.profile,
+            "length": self.length.to_json(),
+            "seed": self.seed,
+            "seats": [s.to_json() for s in self.seats],
+            "time_control": None if self.time_control is None else self.time_control.to_json(),
+        }
+
+    def stored(self) -> StoredMatch:
+        return StoredMatch(
+            match_id=self.match_id,
+            table_id=self.table_id,
+            tournament_id=self.tournament_id,
+            round_no=self.round_no,
+            fingerprint=self.fingerprint,
+            spec=self.spec_json(),
+            status=WAITING,
+            hands_played=0,
+            scores=[0, 0, 0, 0],
+            event_count=0,
+            opened_at=self.opened_at,
+            ended_at=None,
+        )
+
+    @classmethod
+    def from_stored(cls, row: StoredMatch) -> MatchSpec:
+        spec = row.spec
+        control = spec.get("time_control")
+        return cls(
+            match_id=row.match_id,
+            table_id=row.table_id,
+            tournament_id=row.tournament_id,
+            round_no=row.round_no,
+            profile=spec["profile"],
+            length=MatchLength.from_json(spec["length"]),
+            seed=int(spec["seed"]),
+            seats=tuple(SeatSpec.from_json(s) for s in spec["seats"]),
+            time_control=None if control is None else TimeControl.from_json(control),
+            fingerprint=row.fingerprint,
+            opened_at=row.opened_at,
+        )
+
+
+@dataclass(slots=True)
+class LogEntry:
+    """One event of the log, with its public sequence number if spectators see it."""
+
+    event: dict
+    hand_no: int
+    time: float
+    public_seq: int | None
+
+
+class Seat:
+    """The live state of one seat."""
+
+    __slots__ = (
+        "auto_reason",
+        "clock",
+        "connected",
+        "deadline_wall",
+        "decision_id",
+        "joined",
+        "session",
+        "spec",
+        "timer",
+    )
+
+    def __init__(self, spec: SeatSpec, control: TimeControl) -> None:
+        self.spec = spec
+        self.clock = SeatClock(control)
+        self.connected = False
+        self.joined = False
+        self.auto_reason: str | None = None
+        self.session: Outbound | None = None
+        self.decision_id = 0
+        self.deadline_wall = 0.0
+        self.timer: Timer | None = None
+
+    @property
+    def kind_name(self) -> str:
+        return SEAT_KIND_NAMES.get(self.spec.kind, "person")
+
+    def public(self) -> convert.SeatPublic:
+        return convert.SeatPublic(
+            self.spec.player_name, self.spec.kind, self.connected, self.auto_reason is not None
+        )
+
+
+def rejection(decision_id: int, code: str, message: str) -> table_pb2.PlayResponse:
+    metrics.ACTIONS_REJECTED.labels(code).inc()
+    return table_pb2.PlayResponse(
+        rejected=table_pb2.ActionRejected(decision_id=decision_id, code=code, message=message)
+    )
+
+
+class Table:
+    """A match at a table (see the module docstring). Public methods take the lock."""
+
+    def __init__(
+        self,
+        spec: MatchSpec,
+        store: EventStore,
+        scheduler: Scheduler,
+        *,
+        seat_queue: int = 256,
+        on_end: Callable[[Table], None] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.store = store
+        self.scheduler = scheduler
+        self.seat_queue = seat_queue
+        self.on_end = on_end
+        self.lock = threading.RLock()
+        self.profile = get_profile(spec.profile)
+        self.match = Match(spec.seed, spec.length, self.profile)
+        self.status = WAITING
+        self.seats = [Seat(s, spec.time_control or default_for(s.kind)) for s in spec.seats]
+        self.log: list[LogEntry] = []
+        self.public: list[tuple[int, pb.Event]] = []  # (log seq, spectator's event)
+        self.spectators: list[Outbound] = []
+        self.settlements: dict[int, pb.Settlement] = {}  # by 1-based hand number
+        self.hand: HandState | None = None  # the hand being played, or the last one
+        self._hand_logged = 0  # how many of self.hand.events are in the log
+        self._group = Group(spec.match_id)
+        self._ready_timer: Timer | None = None
+        self.ended_at: float | None = None
+        self.end_reason = ""
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def match_id(self) -> str:
+        return self.spec.match_id
+
+    @property
+    def over(self) -> bool:
+        return self.status in (FINISHED, DISSOLVED)
+
+    def info(self) -> table_pb2.MatchInfo:
+        """The public state of the match (the seed only once it has ended)."""
+        with self.lock:
+            message = table_pb2.MatchInfo(
+                table_id=self.spec.table_id,
+                match_id=self.match_id,
+                tournament_id=self.spec.tournament_id,
+                round_no=self.spec.round_no,
+                status=STATUSES[self.status],
+                hand_no=0 if self.hand is None else self.hand.hand_no + 1,
+                hands_played=self.match.hand_no,
+                seats=[
+                    table_pb2.SeatInfo(
+                        seat=s.spec.seat,
+                        player_id=s.spec.player_id,
+                        player_name=s.spec.player_name,
+                        kind=s.spec.kind,
+                        connected=s.connected,
+                        auto_played=s.auto_reason is not None,
+                        score=self.match.scores[s.spec.seat],
+                    )
+                    for s in self.seats
+                ],
+                rule_profile=pb.RuleProfile(name=self.spec.profile),
+                length=convert.length_to_proto(self.spec.length),
+                opened_at=convert.timestamp_from_seconds(self.spec.opened_at),
+                event_count=len(self.public),
+            )
+            if self.spec.time_control is not None:
+                message.time_control.per_decision.CopyFrom(
+                    convert.duration_from_seconds(self.spec.time_control.per_decision)
+                )
+                message.time_control.time_bank.CopyFrom(
+                    convert.duration_from_seconds(self.spec.time_control.bank)
+                )
+            if self.over:
+                message.seed = self.spec.seed
+                if self.ended_at is not None:
+                    message.ended_at.CopyFrom(convert.timestamp_from_seconds(self.ended_at))
+            return message
+
+    def rules_log(self) -> list[dict]:
+        """The rules events of the log (what :func:`hebei.rules.replay.replay_match` reads)."""
+        with self.lock:
+            return [e.event for e in self.log if e.event["type"] not in TABLE_EVENTS]
+
+    # ------------------------------------------------------------------ seats
+
+    def check_token(self, seat: int, token: str) -> None:
+        """Raise Unauthenticated unless ``token`` is the seat's."""
+        if not token:
+            raise Unauthenticated("a seat token is required to join a seat")
+        if not same_token(self.seats[seat].spec.token_hash, hash_token(token)):
+            raise Unauthenticated(f"wrong seat token for seat {seat} of match {self.match_id}")
+
+    def join(self, seat_no: int, token: str) -> Outbound:
+        """Seat ``seat_no`` (re)connects: a new session replaces the previous one, an
+        auto-played seat takes over again, and the match starts when all four have joined."""
+        self.check_token(seat_no, token)
+        with self.lock:
+            seat = self.seats[seat_no]
+            if seat.session is not None:
+                seat.session.fail(Conflict("the seat joined again from another stream"))
+            session = Outbound(self.match_id, self.store, maxsize=self.seat_queue)
+            seat.session = session
+            if self.over:
+                session.push(len(self.log), self._observation(seat_no))
+                session.finish()
+                return session
+            seat.connected = True
+            seat.joined = True
+            self._log_event({"type": "seat_connected", "seat": seat_no})
+            if seat.auto_reason is not None and self.status == PLAYING:
+                self._resume(seat, "reconnect")
+            if self.status == WAITING:
+                if all(s.joined for s in self.seats):
+                    self._start()
+            else:
+                self._progress()
+            self._broadcast()
+            self._commit()
+            return session
+
+    def leave(self, session: Outbound) -> None:
+        """A seat's stream ended: the seat is disconnected and auto-played."""
+        with self.lock:
+            seat = next((s for s in self.seats if s.session is session), None)
+            if seat is None:
+                return  # replaced by a newer session
+            seat.session = None
+            seat.connected = False
+            if self.over:
+                return
+            self._log_event({"type": "seat_disconnected", "seat": seat.spec.seat})
+            if self.status == PLAYING and seat.auto_reason is None:
+                self._set_auto(seat, "disconnect")
+                self._progress()
+            self._broadcast()
+            self._commit()
+
+    def act(self, session: Outbound, message: pb.Action) -> None:
+        """A seat's message: a seat-control action or an answer to its decision. A refusal
+        goes back on the seat's stream as an ActionRejected; the stream stays open."""
+        with self.lock:
+            seat = next((s for s in self.seats if s.session is session), None)
+            if seat is None:
+                return
+            answer = self._act(seat, message)
+            if answer is not None:
+                session.push(len(self.log), answer, keep=True)
+            self._commit()
+
+    def _act(self, seat: Seat, message: pb.Action) -> table_pb2.PlayResponse | None:
+        decision = message.decision_id
+        if message.kind == pb.ACTION_KIND_HAND_OVER:
+            if self.status == PLAYING and seat.auto_reason is None:
+                self._set_auto(seat, "hand_over")
+                self._progress()
+                self._broadcast()
+            return None
+        if message.kind == pb.ACTION_KIND_TAKE_OVER:
+            if self.status == PLAYING and seat.auto_reason is not None:
+                self._resume(seat, "take_over")
+                self._progress()
+                self._broadcast()
+            return None
+        try:
+            action = convert.action_from_proto(message)
+        except NotationError as exc:
+            return rejection(decision, "INVALID_ARGUMENT", str(exc))
+        if self.status != PLAYING:
+            return rejection(decision, "FAILED_PRECONDITION", f"the match is {self.status}")
+        if seat.auto_reason is not None:
+            return rejection(
+                decision,
+                "FAILED_PRECONDITION",
+                f"the seat is auto-played ({seat.auto_reason}); send TAKE_OVER first",
+            )
+        if not seat.decision_id or decision != seat.decision_id:
+            current = seat.decision_id or "none"
+            return rejection(
+                decision,
+                "FAILED_PRECONDITION",
+                f"decision {decision} is not the seat's open decision ({current})",
+            )
+        try:
+            self.hand.apply(seat.spec.seat, action)
+        except IllegalActionError as exc:
+            return rejection(decision, "FAILED_PRECONDITION", str(exc))
+        took = seat.clock.close(time.monotonic())
+        metrics.DECISION_WAIT_SECONDS.labels(seat.kind_name).observe(took)
+        self._close_decision(seat)
+        self._after_apply()
+        self._progress()
+        return None
+
+    def on_ready_timeout(self) -> None:
+        """The ready check ran out: absent seats are auto-played and the match starts."""
+        with self.lock:
+            if self.status != WAITING:
+                return
+            self._start()
+            self._broadcast()
+            self._commit()
+
+    def _on_deadline(self, seat_no: int, decision_id: int) -> None:
+        with self.lock:
+            seat = self.seats[seat_no]
+            if self.status != PLAYING or seat.decision_id != decision_id:
+                return
+            metrics.DECISION_WAIT_SECONDS.labels(seat.kind_name).observe(
+                seat.clock.control.per_decision + seat.clock.bank
+            )
+            seat.clock.expire()
+            self._close_decision(seat)
+            self._set_auto(seat, "timeout")
+            self._progress()
+            self._broadcast()
+            self._commit()
+
+    def dissolve(self, reason: str) -> None:
+        """End the match now; its current hand is not settled."""
+        with self.lock:
+            if self.over:
+                return
+            self._finish_match(DISSOLVED, reason or "dissolved")
+            self._broadcast()
+            self._end_streams()
+            self._commit()
+
+    def subscribe(self, from_seq: int) -> Outbound:
+        """A spectator's queue: public events from ``from_seq`` (0: only new ones)."""
+        with self.lock:
+            backlog = [] if from_seq == 0 else self.public[max(0, from_seq - 1) :]
+            queue = Outbound(
+                self.match_id, self.store, maxsize=len(backlog) + 1024, droppable=False
+            )
+            for seq, event in backlog:
+                queue.push(seq, table_pb2.SpectateResponse(event=event))
+            if self.over:
+                queue.finish()
+            else:
+                self.spectators.append(queue)
+            return queue
+
+    def unsubscribe(self, queue: Outbound) -> None:
+        with self.lock:
+            if queue in self.spectators:
+                self.spectators.remove(queue)
+
+    # ------------------------------------------------------------------ the flow
+
+    def open_waiting(self, ready_seconds: float) -> None:
+        """Arm the ready check of a waiting match."""
+        with self.lock:
+            if self.status == WAITING and self._ready_timer is None:
+                self._ready_timer = self.scheduler.call_later(ready_seconds, self.on_ready_timeout)
+
+    def _start(self) -> None:
+        if self._ready_timer is not None:
+            self._ready_timer.cancel()
+            self._ready_timer = None
+        self.status = PLAYING
+        self._log_event(self.match.start_event())
+        self._group.update = self._update()
+        for seat in self.seats:
+            if not seat.connected:
+                self._set_auto(seat, "absent")
+        self._progress()
+
+    def _progress(self) -> None:
+        """Deal, open decisions and auto-play until a seat that plays itself must decide."""
+        while self.status == PLAYING:
+            if self.match.hand is None:
+                self.hand = self.match.next_hand()
+                self._hand_logged = 0
+                self._after_apply()
+                continue
+            autos = self._sync_decisions()
+            if not autos:
+                return
+            seat = self.seats[autos[0]]
+            self.hand.apply(seat.spec.seat, self.hand.auto_action(seat.spec.seat), auto=True)
+            metrics.AUTO_PLAYS.labels(seat.auto_reason or "auto").inc()
+            self._after_apply()
+
+    def _after_apply(self) -> None:
+        self._log_hand_events()
+        self._sync_decisions()
+        self._broadcast()
+
+    def _sync_decisions(self) -> list[int]:
+        """Close decisions no longer asked, open new ones; return the auto-played seats that
+        must act now."""
+        hand = self.match.hand
+        to_act = () if hand is None or self.status != PLAYING else hand.to_act()
+        autos = []
+        for seat in self.seats:
+            number = seat.spec.seat
+            if number not in to_act:
+                if seat.decision_id:
+                    self._close_decision(seat)
+            elif seat.auto_reason is not None:
+                autos.append(number)
+            elif not seat.decision_id:
+                self._open_decision(seat)
+        return autos
+
+    def _open_decision(self, seat: Seat) -> None:
+        seat.decision_id = len(self.log) + 1
+        now = time.monotonic()
+        deadline = seat.clock.open(now)
+        seat.deadline_wall = time.time() + (deadline - now)
+        number, decision = seat.spec.seat, seat.decision_id
+        seat.timer = self.scheduler.call_at(deadline, lambda: self._on_deadline(number, decision))
+
+    def _close_decision(self, seat: Seat) -> None:
+        seat.decision_id = 0
+        if seat.timer is not None:
+            seat.timer.cancel()
+            seat.timer = None
+
+    def _set_auto(self, seat: Seat, reason: str) -> None:
+        if seat.decision_id:
+            seat.clock.close(time.monotonic())
+            self._close_decision(seat)
+        seat.auto_reason = reason
+        self._log_event({"type": "seat_auto", "seat": seat.spec.seat, "reason": reason})
+
+    def _resume(self, seat: Seat, reason: str) -> None:
+        seat.auto_reason = None
+        self._log_event({"type": "seat_resumed", "seat": seat.spec.seat, "reason": reason})
+
+    # ------------------------------------------------------------------ hands
+
+    def _log_hand_events(self) -> None:
+        hand = self.hand
+        new = hand.events[self._hand_logged :]
+        if not new:
+            return
+        self._hand_logged = len(hand.events)
+        hand_no = hand.hand_no + 1
+        if hand.ended and hand_no not in self.settlements:
+            self.settlements[hand_no] = self._settlement(hand, time.time())
+        for event in new:
+            self._log_event(event, hand_no)
+        if hand.ended and self.match.hand is hand:
+            self._book_hand(hand)
+
+    def _settlement(self, hand: HandState, ended_at: float) -> pb.Settlement:
+        revealed = {}
+        for win in hand.result.settlement.wins:
+            counts = list(hand.hands[win.winner])
+            if counts[win.win_tile] and win.discarder is None:
+                counts[win.win_tile] -= 1
+            concealed = [k for k, c in enumerate(counts) for _ in range(c)]
+            revealed[win.winner] = (concealed, tuple(hand.melds[win.winner]))
+        return convert.settlement_to_proto(
+            hand.result.settlement,
+            match_id=self.match_id,
+            hand_no=hand.hand_no + 1,
+            dealer=hand.dealer,
+            player_ids=[s.spec.player_id for s in self.seats],
+            table_id=self.spec.table_id,
+            tournament_id=self.spec.tournament_id,
+            round_no=self.spec.round_no,
+            rule_profile=self.spec.profile,
+            ended_at=ended_at,
+            revealed=revealed,
+        )
+
+    def _book_hand(self, hand: HandState) -> None:
+        """The hand ended: its settlement goes to the outbox with the hand_end event."""
+        settlement = self.settlements[hand.hand_no + 1]
+        self._group.outbox.append(
+            OutboxRow(
+                "settlement",
+                settlement.idempotency_key,
+                ledger_pb2.PostSettlementRequest(settlement=settlement).SerializeToString(),
+            )
+        )
+        metrics.HANDS_COMPLETED.labels(hand.result.outcome.value).inc()
+        if self.match.finish_hand():
+            self._finish_match(FINISHED, "")
+        else:
+            self._group.update = self._update()
+
+    def _finish_match(self, status: str, reason: str) -> None:
+        for seat in self.seats:
+            self._close_decision(seat)
+        if self._ready_timer is not None:
+            self._ready_timer.cancel()
+        self.status = status
+        self.end_reason = reason
+        self.ended_at = time.time()
+        if status == FINISHED:
+            self._log_event(self.match.end_event())
+        else:
+            self._log_event({"type": "match_dissolved", "reason": reason})
+        result = matchmaking_pb2.ReportMatchResultRequest(
+            match_id=self.match_id,
+            table_id=self.spec.table_id,
+            tournament_id=self.spec.tournament_id,
+            round_no=self.spec.round_no,
+            status=STATUSES[status],
+            hands_played=self.match.hand_no,
+            seats=[
+                matchmaking_pb2.MatchSeatResult(
+                    seat=s.spec.seat, player_id=s.spec.player_id, score=self.match.scores[i]
+                )
+                for i, s in enumerate(self.seats)
+            ],
+            reason=reason,
+            ended_at=convert.timestamp_from_seconds(self.ended_at),
+        )
+        self._group.outbox.append(
+            OutboxRow("match_result", self.match_id, result.SerializeToString())
+        )
+        self._group.update = self._update(ended=True)
+        if self.on_end is not None:
+            self.on_end(self)
+
+    def _update(self, ended: bool = False) -> MatchUpdate:
+        return MatchUpdate(
+            self.status, self.match.hand_no, tuple(self.match.scores), len(self.public), ended
+        )
+
+    # ------------------------------------------------------------------ the log
+
+    def _view(self, event: dict, viewer: int | None) -> dict | None:
+        kind = event["type"]
+        if kind in TABLE_EVENTS:
+            return event
+        if kind == "match_end":
+            return {**event, "seed": self.spec.seed}
+        return public_event(event, viewer)
+
+    def _to_proto(self, event: dict, hand_no: int, at: float, seq: int) -> pb.Event | None:
+        return convert.event_to_proto(
+            event,
+            seq=seq,
+            match_id=self.match_id,
+            hand_no=hand_no,
+            time=at,
+            settlement=self.settlements.get(hand_no),
+        )
+
+    def _current_hand_no(self) -> int:
+        return 0 if self.hand is None or self.hand.ended else self.hand.hand_no + 1
+
+    def _log_event(
+        self, event: dict, hand_no: int | None = None, at: float | None = None, *, write=True
+    ) -> None:
+        """Append ``event`` to the log (and to the group being written), publish it."""
+        hand_no = self._current_hand_no() if hand_no is None else hand_no
+        at = time.time() if at is None else at
+        seq = len(self.log) + 1
+        public = self._view(event, None)
+        message = None
+        if public is not None:
+            message = self._to_proto(public, hand_no, at, len(self.public) + 1)
+        self.log.append(LogEntry(event, hand_no, at, None if message is None else message.seq))
+        if write:
+            self._group.events.append(EventRow(seq, hand_no, event, at))
+        if message is not None:
+            self.public.append((seq, message))
+            response = table_pb2.SpectateResponse(event=message)
+            for queue in self.spectators:
+                queue.push(seq, response)
+
+    def _commit(self) -> None:
+        group = self._group
+        if group.events or group.outbox or group.update is not None:
+            self.store.submit(group)
+            self._group = Group(self.match_id)
+        if self.over:
+            self._end_streams()
+
+    def _end_streams(self) -> None:
+        for seat in self.seats:
+            if seat.session is not None:
+                seat.session.finish()
+        for queue in self.spectators:
+            queue.finish()
+        self.spectators = []
+
+    # ------------------------------------------------------------------ observations
+
+    def _last_event(self, seat_no: int) -> pb.Event | None:
+        for entry in reversed(self.log[-16:]):
+            seen = self._view(entry.event, seat_no)
+            if seen is None:
+                continue
+            seq = entry.public_seq or len(self.public)
+            message = self._to_proto(seen, entry.hand_no, entry.time, seq)
+            if message is not None:
+                return message
+        return None
+
+    def _observation(self, seat_no: int) -> table_pb2.PlayResponse:
+        seat = self.seats[seat_no]
+        publics = [s.public() for s in self.seats]
+        if self.hand is None:
+            message = pb.Observation(
+                table_id=self.spec.table_id,
+                match_id=self.match_id,
+                seat=seat_no,
+                phase=pb.PHASE_MATCH_END if self.over else pb.PHASE_WAITING,
+                match_finished=self.over,
+                seats=[
+                    pb.SeatView(
+                        seat=i,
+                        player_name=p.player_name,
+                        kind=p.kind,
+                        connected=p.connected,
+                        auto_played=p.auto_played,
+                    )
+                    for i, p in enumerate(publics)
+                ],
+                rule_profile=pb.RuleProfile(name=self.spec.profile),
+                length=convert.length_to_proto(self.spec.length),
+            )
+            return table_pb2.PlayResponse(observation=message)
+        hand_no = self.hand.hand_no + 1
+        decision = seat.decision_id
+        message = convert.observation_to_proto(
+            observe(self.hand, seat_no, self.match.scores),
+            table_id=self.spec.table_id,
+            match_id=self.match_id,
+            seats=publics,
+            decision_id=decision,
+            deadline=seat.deadline_wall if decision else None,
+            time_bank=seat.clock.bank,
+            last_event=self._last_event(seat_no),
+            settlement=self.settlements.get(hand_no) if self.hand.ended else None,
+            match_finished=self.over,
+            rule_profile=self.spec.profile,
+            length=self.spec.length,
+            wind_round=self.spec.length.wind_round,
+        )
+        return table_pb2.PlayResponse(observation=message)
+
+    def _broadcast(self) -> None:
+        seq = len(self.log)
+        for seat in self.seats:
+            if seat.session is not None:
+                seat.session.push(seq, self._observation(seat.spec.seat))
+
+    # ------------------------------------------------------------------ recovery
+
+    @classmethod
+    def resume(
+        cls, stored: StoredMatch, store: EventStore, scheduler: Scheduler, **kwargs
+    ) -> Table:
+        """Rebuild a match from its log (replaying every hand through ``hebei.rules``); an
+        unfinished one carries on: its missing events are written and decisions reopened."""
+        table = cls(MatchSpec.from_stored(stored), store, scheduler, **kwargs)
+        with table.lock:
+            table._replay(stored.events)
+            if stored.status in (FINISHED, DISSOLVED):
+                table.status = stored.status
+                table.ended_at = stored.ended_at
+            elif table.status == PLAYING:
+                if table.hand is not None and table.match.hand is table.hand:
+                    table._log_hand_events()  # events the rules made after the last stored one
+                if table.match.finished and not table.over:
+                    table._finish_match(FINISHED, "")
+                table._progress()
+                table._commit()
+            return table
+
+    def _replay(self, rows: Sequence[EventRow]) -> None:
+        rules_rows = [r for r in rows if r.event["type"] not in TABLE_EVENTS]
+        if rules_rows:
+            if rules_rows[0].event != self.match.start_event():
+                raise ReplayError(f"match {self.match_id}: the log does not start as its seed")
+            self.status = PLAYING
+            pos = 1
+            while pos < len(rules_rows) and rules_rows[pos].event["type"] == "hand_start":
+                end = pos + 1
+                while end < len(rules_rows) and rules_rows[end].event["type"] not in (
+                    "hand_start",
+                    "match_end",
+                ):
+                    end += 1
+                expected = self.match.next_hand()
+                if rules_rows[pos].event != expected.events[0]:
+                    raise ReplayError(f"match {self.match_id}: hand {pos} is not its seed's")
+                state = replay_hand([r.event for r in rules_rows[pos:end]], complete=False)
+                self.match.hand = state
+                self.hand = state
+                self._hand_logged = end - pos
+                if state.ended and self._hand_logged == len(state.events):
+                    hand_no = state.hand_no + 1
+                    self.settlements[hand_no] = self._settlement(state, rules_rows[end - 1].time)
+                    self.match.finish_hand()
+                pos = end
+        for row in rows:
+            self._log_event(row.event, row.hand_no, row.time, write=False)
+            if row.event["type"] == "match_end":
+                self.status = FINISHED
+            elif row.event["type"] == "match_dissolved":
+                self.status = DISSOLVED
+                self.end_reason = row.event.get("reason", "")

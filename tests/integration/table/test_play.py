@@ -1,0 +1,63 @@
+"""Four scripted clients play whole matches over gRPC; the result is the rules' replay."""
+
+from __future__ import annotations
+
+import time
+
+from hebei.rules.replay import replay_match
+from hebei.table.table import TABLE_EVENTS
+from hebei.v1 import table_pb2
+from hebei.v1 import types_pb2 as pb
+from tests.integration.table.conftest import OPERATOR, new_match_request, play_clients
+
+
+def wait_for(predicate, timeout: float = 20.0, step: float = 0.02) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
+def stored_events(engine, match_id: str) -> list[dict]:
+    stored = engine.engine.store.load_match(match_id)
+    return [row.event for row in stored.events]
+
+
+def test_four_clients_play_a_whole_match(engine, ledger, matchmaking) -> None:
+    request = new_match_request(hands=3, seed=11)
+    opened = engine.stub.OpenMatch(request, metadata=OPERATOR)
+    assert opened.match.status == pb.MATCH_STATUS_WAITING
+    assert opened.match.seed == 0
+    clients = play_clients(engine.channel, request.match_id, seed=1)
+    for client in clients:
+        client.join(60)
+        assert client.error is None, client.error
+    info = engine.stub.GetMatch(table_pb2.GetMatchRequest(match_id=request.match_id)).match
+    assert info.status == pb.MATCH_STATUS_FINISHED
+    assert info.hands_played == 3 and info.seed == 11
+
+    # The stored log replays through the rules to the same scores.
+    events = stored_events(engine, request.match_id)
+    replayed = replay_match([e for e in events if e["type"] not in TABLE_EVENTS])
+    assert replayed.finished and replayed.hand_no == 3
+    assert list(info.seats[s].score for s in range(4)) == replayed.scores
+    last = clients[0].observations[-1]
+    assert last.match_finished and last.phase == pb.PHASE_MATCH_END
+    assert [v.score for v in last.seats] == replayed.scores
+    assert sum(replayed.scores) == 0
+
+    # Every hand was booked once with the ledger, the result reported to matchmaking.
+    assert wait_for(lambda: len(ledger.servicer.entries) == 3)
+    keys = sorted(ledger.servicer.entries)
+    assert keys == [f"{request.match_id}:{n}" for n in (1, 2, 3)]
+    for n, hand_log in enumerate(replayed.hand_logs, start=1):
+        booked = ledger.servicer.entries[f"{request.match_id}:{n}"]
+        assert [r.total_delta for r in booked.results] == hand_log[-1]["settlement"]["total"]
+    assert wait_for(lambda: request.match_id in matchmaking.servicer.results)
+    result = matchmaking.servicer.results[request.match_id]
+    assert result.status == pb.MATCH_STATUS_FINISHED
+    assert [s.score for s in result.seats] == replayed.scores
+    # Nothing was auto-played: the clients answered every decision in time.
+    assert not any(e.get("auto") for e in events)
