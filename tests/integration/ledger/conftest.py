@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import random
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hebei.common import embedded
 from hebei.ledger.journal import Ledger
 from hebei.ledger.samples import sample_settlement
 
@@ -43,3 +47,15 @@ def make_settlement() -> Callable[..., dict[str, Any]]:
         return settlement
 
     return make
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[embedded.EmbeddedPostgres]:
+    """A PostgreSQL of this test's own (embedded, even when HEBEI_DATABASE_URL is set), which
+    the test may stop and start."""
+    folder = Path(tempfile.mkdtemp(prefix="hebei-ledger-pg-"))
+    server = embedded.start_postgres(folder)
+    yield server
+    server.start()  # a test may leave it stopped; close() wants it running
+    server.close()
+    shutil.rmtree(folder, ignore_errors=True)
