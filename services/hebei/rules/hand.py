@@ -87,7 +87,9 @@ class HandState:
         self.dealer = dealer
         self.hand_no = hand_no
         self.profile = profile
-        self._is_win = checker(profile).is_win
+        wins = checker(profile)
+        self._is_win = wins.is_win
+        self._may_be_ready = wins.may_be_ready
         self.wall = Wall.shuffled(random.Random(seed), profile) if wall is None else wall
         dealt = self.wall.deal(dealer)
         self.hands: list[list[int]] = [to_counts(h) for h in dealt]
@@ -108,6 +110,10 @@ class HandState:
         self.responses: dict[int, tuple[Action, bool]] = {}
         self.result: HandResult | None = None
         self._turn_actions: tuple[Action, ...] | None = None
+        # May each seat's 3n+1 hand be ready (听)? Only a ready hand can win on the next tile,
+        # so the win checks of claims and self-draws skip the others. None = not known yet.
+        self._ready: list[bool | None] = [None, None, None, None]
+        self._drawn_ready = True  # was the current seat ready before its draw
         self.events: list[dict] = [
             {
                 "type": "hand_start",
@@ -129,6 +135,14 @@ class HandState:
     def can_kong(self) -> bool:
         """A kong needs a live tile for its replacement (RULES.md §2)."""
         return self.wall.live >= 1
+
+    def _is_ready(self, seat: int) -> bool:
+        """Whether ``seat``'s hand (3n+1 tiles) may be one tile from a win (a cheap necessary
+        condition, see :meth:`WinChecker.may_be_ready`); cached until the hand changes."""
+        ready = self._ready[seat]
+        if ready is None:
+            ready = self._ready[seat] = self._may_be_ready(self.hands[seat], len(self.melds[seat]))
+        return ready
 
     def to_act(self) -> tuple[int, ...]:
         """Seats that have a decision to make now."""
@@ -155,7 +169,8 @@ class HandState:
         hand = self.hands[seat]
         acts: list[Action] = []
         if not self.after_pong:
-            if self._is_win(hand, len(self.melds[seat])):
+            may_win = self.drawn is None or self.replacement or self._drawn_ready
+            if may_win and self._is_win(hand, len(self.melds[seat])):
                 acts.append(WIN)
             if self.can_kong():
                 if 4 in hand:
@@ -252,6 +267,7 @@ class HandState:
         if kind is ActionKind.DISCARD:
             tile = action.tile
             hand[tile] -= 1
+            self._ready[seat] = None
             self.discards[seat].append(tile)
             self._log(seat, action, auto)
             self._open_claims(seat, tile)
@@ -262,6 +278,7 @@ class HandState:
             self._end((win,))
         elif kind is ActionKind.CONCEALED_KONG:
             hand[action.tile] -= 4
+            self._ready[seat] = None
             self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, action.tile))
             self.kongs.append(KongRecord(seat, MeldKind.CONCEALED_KONG, None))
             self._log(seat, action, auto)
@@ -280,10 +297,11 @@ class HandState:
             hand = self.hands[seat]
             held = hand[tile]
             opts: list[Action] = []
-            hand[tile] = held + 1
-            if self._is_win(hand, len(self.melds[seat])):
-                opts.append(WIN)
-            hand[tile] = held
+            if held < 4 and self._is_ready(seat):
+                hand[tile] = held + 1
+                if self._is_win(hand, len(self.melds[seat])):
+                    opts.append(WIN)
+                hand[tile] = held
             if held >= 2:
                 opts.append(PONG[tile])
                 if held == 3 and kong_ok:
@@ -327,6 +345,7 @@ class HandState:
             seat, action = claim
             self.discards[discarder].pop()
             hand = self.hands[seat]
+            self._ready[seat] = None
             if action.kind is ActionKind.PONG:
                 hand[tile] -= 2
                 self.melds[seat].append(Meld(MeldKind.PONG, tile, discarder))
@@ -346,7 +365,7 @@ class HandState:
         for offset in (1, 2, 3):
             seat = (konger + offset) % 4
             hand = self.hands[seat]
-            if hand[tile] >= 4:
+            if hand[tile] >= 4 or not self._is_ready(seat):
                 continue
             hand[tile] += 1
             if self._is_win(hand, len(self.melds[seat])):
@@ -365,6 +384,7 @@ class HandState:
         konger, tile = self.claim_from, self.claim_tile
         self._close_window()
         self.hands[konger][tile] -= 1
+        self._ready[konger] = None
         melds = self.melds[konger]
         i = next(i for i, m in enumerate(melds) if m.kind is MeldKind.PONG and m.tile == tile)
         melds[i] = Meld(MeldKind.ADDED_KONG, tile, melds[i].from_seat)
@@ -381,6 +401,7 @@ class HandState:
         self._close_window()
         # The robbed tile leaves the konger's hand as if discarded; the kong is not made.
         self.hands[konger][tile] -= 1
+        self._ready[konger] = None
         self.discards[konger].append(tile)
         wins = tuple(self._score_claimed(s, tile, WinKind.ROB_KONG, konger) for s in winners)
         self._end(wins)
@@ -411,6 +432,7 @@ class HandState:
             self.events.append(
                 {"type": "draw", "seat": seat, "tile": TILE_NAMES[tile], "replacement": True}
             )
+            self._ready[seat] = None
             self.hands[seat][tile] += 1
             self._start_turn(seat, tile, replacement=True)
             return
@@ -420,6 +442,8 @@ class HandState:
             return
         tile = wall.draw()
         self.events.append({"type": "draw", "seat": seat, "tile": TILE_NAMES[tile]})
+        self._drawn_ready = self._is_ready(seat)
+        self._ready[seat] = None
         self.hands[seat][tile] += 1
         self._start_turn(seat, tile, last_draw=live == 1)
 

@@ -122,6 +122,23 @@ class WinChecker:
     def is_thirteen_orphans(self, counts: Sequence[int]) -> bool:
         return sum(counts) == 14 and (self.packed(counts) >> _ORPHAN_SHIFT) & _FIELD == 0
 
+    def may_be_ready(self, counts: Sequence[int], n_melds: int = 0) -> bool:
+        """A cheap necessary condition for a 3n+1 hand to win with one more tile.
+
+        False means no tile completes the hand; True means one might (check with
+        :meth:`is_win`). Standard: at most one part fails to split and the pairs fit;
+        seven pairs: at most one part holds an odd count; thirteen orphans: at most one
+        part is off.
+        """
+        packed = self.packed(counts)
+        std = packed & _FIELD
+        bad, pairs = divmod(std, _BAD)
+        if (bad == 0 and pairs == 2) or (bad == 1 and pairs <= 1):
+            return True
+        if n_melds:
+            return False
+        return (packed >> _ODD_SHIFT) & _FIELD <= 1 or (packed >> _ORPHAN_SHIFT) & _FIELD <= 1
+
     def is_win(self, counts: Sequence[int], n_melds: int = 0) -> bool:
         suit = self._suit
         b = bytes(counts)
