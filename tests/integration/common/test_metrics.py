@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import urllib.request
 
 import grpc
@@ -87,6 +88,12 @@ def test_stream_messages_counted(canned: CannedServer, channel: grpc.Channel) ->
     assert delta("grpc_server_handled_total", play, grpc_code="OK") == 1
     assert delta("grpc_client_msg_received_total", spectate) == 7
     assert delta("grpc_client_msg_sent_total", play) == 4
+    # a stream's client status is recorded by grpc's done-callback thread: allow it a moment
+    deadline = time.monotonic() + 5
+    while delta("grpc_client_handled_total", play, grpc_code="OK") < 1:
+        assert time.monotonic() < deadline, "grpc_client_handled_total never counted Play"
+        time.sleep(0.02)
+        after = scrape(canned.server.metrics_port)
     assert delta("grpc_client_handled_total", play, grpc_code="OK") == 1
 
 
