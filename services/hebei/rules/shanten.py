@@ -69,6 +69,8 @@ def _intern(vec: tuple[int, ...]) -> int:
     vid = _vector_ids.get(vec)
     if vid is None:
         new = next(_next_id)
+        if new >> _ID_SHIFT:  # a few hundred exist; a million would be a bug
+            raise RuntimeError("too many distinct shanten cost vectors")
         _vectors[new] = vec
         vid = _vector_ids.setdefault(vec, new)
     return vid
@@ -210,8 +212,16 @@ def _counters(key: bytes, orphan_ranks: tuple[int, ...], dragon_ranks: tuple[int
     return packed
 
 
+# part bytes -> (vector id, packed counters)
 _SUIT: dict[bytes, tuple[int, int]] = {}
 _HONOR: dict[bytes, tuple[int, int]] = {}
+# The same entries packed in one int for :func:`shanten`: counters << 24 | vector id.
+# Four ids (< 2**20 each, see _intern) sum below 2**24, so the sum of four packed
+# entries still carries the summed counters above bit 24.
+_PACK_SHIFT = 24
+_VID_MASK = (1 << _ID_SHIFT) - 1
+_SUIT_PACKED: dict[bytes, int] = {}
+_HONOR_PACKED: dict[bytes, int] = {}
 _SUIT_ORPHAN_RANKS = (0, 8)
 _HONOR_ORPHAN_RANKS = tuple(range(7))
 _HONOR_DRAGON_RANKS = tuple(k - 27 for k in DRAGONS)
@@ -230,6 +240,7 @@ def _suit_entry(key: bytes) -> tuple[int, int]:
         _check_key(key, 9)
         vid = _intern(_suited_vector(key))
         entry = _SUIT[key] = (vid, _counters(key, _SUIT_ORPHAN_RANKS, ()))
+        _SUIT_PACKED[key] = entry[1] << _PACK_SHIFT | vid
     return entry
 
 
@@ -239,6 +250,7 @@ def _honor_entry(key: bytes) -> tuple[int, int]:
         _check_key(key, 7)
         vid = _intern(_honor_vector(key))
         entry = _HONOR[key] = (vid, _counters(key, _HONOR_ORPHAN_RANKS, _HONOR_DRAGON_RANKS))
+        _HONOR_PACKED[key] = entry[1] << _PACK_SHIFT | vid
     return entry
 
 
@@ -364,14 +376,17 @@ def shanten(counts: Sequence[int], n_melds: int = 0, profile: RuleProfile = MAIN
     """
     try:
         b = bytes(counts)
-        v1, x1 = _SUIT[b[0:9]]
-        v2, x2 = _SUIT[b[9:18]]
-        v3, x3 = _SUIT[b[18:27]]
-        v4, x4 = _HONOR[b[27:]]
+        e1 = _SUIT_PACKED[b[0:9]]
+        e2 = _SUIT_PACKED[b[9:18]]
+        e3 = _SUIT_PACKED[b[18:27]]
+        e4 = _HONOR_PACKED[b[27:]]
         m, special = (_SPECIAL_MAIN if profile is MAIN else _special_table(profile))[
-            x1 + x2 + x3 + x4
+            (e1 + e2 + e3 + e4) >> _PACK_SHIFT
         ]
-        std = _FINAL[_PAIR[v1 << _ID_SHIFT | v2] << _ID_SHIFT | _PAIR[v3 << _ID_SHIFT | v4]][m]
+        std = _FINAL[
+            _PAIR[(e1 & _VID_MASK) << _ID_SHIFT | e2 & _VID_MASK] << _ID_SHIFT
+            | _PAIR[(e3 & _VID_MASK) << _ID_SHIFT | e4 & _VID_MASK]
+        ][m]
     except (KeyError, ValueError, TypeError):
         _fill(counts, profile)
         return shanten(counts, n_melds, profile)
