@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 from hebei.rules.replay import replay_match
-from hebei.table.table import TABLE_EVENTS
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.integration.table.conftest import OPERATOR, new_match_request, play_clients
-
-
-def wait_for(predicate, timeout: float = 20.0, step: float = 0.02) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
-
-
-def stored_events(engine, match_id: str) -> list[dict]:
-    stored = engine.engine.store.load_match(match_id)
-    return [row.event for row in stored.events]
+from tests.integration.table.helpers import rules_events, stored_events, wait_for
 
 
 def test_four_clients_play_a_whole_match(engine, ledger, matchmaking) -> None:
@@ -39,8 +23,8 @@ def test_four_clients_play_a_whole_match(engine, ledger, matchmaking) -> None:
     assert info.hands_played == 3 and info.seed == 11
 
     # The stored log replays through the rules to the same scores.
-    events = stored_events(engine, request.match_id)
-    replayed = replay_match([e for e in events if e["type"] not in TABLE_EVENTS])
+    events = stored_events(engine.engine.store, request.match_id)
+    replayed = replay_match(rules_events(events))
     assert replayed.finished and replayed.hand_no == 3
     assert list(info.seats[s].score for s in range(4)) == replayed.scores
     last = clients[0].observations[-1]
