@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: all venv test test-fast lint run bench protos buf clean
+.PHONY: all venv test test-fast lint run bench protos clean
 
 all: test
 
@@ -16,14 +16,8 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# buf (contracts lint and breaking-change check), pinned, from npm into the venv.
-BUF_VERSION := 1.75.0
-BUF         := $(VENV)/buf/node_modules/.bin/buf
-$(BUF):
-	npm install --silent --no-audit --no-fund --prefix $(VENV)/buf @bufbuild/buf@$(BUF_VERSION)
-	@touch $(BUF)
-
-buf: $(BUF)
+# buf (contracts lint and breaking-change check): the pinned `buf-bin` wheel in the dev extras.
+BUF := $(BIN)/buf
 
 # Generated protobuf/grpc code and stubs: `from hebei.v1 import table_pb2`.
 # PROTO_OUT is overridden by the freshness test to regenerate into a temporary folder.
@@ -37,13 +31,13 @@ protos: | $(STAMP)
 	$(PROTOC) --python_out=$(PROTO_OUT) --pyi_out=$(PROTO_OUT) --grpc_python_out=$(PROTO_OUT) \
 		--mypy_grpc_out=quiet:$(PROTO_OUT) $(sort $(wildcard protos/hebei/v1/*.proto))
 
-test: $(STAMP) $(BUF)
+test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-test-fast: $(STAMP) $(BUF)
+test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -x -m "not slow"
 
-lint: $(STAMP) $(BUF)
+lint: $(STAMP)
 	$(BIN)/ruff check services tests
 	$(BIN)/ruff format --check services tests
 	$(BIN)/lint-imports
