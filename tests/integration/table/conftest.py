@@ -1,5 +1,5 @@
-"""Fixtures of the table engine tests: an engine served on port 0 over a fresh schema, recording
-stand-ins for matchmaking (and for the ledger until its service lands), scripted seat clients."""
+"""Fixtures of the table engine tests: an engine served on port 0 over a fresh schema, the real
+ledger service, a recording stand-in for matchmaking (a later issue), scripted seat clients."""
 
 from __future__ import annotations
 
@@ -12,12 +12,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+import psycopg
 import pytest
+from psycopg import sql
 
 from hebei.common import convert
 from hebei.common.auth import bearer_metadata
 from hebei.common.config import ServerConfig
 from hebei.common.server import Server, ServiceSpec, create_server
+from hebei.ledger.journal import Ledger
+from hebei.ledger.servicer import SERVICE_NAME as LEDGER_SERVICE
+from hebei.ledger.servicer import LedgerServicer
 from hebei.table.service import TableConfig, TableEngine
 from hebei.v1 import (
     ledger_pb2,
@@ -28,6 +33,7 @@ from hebei.v1 import (
     table_pb2_grpc,
 )
 from hebei.v1 import types_pb2 as pb
+from tests.conftest import unique_name
 from tests.unit.table.greedy import greedy_choice
 
 OPERATOR_TOKEN = "operator-token-for-table-tests"
@@ -70,26 +76,6 @@ class RecordingMatchmaking(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         return matchmaking_pb2.ReportMatchResultResponse(duplicate=duplicate)
 
 
-class RecordingLedger(ledger_pb2_grpc.LedgerServiceServicer):
-    """Books settlements by idempotency key, like the ledger's contract says."""
-
-    def __init__(self) -> None:
-        self.entries: dict[str, pb.Settlement] = {}
-        self.calls = 0
-        self.lock = threading.Lock()
-
-    def PostSettlement(self, request: Any, context: Any) -> Any:
-        key = request.settlement.idempotency_key
-        with self.lock:
-            self.calls += 1
-            if key in self.entries:
-                if self.entries[key] != request.settlement:
-                    context.abort(grpc.StatusCode.ALREADY_EXISTS, f"{key} booked differently")
-                return ledger_pb2.PostSettlementResponse(entry_id=key, duplicate=True)
-            self.entries[key] = request.settlement
-        return ledger_pb2.PostSettlementResponse(entry_id=key)
-
-
 @dataclass
 class Running:
     """A server on port 0 and what it serves."""
@@ -120,14 +106,43 @@ def matchmaking() -> Iterator[Running]:
 
 
 @pytest.fixture
-def ledger() -> Iterator[Running]:
+def ledger(database_url: str) -> Iterator[Running]:
+    """The real ledger service on its own schema, on port 0."""
+    schema = unique_name("tl")
+    book = Ledger.open(database_url, schema, max_size=4)
     running = _serve(
-        "hebei.v1.LedgerService",
-        ledger_pb2_grpc.add_LedgerServiceServicer_to_server,
-        RecordingLedger(),
+        LEDGER_SERVICE, ledger_pb2_grpc.add_LedgerServiceServicer_to_server, LedgerServicer(book)
     )
     yield running
     running.server.stop(0)
+    book.close()
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+def ledger_entries(ledger: Running, match_id: str) -> list[ledger_pb2.LedgerEntry]:
+    """Every journal entry the ledger booked for ``match_id`` (all pages)."""
+    channel = grpc.insecure_channel(ledger.address)
+    stub = ledger_pb2_grpc.LedgerServiceStub(channel)
+    entries, token = [], ""
+    while True:
+        page = stub.GetHistory(
+            ledger_pb2.GetHistoryRequest(match_id=match_id, page_size=100, page_token=token),
+            timeout=10,
+        )
+        entries.extend(page.entries)
+        token = page.next_page_token
+        if not token:
+            break
+    channel.close()
+    return entries
+
+
+def ledger_audit(ledger: Running) -> ledger_pb2.AuditResponse:
+    channel = grpc.insecure_channel(ledger.address)
+    report = ledger_pb2_grpc.LedgerServiceStub(channel).Audit(ledger_pb2.AuditRequest(), timeout=10)
+    channel.close()
+    return report
 
 
 # ----------------------------------------------------------------------------- the engine

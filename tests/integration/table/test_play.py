@@ -5,7 +5,13 @@ from __future__ import annotations
 from hebei.rules.replay import replay_match
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
-from tests.integration.table.conftest import OPERATOR, new_match_request, play_clients
+from tests.integration.table.conftest import (
+    OPERATOR,
+    ledger_audit,
+    ledger_entries,
+    new_match_request,
+    play_clients,
+)
 from tests.integration.table.helpers import rules_events, stored_events, wait_for
 
 
@@ -33,12 +39,16 @@ def test_four_clients_play_a_whole_match(engine, ledger, matchmaking) -> None:
     assert sum(replayed.scores) == 0
 
     # Every hand was booked once with the ledger, the result reported to matchmaking.
-    assert wait_for(lambda: len(ledger.servicer.entries) == 3)
-    keys = sorted(ledger.servicer.entries)
-    assert keys == [f"{request.match_id}:{n}" for n in (1, 2, 3)]
+    assert wait_for(lambda: len(ledger_entries(ledger, request.match_id)) == 3)
+    booked = {e.idempotency_key: e for e in ledger_entries(ledger, request.match_id)}
+    assert sorted(booked) == [f"{request.match_id}:{n}" for n in (1, 2, 3)]
     for n, hand_log in enumerate(replayed.hand_logs, start=1):
-        booked = ledger.servicer.entries[f"{request.match_id}:{n}"]
-        assert [r.total_delta for r in booked.results] == hand_log[-1]["settlement"]["total"]
+        entry = booked[f"{request.match_id}:{n}"]
+        assert [r.total_delta for r in entry.settlement.results] == (
+            hand_log[-1]["settlement"]["total"]
+        )
+        assert sum(p.amount for p in entry.postings) == 0
+    assert ledger_audit(ledger).ok
     assert wait_for(lambda: request.match_id in matchmaking.servicer.results)
     result = matchmaking.servicer.results[request.match_id]
     assert result.status == pb.MATCH_STATUS_FINISHED
