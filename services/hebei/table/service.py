@@ -62,9 +62,9 @@ class TableConfig:
         max_streams = read.integer("MAX_STREAMS", 4 * max_tables + 64, lo=1, hi=100_000)
         # Every open stream holds a worker thread: keep room for the unary calls.
         server = dataclasses.replace(server, max_workers=max(server.max_workers, max_streams + 32))
-        schema = read.text("DB_SCHEMA", DEFAULT_SCHEMA)
+        schema = read.text("SCHEMA", DEFAULT_SCHEMA)
         if not schema.replace("_", "a").isalnum() or not schema.islower():
-            raise ConfigError(f"HEBEI_TABLE_DB_SCHEMA must be a lower-case name, got {schema!r}")
+            raise ConfigError(f"HEBEI_TABLE_SCHEMA must be a lower-case name, got {schema!r}")
         return cls(
             server=server,
             database_url=read.optional_text("DATABASE_URL", shared=True),

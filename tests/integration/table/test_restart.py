@@ -139,7 +139,7 @@ def test_sigkill_mid_hand_then_restart(
         "HEBEI_OPERATOR_TOKEN": OPERATOR_TOKEN,
         "HEBEI_SERVICE_TOKEN": SERVICE_TOKEN,
         "HEBEI_DATABASE_URL": database_url,
-        "HEBEI_TABLE_DB_SCHEMA": fresh_schema,
+        "HEBEI_TABLE_SCHEMA": fresh_schema,
         "HEBEI_LEDGER_ADDRESS": ledger.address,
         "HEBEI_MATCHMAKING_ADDRESS": matchmaking.address,
         "HEBEI_LOG_LEVEL": "WARNING",
@@ -235,7 +235,7 @@ def _spectated(stub, match_id: str) -> list[pb.Event]:
 def _load(env: dict[str, str], match_id: str):
     from hebei.table.store import EventStore
 
-    store = EventStore.open(env["HEBEI_DATABASE_URL"], env["HEBEI_TABLE_DB_SCHEMA"])
+    store = EventStore.open(env["HEBEI_DATABASE_URL"], env["HEBEI_TABLE_SCHEMA"])
     try:
         return store.load_match(match_id).events
     finally:
