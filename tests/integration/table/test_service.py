@@ -1,0 +1,170 @@
+"""TableService around the game: ready check, spectating, dissolving, listing, many tables."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import grpc
+import pytest
+from prometheus_client import REGISTRY
+
+from hebei.rules.replay import replay_match
+from hebei.v1 import table_pb2
+from hebei.v1 import types_pb2 as pb
+from tests.integration.table.conftest import (
+    OPERATOR,
+    SeatClient,
+    new_match_request,
+    play_clients,
+)
+from tests.integration.table.helpers import rules_events, stored_events, wait_for
+
+
+def metric(name: str, labels: dict[str, str] | None = None) -> float:
+    return REGISTRY.get_sample_value(name, labels or {}) or 0.0
+
+
+def get(engine, match_id: str) -> table_pb2.MatchInfo:
+    return engine.stub.GetMatch(table_pb2.GetMatchRequest(match_id=match_id)).match
+
+
+def test_absent_seats_are_auto_played_after_the_ready_check(start_engine) -> None:
+    engine = start_engine(ready_seconds=0.3)
+    request = new_match_request(hands=1, seed=9)
+    engine.stub.OpenMatch(request, metadata=OPERATOR)
+    absent_before = metric("hebei_table_auto_plays_total", {"reason": "absent"})
+    client = SeatClient(engine.channel, request.match_id, 2).start()
+    assert get(engine, request.match_id).status in (
+        pb.MATCH_STATUS_WAITING,
+        pb.MATCH_STATUS_PLAYING,
+    )
+    client.join(30)
+    assert client.error is None
+    info = get(engine, request.match_id)
+    assert info.status == pb.MATCH_STATUS_FINISHED
+    assert [s.connected for s in info.seats] == [False, False, False, False]
+    events = stored_events(engine.engine.store, request.match_id)
+    absent = {e["seat"] for e in events if e["type"] == "seat_auto" and e["reason"] == "absent"}
+    assert absent == {0, 1, 3}
+    assert client.answers > 0  # the present seat played its own decisions
+    assert metric("hebei_table_auto_plays_total", {"reason": "absent"}) > absent_before
+    # The waiting client saw the table before the start.
+    assert client.observations[0].phase in (pb.PHASE_WAITING, pb.PHASE_TURN, pb.PHASE_CLAIM)
+
+
+def test_spectators_follow_live_and_catch_up(engine) -> None:
+    request = new_match_request(hands=1, seed=13)
+    engine.stub.OpenMatch(request, metadata=OPERATOR)
+    live: list[pb.Event] = []
+
+    def watch() -> None:
+        for message in engine.stub.Spectate(
+            table_pb2.SpectateRequest(match_id=request.match_id, from_seq=0)
+        ):
+            live.append(message.event)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    time.sleep(0.2)
+    for client in play_clients(engine.channel, request.match_id, delay=0.001):
+        client.join(60)
+    watcher.join(20)
+    assert not watcher.is_alive()  # the stream ends with the match
+    full = [
+        m.event
+        for m in engine.stub.Spectate(
+            table_pb2.SpectateRequest(match_id=request.match_id, from_seq=1)
+        )
+    ]
+    assert [e.seq for e in full] == list(range(1, len(full) + 1))
+    types = [e.type for e in full]
+    assert types[:5].count(pb.EVENT_TYPE_SEAT_CONNECTED) == 4  # then the match starts
+    assert types[4] == pb.EVENT_TYPE_MATCH_START and types[5] == pb.EVENT_TYPE_HAND_START
+    assert live and live == full[len(full) - len(live) :]
+    assert full[-1].type == pb.EVENT_TYPE_MATCH_END
+    hand_end = next(e for e in full if e.type == pb.EVENT_TYPE_HAND_END)
+    assert hand_end.settlement.idempotency_key == f"{request.match_id}:1"
+    assert get(engine, request.match_id).event_count == len(full)
+    tail = list(
+        engine.stub.Spectate(
+            table_pb2.SpectateRequest(match_id=request.match_id, from_seq=len(full) - 1)
+        )
+    )
+    assert [m.event.seq for m in tail] == [len(full) - 1, len(full)]
+
+
+def test_dissolve_ends_the_match_and_reports_it(engine, matchmaking) -> None:
+    request = new_match_request(hands=4, seed=17, per_decision=30.0)
+    engine.stub.OpenMatch(request, metadata=OPERATOR)
+    clients = play_clients(engine.channel, request.match_id, stop_after=3)
+    assert wait_for(lambda: get(engine, request.match_id).status == pb.MATCH_STATUS_PLAYING)
+    assert wait_for(lambda: sum(c.answers for c in clients) >= 6)
+    with pytest.raises(grpc.RpcError) as caught:
+        engine.stub.Dissolve(table_pb2.DissolveRequest(match_id=request.match_id))
+    assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    info = engine.stub.Dissolve(
+        table_pb2.DissolveRequest(match_id=request.match_id, reason="operator test"),
+        metadata=OPERATOR,
+    ).match
+    assert info.status == pb.MATCH_STATUS_DISSOLVED and info.seed == 17
+    for client in clients:
+        client.join(10)
+        assert client.finished.is_set() and client.error is None
+        assert client.observations[-1].match_finished
+    events = stored_events(engine.engine.store, request.match_id)
+    assert events[-1] == {"type": "match_dissolved", "reason": "operator test"}
+    assert wait_for(lambda: request.match_id in matchmaking.servicer.results)
+    result = matchmaking.servicer.results[request.match_id]
+    assert result.status == pb.MATCH_STATUS_DISSOLVED and result.reason == "operator test"
+    # Joining a dissolved match gives its final state and ends.
+    late = SeatClient(engine.channel, request.match_id, 0).start()
+    late.join(10)
+    assert late.observations and late.observations[-1].match_finished
+
+
+def test_list_tables_filters_and_pages(engine) -> None:
+    requests = [new_match_request(tournament_id="cup-7", round_no=1) for _ in range(5)]
+    for request in requests:
+        engine.stub.OpenMatch(request, metadata=OPERATOR)
+    engine.stub.OpenMatch(new_match_request(tournament_id="other"), metadata=OPERATOR)
+    seen, token = [], ""
+    while True:
+        page = engine.stub.ListTables(
+            table_pb2.ListTablesRequest(tournament_id="cup-7", page_size=2, page_token=token)
+        )
+        assert len(page.matches) <= 2
+        seen += [m.match_id for m in page.matches]
+        token = page.next_page_token
+        if not token:
+            break
+    assert seen == sorted(r.match_id for r in requests)
+    waiting = engine.stub.ListTables(
+        table_pb2.ListTablesRequest(tournament_id="cup-7", status=pb.MATCH_STATUS_FINISHED)
+    )
+    assert list(waiting.matches) == []
+
+
+def test_sixty_four_tables_at_once(start_engine) -> None:
+    """64 concurrent matches in one process: 8 driven by clients, 56 whose seats are all
+    auto-played after the ready check; every match finishes and replays."""
+    engine = start_engine(ready_seconds=0.5)
+    requests = [new_match_request(hands=1, seed=100 + i, table_id=f"t{i}") for i in range(64)]
+    for request in requests:
+        engine.stub.OpenMatch(request, metadata=OPERATOR)
+    assert engine.engine.host.active >= 64
+    assert metric("hebei_table_tables_active") >= 64
+    clients = [c for r in requests[:8] for c in play_clients(engine.channel, r.match_id)]
+    for client in clients:
+        client.join(90)
+        assert client.error is None
+    for request in requests:
+        assert wait_for(lambda r=request: get(engine, r.match_id).hands_played == 1, timeout=30)
+        events = stored_events(engine.engine.store, request.match_id)
+        assert replay_match(rules_events(events)).finished
+    assert metric("hebei_table_event_log_batch_size_count") > 0
+    assert (
+        metric("hebei_table_hands_completed_total", {"outcome": "win"})
+        + metric("hebei_table_hands_completed_total", {"outcome": "exhaustive_draw"})
+        >= 64
+    )
