@@ -1,0 +1,135 @@
+"""`hebei play`: sit at a table against three bots in the terminal (local or remote)."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from hebei.cli import app
+from hebei.cli._util import fail
+
+LOCAL_ONLY = ("--policy", "--level", "--hands", "--seed", "--think", "--name")
+
+
+def _quiet_logs(log_file: Path | None) -> None:
+    """Keep service logs off the screen: into ``log_file``, or nowhere."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    if log_file is None:
+        root.addHandler(logging.NullHandler())
+        return
+    try:
+        handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8")
+    except OSError as exc:
+        fail(f"--log-file {log_file}: {exc.strerror or exc}")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+def _console() -> Console:
+    return Console(force_terminal=True if sys.stdout.isatty() else None, highlight=False)
+
+
+@app.command("play")
+def play_command(
+    address: str = typer.Option(
+        "", "--address", help="HOST:PORT of a table engine to join; without it, a local table."
+    ),
+    match: str = typer.Option("", "--match", help="Remote: the match id."),
+    seat: int = typer.Option(-1, "--seat", help="Remote: your seat, 0-3."),
+    token: str = typer.Option("", "--token", help="Remote: your seat token."),
+    tls: bool = typer.Option(False, "--tls", help="Remote: connect over TLS."),
+    ca_file: str = typer.Option("", "--ca-file", help="Remote: the CA file to trust (TLS)."),
+    policy: str = typer.Option("expert", "--policy", help="Local: the bots' policy."),
+    level: int = typer.Option(
+        0, "--level", help="Local: the bots' policy level (0: expert 2, else the strongest)."
+    ),
+    hands: int = typer.Option(4, "--hands", "-n", help="Local: hands in the match."),
+    seed: int | None = typer.Option(
+        None, "--seed", "-s", help="Local: the match seed (random when not given)."
+    ),
+    think: float = typer.Option(
+        15.0, "--think", help="Local: seconds per decision (plus a 60 s time bank)."
+    ),
+    name: str = typer.Option("You", "--name", help="Local: your name at the table."),
+    log_file: str = typer.Option("", "--log-file", help="Write the service logs to this file."),
+) -> None:
+    """Play Hebei Mahjong in the terminal: against three bots on a local table, or at a seat
+    of a remote table (--address, --match, --seat, --token). Type ? at a prompt for the keys."""
+    _quiet_logs(Path(log_file) if log_file else None)
+    if address:
+        code = _play_remote(address, match, seat, token, tls, Path(ca_file) if ca_file else None)
+    else:
+        if match or token or seat != -1:
+            fail("--match, --seat and --token join a remote table: give --address too")
+        code = _play_local(policy, level, hands, seed, think, name)
+    raise typer.Exit(code)
+
+
+def _play_remote(
+    address: str, match: str, seat: int, token: str, tls: bool, ca_file: Path | None
+) -> int:
+    from hebei.common.client import create_channel
+    from hebei.play.session import CLIENT_NAME, run_session
+    from hebei.v1 import table_pb2
+
+    if not match or not token:
+        fail("a remote table needs --match and --token (and --seat)")
+    if seat not in (0, 1, 2, 3):
+        fail(f"--seat must be 0-3, got {seat}")
+    if ":" not in address:
+        fail(f"--address must be HOST:PORT, got {address!r}")
+    if ca_file is not None and not ca_file.is_file():
+        fail(f"--ca-file {ca_file}: no such file")
+    channel = create_channel(address, tls=tls, tls_ca_file=ca_file)
+    join = table_pb2.Join(match_id=match, seat=seat, seat_token=token, client_name=CLIENT_NAME)
+    try:
+        return run_session(channel, join, _console())
+    finally:
+        channel.close()
+
+
+def _play_local(
+    policy: str, level: int, hands: int, seed: int | None, think: float, name: str
+) -> int:
+    from hebei.bots.policies import DEFAULT_LEVELS
+    from hebei.play.local import LocalOptions, start_local_table
+    from hebei.play.session import run_session
+
+    if not 1 <= hands <= 64:
+        fail(f"--hands must be 1-64, got {hands}")
+    if not 1 <= think <= 3600:
+        fail(f"--think must be 1-3600 seconds, got {think:g}")
+    if policy not in DEFAULT_LEVELS:
+        fail(f"unknown --policy {policy!r}; choose one of {', '.join(DEFAULT_LEVELS)}")
+    if level == 0:
+        level = 2 if 2 in DEFAULT_LEVELS[policy] else DEFAULT_LEVELS[policy][-1]
+    if level not in DEFAULT_LEVELS[policy]:
+        levels = ", ".join(map(str, DEFAULT_LEVELS[policy]))
+        fail(f"--level for {policy} must be one of {levels}, got {level}")
+    if seed is None:
+        seed = secrets.randbelow(2**31 - 1) + 1
+    console = _console()
+    options = LocalOptions(
+        policy=policy, level=level, hands=hands, seed=seed, think=think, name=name.strip() or "You"
+    )
+    console.print(
+        f"Starting a local table: you against three {policy} {level} bots, {hands} hand(s)…"
+    )
+    try:
+        table = start_local_table(options)
+    except Exception as exc:  # one line, never a stack trace
+        fail(f"cannot start the local table: {exc}", code=1)
+    try:
+        code = run_session(table.channel, table.join_request(), console)
+    finally:
+        table.close()
+    console.print(f"Seed {seed}: play the same deal again with --seed {seed}.")
+    return code

@@ -1,0 +1,176 @@
+"""A local table for ``hebei play``: an in-process table engine on port 0 with one match, the
+person in seat 0 and three in-process bots.
+
+The table engine keeps its event log in PostgreSQL: ``HEBEI_DATABASE_URL`` when set, else the
+embedded server of :mod:`hebei.common.embedded`. Each local table uses a schema of its own,
+dropped when the table closes, so an abandoned local game never resumes in the next one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+import uuid
+from dataclasses import dataclass, field
+
+import grpc
+import psycopg
+from psycopg import sql
+
+from hebei.bots.policies import make_policy
+from hebei.common import embedded
+from hebei.common.client import create_channel
+from hebei.common.config import ServerConfig
+from hebei.common.server import Server, create_server
+from hebei.play.bot_seats import BotSeat
+from hebei.table.service import TableConfig, TableEngine
+from hebei.v1 import table_pb2, table_pb2_grpc
+from hebei.v1 import types_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+PERSON_SEAT = 0
+READY_SECONDS = 10.0  # a seat that has not joined by then is auto-played
+
+
+@dataclass(frozen=True, slots=True)
+class LocalOptions:
+    """What the person chose for a local table."""
+
+    policy: str = "expert"
+    level: int | None = 2
+    hands: int = 4
+    seed: int = 0
+    think: float = 15.0  # seconds per decision
+    bank: float = 60.0  # the time bank of the match
+    name: str = "You"
+
+
+@dataclass
+class LocalTable:
+    """A running local table: the engine, its server, the match and the bots."""
+
+    engine: TableEngine
+    server: Server
+    channel: grpc.Channel
+    database_url: str
+    schema: str
+    match_id: str
+    seat: int
+    token: str
+    bots: list[BotSeat] = field(default_factory=list)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.server.port}"
+
+    def join_request(self) -> table_pb2.Join:
+        """The person's Join."""
+        return table_pb2.Join(
+            match_id=self.match_id, seat=self.seat, seat_token=self.token, client_name="hebei-play"
+        )
+
+    def close(self) -> None:
+        """Stop the bots, the server and the engine; drop the table's schema."""
+        for bot in self.bots:
+            bot.stop()
+        self.channel.close()
+        self.server.stop(0.5)
+        self.engine.close()
+        drop_schema(self.database_url, self.schema)
+
+
+def drop_schema(url: str, schema: str) -> None:
+    """Drop a local table's schema (best effort: a leftover schema only takes disk space)."""
+    with (
+        contextlib.suppress(psycopg.Error),
+        psycopg.connect(url, autocommit=True, connect_timeout=5) as conn,
+    ):
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+def open_match_request(
+    options: LocalOptions, match_id: str, tokens: list[str]
+) -> table_pb2.OpenMatchRequest:
+    """The local match: the person in :data:`PERSON_SEAT`, bots in the other seats."""
+    seats = []
+    for seat in range(4):
+        person = seat == PERSON_SEAT
+        seats.append(
+            table_pb2.SeatAssignment(
+                seat=seat,
+                player_id="you" if person else f"bot-{seat}",
+                player_name=options.name if person else f"Bot {seat}",
+                kind=pb.SEAT_KIND_PERSON if person else pb.SEAT_KIND_BOT,
+                seat_token=tokens[seat],
+                bot_policy="" if person else options.policy,
+                bot_level=0 if person else options.level or 0,
+            )
+        )
+    request = table_pb2.OpenMatchRequest(
+        table_id="local",
+        match_id=match_id,
+        rule_profile=pb.RuleProfile(name="main"),
+        length=pb.MatchLength(hands=options.hands),
+        seats=seats,
+        seed=options.seed,
+    )
+    request.time_control.per_decision.FromNanoseconds(int(options.think * 1e9))
+    request.time_control.time_bank.FromNanoseconds(int(options.bank * 1e9))
+    return request
+
+
+def start_local_table(options: LocalOptions) -> LocalTable:
+    """Start the engine on 127.0.0.1 port 0, open the match and seat the three bots.
+
+    Raises ValueError for an unknown policy or level (before anything is started).
+    """
+    policies = {
+        seat: make_policy(options.policy, options.level, seed=options.seed * 4 + seat)
+        for seat in range(4)
+        if seat != PERSON_SEAT
+    }
+    url = embedded.database_url()
+    schema = f"play_{uuid.uuid4().hex[:12]}"
+    operator_token = secrets.token_urlsafe(24)
+    config = TableConfig(
+        server=ServerConfig(
+            service="table",
+            host="127.0.0.1",
+            port=0,
+            metrics_port=None,
+            max_workers=32,
+            grace_seconds=0.5,
+            operator_token=operator_token,
+        ),
+        database_url=url,
+        schema=schema,
+        ready_seconds=READY_SECONDS,
+        max_tables=4,
+        max_streams=16,
+    )
+    engine = TableEngine(config)
+    try:
+        server = create_server(engine.spec(), config.server)
+        server.start()
+    except BaseException:
+        engine.close()
+        drop_schema(url, schema)
+        raise
+    channel = create_channel(f"127.0.0.1:{server.port}", token=operator_token)
+    match_id = f"local-{uuid.uuid4().hex[:12]}"
+    tokens = [secrets.token_urlsafe(16) for _ in range(4)]
+    table = LocalTable(
+        engine, server, channel, url, schema, match_id, PERSON_SEAT, tokens[PERSON_SEAT]
+    )
+    try:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        stub.OpenMatch(open_match_request(options, match_id, tokens))
+        for seat, policy in policies.items():
+            table.bots.append(BotSeat(channel, match_id, seat, tokens[seat], policy).start())
+    except BaseException:
+        table.close()
+        raise
+    log.info("local table %s on %s", match_id, table.address)
+    return table

@@ -1,0 +1,232 @@
+"""An ``Observation`` message as rich renderables: the board, the own hand with its keys, the
+settlement of a hand, and one line per thing that changed between two observations.
+
+Everything shown comes from the observation the engine sent this seat, so another seat's
+concealed tiles can only appear once the engine reveals them (a winner's hand at hand end).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich import box
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from hebei.common.convert import tile_from_proto
+from hebei.play.tiles import POSITION_KEYS, WIND_NAMES, hand_order, tile_label, tile_style
+from hebei.v1 import types_pb2 as pb
+
+CELL = 3  # terminal cells per tile in the hand row (a label is 2 cells wide)
+
+MELD_NAMES = {
+    pb.MELD_KIND_PONG: "pong",
+    pb.MELD_KIND_EXPOSED_KONG: "kong",
+    pb.MELD_KIND_ADDED_KONG: "kong+",
+    pb.MELD_KIND_CONCEALED_KONG: "暗杠",
+    pb.MELD_KIND_CHOW: "chow",
+}
+WIN_KIND_NAMES = {
+    pb.WIN_KIND_SELF_DRAW: "self-draw 自摸",
+    pb.WIN_KIND_DISCARD: "discard 点炮",
+    pb.WIN_KIND_ROB_KONG: "robbing a kong 抢杠胡",
+}
+
+
+def tile_text(value: int) -> Text:
+    """One tile of a message (a ``Tile`` enum value) as styled text."""
+    kind = tile_from_proto(value)
+    return Text(tile_label(kind), style=tile_style(kind))
+
+
+def tiles_text(values: Sequence[int]) -> Text:
+    """Tiles (``Tile`` enum values) separated by spaces."""
+    return Text(" ").join(tile_text(v) for v in values)
+
+
+def meld_text(meld: pb.Meld) -> Text:
+    """A declared meld, e.g. ``pong 5m``; another seat's concealed kong shows ``暗杠 ??``."""
+    text = Text(MELD_NAMES.get(meld.kind, "meld") + " ", style="dim")
+    text.append_text(tile_text(meld.tile))
+    return text
+
+
+def seat_name(obs: pb.Observation, seat: int) -> str:
+    """``"Seat 2 (Bot 2)"``, or ``"You"`` for the observing seat."""
+    if seat == obs.seat:
+        return "You"
+    name = obs.seats[seat].player_name if seat < len(obs.seats) else ""
+    return f"Seat {seat} ({name})" if name else f"Seat {seat}"
+
+
+def wind_name(view: pb.SeatView) -> str:
+    """The seat wind of this hand, e.g. ``"东 East"``."""
+    if not view.seat_wind:
+        return ""
+    index = (view.seat_wind - pb.TILE_EAST) % 4
+    return f"{tile_label(27 + index)} {WIND_NAMES[index]}"
+
+
+def header(obs: pb.Observation) -> Text:
+    """Hand number, wall count, dealer and whose turn."""
+    parts = [f"Hand {obs.hand_no}"]
+    if obs.length.WhichOneof("length") == "hands":
+        parts[0] += f" of {obs.length.hands}"
+    parts.append(f"wall {obs.wall_count}")
+    parts.append(f"dealer: {seat_name(obs, obs.dealer)}")
+    if obs.phase == pb.PHASE_TURN:
+        parts.append(f"turn: {seat_name(obs, obs.current_seat)}")
+    return Text(" · ".join(parts), style="bold")
+
+
+def seats_table(obs: pb.Observation) -> Table:
+    """A row per seat: wind, name, score, concealed count, flags, melds and discards."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
+    for column in ("", "Seat", "Wind", "Player", "Score", "Tiles", "Melds", "Discards"):
+        table.add_column(column, overflow="fold")
+    for view in obs.seats:
+        turn = obs.phase == pb.PHASE_TURN and view.seat == obs.current_seat
+        player = Text(view.player_name or f"Seat {view.seat}")
+        if view.seat == obs.seat and view.player_name != "You":
+            player.append(" (you)", style="bold cyan")
+        if view.kind == pb.SEAT_KIND_BOT:
+            player.append(" bot", style="dim")
+        if view.auto_played:
+            player.append(" [auto]", style="yellow")
+        if not view.connected:
+            player.append(" [offline]", style="red")
+        table.add_row(
+            Text("▶", style="bold yellow") if turn else Text(""),
+            str(view.seat),
+            wind_name(view),
+            player,
+            str(view.score),
+            str(view.concealed_count),
+            Text(" ").join(meld_text(m) for m in view.melds),
+            tiles_text(view.discards),
+        )
+    return table
+
+
+def hand_rows(obs: pb.Observation) -> Text:
+    """The own hand sorted, the drawn tile set apart, and the key of each position under it."""
+    drawn = tile_from_proto(obs.drawn)
+    tiles = hand_order([tile_from_proto(t) for t in obs.concealed], drawn)
+    top, keys = Text("Your hand  "), Text("           ", style="dim")
+    for i, kind in enumerate(tiles):
+        if drawn is not None and i == len(tiles) - 1:
+            top.append("  ")
+            keys.append("  ")
+        label = tile_label(kind)
+        top.append(label, style=tile_style(kind))
+        top.append(" " * (CELL - cell_len(label)))
+        key = POSITION_KEYS[i] if i < len(POSITION_KEYS) else " "
+        keys.append(key.ljust(CELL), style="bold dim")
+    return Text("\n").join([top.rstrip() or top, keys])
+
+
+def offer_line(obs: pb.Observation) -> Text | None:
+    """The discard (or added-kong tile) on offer, if any."""
+    if obs.phase not in (pb.PHASE_CLAIM, pb.PHASE_ROB_KONG) or not obs.last_discard:
+        return None
+    what = "adds a kong with" if obs.phase == pb.PHASE_ROB_KONG else "discarded"
+    line = Text(f"On offer: {seat_name(obs, obs.last_discarder)} {what} ", style="bold")
+    line.append_text(tile_text(obs.last_discard))
+    return line
+
+
+def render_board(obs: pb.Observation) -> RenderableType:
+    """The whole screen for one observation (and the settlement once the hand has ended)."""
+    if obs.phase == pb.PHASE_WAITING:
+        names = ", ".join(v.player_name for v in obs.seats if v.connected)
+        return Text(f"Waiting for the seats to join (connected: {names or 'nobody yet'})")
+    parts: list[RenderableType] = [header(obs), seats_table(obs)]
+    offer = offer_line(obs)
+    if offer is not None:
+        parts.append(offer)
+    if obs.concealed:
+        parts.append(hand_rows(obs))
+    if obs.HasField("settlement"):
+        parts.append(render_settlement(obs.settlement, obs))
+    return Group(*parts)
+
+
+def _win_lines(win: pb.Win, obs: pb.Observation) -> list[RenderableType]:
+    how = WIN_KIND_NAMES.get(win.kind, "win")
+    line = Text(f"{seat_name(obs, win.winner)} won by {how}", style="bold green")
+    if win.HasField("discarder"):
+        line.append(f" from {seat_name(obs, win.discarder)}")
+    line.append(" on ")
+    line.append_text(tile_text(win.win_tile))
+    line.append(f" · base {win.base} + bonus {win.bonus}")
+    hand = Text("  hand: ")
+    hand.append_text(tiles_text(win.concealed))
+    if win.melds:
+        hand.append("  ")
+        hand.append_text(Text(" ").join(meld_text(m) for m in win.melds))
+    fans = Table(box=None, show_header=False, padding=(0, 1, 0, 4))
+    for column in ("id", "name", "fan"):
+        fans.add_column(column, justify="right" if column == "fan" else "left")
+    for fan in win.fans:
+        fans.add_row(fan.id, fan.name_zh, f"{fan.fan} fan")
+    if not win.fans:
+        fans.add_row("(no bonus items)", "", "")
+    return [line, hand, fans]
+
+
+def render_settlement(settlement: pb.Settlement, obs: pb.Observation) -> RenderableType:
+    """A hand's settlement: each win with its fans (id, Chinese name, fan) and the deltas."""
+    parts: list[RenderableType] = [Text(f"Hand {settlement.hand_no} settlement", style="bold")]
+    if settlement.outcome == pb.HAND_OUTCOME_EXHAUSTIVE_DRAW:
+        parts.append(Text("荒庄 exhaustive draw: nobody won; kong payments are void."))
+    for win in settlement.wins:
+        parts.extend(_win_lines(win, obs))
+    deltas = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for column in ("Seat", "Player", "Hand", "Kong", "Total", "Score"):
+        deltas.add_column(column, justify="left" if column in ("Seat", "Player") else "right")
+    for result in settlement.results:
+        view = obs.seats[result.seat] if result.seat < len(obs.seats) else pb.SeatView()
+        deltas.add_row(
+            str(result.seat),
+            seat_name(obs, result.seat),
+            f"{result.hand_delta:+d}",
+            f"{result.kong_delta:+d}",
+            Text(f"{result.total_delta:+d}", style="bold"),
+            str(view.score),
+        )
+    parts.append(deltas)
+    return Group(*parts)
+
+
+def _meld_key(meld: pb.Meld) -> tuple[int, int]:
+    return meld.kind, meld.tile
+
+
+def describe_changes(prev: pb.Observation | None, cur: pb.Observation) -> list[Text]:
+    """One line per thing that happened between two observations of the same seat: a new hand,
+    discards, melds declared, seats handed over to or taken back from auto-play."""
+    if cur.phase == pb.PHASE_WAITING or not cur.seats:
+        return []
+    if prev is None or prev.hand_no != cur.hand_no or len(prev.seats) != len(cur.seats):
+        return [Text(f"Hand {cur.hand_no} begins; dealer: {seat_name(cur, cur.dealer)}")]
+    lines = []
+    for before, after in zip(prev.seats, cur.seats, strict=True):
+        who = seat_name(cur, after.seat)
+        for i, meld in enumerate(after.melds):
+            if i < len(before.melds) and _meld_key(before.melds[i]) == _meld_key(meld):
+                continue
+            verb = "pongs" if meld.kind == pb.MELD_KIND_PONG else "declares"
+            line = Text(f"{who} {verb} ", style="magenta")
+            line.append_text(meld_text(meld) if verb == "declares" else tile_text(meld.tile))
+            lines.append(line)
+        if len(after.discards) > len(before.discards):
+            for tile in after.discards[len(before.discards) :]:
+                line = Text(f"{who} discarded ")
+                line.append_text(tile_text(tile))
+                lines.append(line)
+        if after.auto_played != before.auto_played:
+            state = "is now auto-played (托管)" if after.auto_played else "plays again"
+            lines.append(Text(f"{who} {state}", style="yellow"))
+    return lines

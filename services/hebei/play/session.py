@@ -1,0 +1,308 @@
+"""One seat's Play stream and the person's side of it.
+
+:class:`PlayStream` owns the gRPC stream: it joins, sends actions and puts every server message
+into an inbox queue. :class:`PlayerSession` is the person's logic without any I/O of its own:
+messages and typed lines in, board/prompt/messages out on a rich console and actions out
+through a ``send`` callable, so tests drive it with made-up observations. :func:`run_session`
+wires them to a terminal: a thread reads lines from stdin into the same inbox, and the main
+loop handles the inbox in order until the match ends or the person leaves.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
+
+import grpc
+from rich.console import Console
+from rich.text import Text
+
+from hebei.common import convert
+from hebei.play.keys import HELP_TEXT, CommandKind, parse_command, prompt_text
+from hebei.play.render import describe_changes, render_board, seat_name
+from hebei.rules.errors import NotationError
+from hebei.rules.views import Observation
+from hebei.v1 import table_pb2, table_pb2_grpc
+from hebei.v1 import types_pb2 as pb
+
+CLIENT_NAME = "hebei-play/0.1"
+
+# Inbox items: (kind, value).
+MESSAGE, LINE, EOF, CLOSED = "message", "line", "eof", "closed"
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+
+
+class PlayStream:
+    """A seat's Play stream: Join first, then :meth:`send` actions; every PlayResponse goes to
+    ``inbox`` as ``("message", response)`` and the end as ``("closed", RpcError | None)``."""
+
+    def __init__(self, channel: grpc.Channel, join: table_pb2.Join, inbox: queue.Queue) -> None:
+        self.channel = channel
+        self.join = join
+        self.inbox = inbox
+        self._outgoing: queue.SimpleQueue[table_pb2.PlayRequest | None] = queue.SimpleQueue()
+        self._call: Any = None
+        self._closing = False
+        self._thread = threading.Thread(target=self._read, name="play-stream", daemon=True)
+
+    def start(self) -> PlayStream:
+        """Open the stream and start reading it."""
+        stub = table_pb2_grpc.TableServiceStub(self.channel)
+        self._call = stub.Play(self._requests())
+        self._thread.start()
+        return self
+
+    def send(self, action: pb.Action) -> None:
+        """Queue an action for the server."""
+        self._outgoing.put(table_pb2.PlayRequest(action=action))
+
+    def close(self) -> None:
+        """End the stream (the server then treats the seat as disconnected)."""
+        self._closing = True
+        self._outgoing.put(None)
+        if self._call is not None:
+            self._call.cancel()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for the reader thread to end."""
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _requests(self) -> Iterator[table_pb2.PlayRequest]:
+        yield table_pb2.PlayRequest(join=self.join)
+        while True:
+            item = self._outgoing.get()
+            if item is None:
+                return
+            yield item
+
+    def _read(self) -> None:
+        error = None
+        try:
+            for message in self._call:
+                self.inbox.put((MESSAGE, message))
+        except grpc.RpcError as exc:
+            if not self._closing:
+                error = exc
+        self._outgoing.put(None)
+        self.inbox.put((CLOSED, error))
+
+
+def describe_rpc_error(error: grpc.RpcError) -> str:
+    """One line for a failed stream, e.g. ``UNAUTHENTICATED: wrong seat token for seat 1``."""
+    code = error.code() if hasattr(error, "code") else None
+    details = error.details() if hasattr(error, "details") else str(error)
+    name = code.name if code is not None else "ERROR"
+    if code == grpc.StatusCode.UNAVAILABLE:
+        details = f"cannot reach the table engine ({details})"
+    return f"{name}: {details}"
+
+
+class PlayerSession:
+    """The person at one seat: shows what happens, prompts for decisions, sends answers."""
+
+    def __init__(self, console: Console, send: Callable[[pb.Action], None]) -> None:
+        self.console = console
+        self.send = send
+        self.obs: pb.Observation | None = None
+        self.view: Observation | None = None  # the open decision, as the rules see it
+        self.prompted = 0  # the decision whose prompt was shown
+        self.answered = 0  # the decision answered (waiting for the table)
+        self.shown_settlements: set[int] = set()
+        self.finished = False  # the match is over
+        self.left = False  # the person quit
+        self.error: str | None = None  # the stream failed
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def done(self) -> bool:
+        return self.finished or self.left or self.error is not None
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_ERROR if self.error is not None and not self.finished else EXIT_OK
+
+    @property
+    def auto_played(self) -> bool:
+        """True while the engine plays this seat."""
+        obs = self.obs
+        return obs is not None and obs.seat < len(obs.seats) and obs.seats[obs.seat].auto_played
+
+    @property
+    def open_decision(self) -> Observation | None:
+        """The decision waiting for the person, unless already answered."""
+        if self.view is None or self.obs is None or self.answered == self.obs.decision_id:
+            return None
+        return self.view
+
+    # ------------------------------------------------------------------ output
+
+    def say(self, text: str, style: str = "") -> None:
+        self.console.print(Text(text, style=style), soft_wrap=True)
+
+    def show_board(self) -> None:
+        if self.obs is not None:
+            self.console.print(render_board(self.obs))
+
+    def show_prompt(self) -> None:
+        view = self.open_decision
+        if view is None or self.obs is None:
+            return
+        names = [seat_name(self.obs, s) for s in range(len(self.obs.seats))]
+        prompt = prompt_text(view, names)
+        left = self._seconds_left()
+        if left is not None:
+            prompt = f"({left} s) {prompt}"
+        self.console.print(Text(prompt, style="bold"), end="", soft_wrap=True)
+
+    def _seconds_left(self) -> int | None:
+        obs = self.obs
+        if obs is None or not obs.HasField("deadline"):
+            return None
+        return max(0, round(obs.deadline.ToNanoseconds() / 1e9 - time.time()))
+
+    # ------------------------------------------------------------------ input events
+
+    def on_message(self, message: table_pb2.PlayResponse) -> None:
+        """A server message: print what changed, the settlement, and a new decision's prompt."""
+        if message.HasField("rejected"):
+            self._on_rejected(message.rejected)
+        elif message.HasField("observation"):
+            self._on_observation(message.observation)
+
+    def _on_rejected(self, rejected: table_pb2.ActionRejected) -> None:
+        self.say(f"Refused ({rejected.code}): {rejected.message}", "red")
+        if self.obs is not None and rejected.decision_id == self.answered:
+            self.answered = 0
+        self.show_prompt()
+
+    def _on_observation(self, obs: pb.Observation) -> None:
+        for line in describe_changes(self.obs, obs):
+            self.console.print(line, soft_wrap=True)
+        self.obs = obs
+        if obs.HasField("settlement") and obs.settlement.hand_no not in self.shown_settlements:
+            self.shown_settlements.add(obs.settlement.hand_no)
+            self.show_board()
+        if obs.match_finished:
+            self.finished = True
+            self.view = None
+            scores = ", ".join(f"{seat_name(obs, v.seat)} {v.score:+d}" for v in obs.seats)
+            self.say(f"Match over. Final scores: {scores}", "bold")
+            return
+        if not (obs.decision_id and obs.legal_actions) or self.auto_played:
+            self.view = None
+            return
+        if obs.decision_id == self.prompted:
+            return  # the same decision, re-sent because something else changed
+        try:
+            self.view = convert.observation_from_proto(obs)
+        except NotationError as exc:
+            self.say(f"The table sent an observation this client cannot read: {exc}", "red")
+            self.view = None
+            return
+        self.prompted = obs.decision_id
+        self.show_board()
+        self.show_prompt()
+
+    def on_line(self, line: str) -> None:
+        """A typed line: act on it, or say in one line why not."""
+        command = parse_command(line, self.open_decision)
+        if command.kind is CommandKind.ACT and self.obs is not None:
+            self.answered = self.obs.decision_id
+            self.send(convert.action_to_proto(command.action, self.obs.decision_id))
+        elif command.kind is CommandKind.TOGGLE_AUTO:
+            self._toggle_auto()
+        elif command.kind is CommandKind.QUIT:
+            self.left = True
+            self.say("You left the table.")
+        elif command.kind is CommandKind.REDRAW:
+            self.show_board()
+            self.show_prompt()
+        elif command.kind is CommandKind.HELP:
+            self.say(HELP_TEXT)
+            self.show_prompt()
+        else:
+            self.say(command.message, "yellow")
+            self.show_prompt()
+
+    def _toggle_auto(self) -> None:
+        if self.obs is None or self.obs.phase == pb.PHASE_WAITING:
+            self.say("The match has not started yet.", "yellow")
+        elif self.auto_played:
+            self.send(pb.Action(kind=pb.ACTION_KIND_TAKE_OVER))
+            self.say("Taking over from auto-play.")
+        else:
+            self.send(pb.Action(kind=pb.ACTION_KIND_HAND_OVER))
+            self.view = None
+            self.say("Auto-play on (托管): the engine plays your seat. Press t to take over.")
+
+    def on_eof(self) -> None:
+        """Input closed (Ctrl-D, end of a pipe): leave the table."""
+        if not self.done:
+            self.left = True
+            self.say("Input closed: you left the table.")
+
+    def on_closed(self, error: grpc.RpcError | None) -> None:
+        """The stream ended."""
+        if self.finished or self.left:
+            return
+        self.error = (
+            describe_rpc_error(error) if error is not None else "the table closed the stream"
+        )
+
+
+def read_lines(source: TextIO, inbox: queue.Queue) -> threading.Thread:
+    """Read ``source`` line by line into ``inbox`` (then ``("eof", None)``), in a thread."""
+
+    def run() -> None:
+        try:
+            for line in iter(source.readline, ""):
+                inbox.put((LINE, line.rstrip("\r\n")))
+        except (OSError, ValueError):
+            pass
+        inbox.put((EOF, None))
+
+    thread = threading.Thread(target=run, name="play-input", daemon=True)
+    thread.start()
+    return thread
+
+
+def run_session(
+    channel: grpc.Channel,
+    join: table_pb2.Join,
+    console: Console,
+    source: TextIO | None = None,
+) -> int:
+    """Play a seat from the terminal until the match ends or the person leaves; the exit code."""
+    inbox: queue.Queue = queue.Queue()
+    stream = PlayStream(channel, join, inbox)
+    session = PlayerSession(console, stream.send)
+    handlers = {
+        MESSAGE: session.on_message,
+        LINE: session.on_line,
+        EOF: lambda _value: session.on_eof(),
+        CLOSED: session.on_closed,
+    }
+    stream.start()
+    read_lines(source or sys.stdin, inbox)
+    try:
+        while not session.done:
+            kind, value = inbox.get()
+            handlers[kind](value)
+    except KeyboardInterrupt:
+        console.print()
+        console.print("Interrupted: you left the table.")
+        return EXIT_INTERRUPTED
+    finally:
+        stream.close()
+    if session.error is not None:
+        print(f"hebei: {session.error}", file=sys.stderr)
+    return session.exit_code
