@@ -260,6 +260,7 @@ class SeatClient:
         self._requests: queue.SimpleQueue = queue.SimpleQueue()
         self._rng = random.Random(self.seed * 10 + self.seat)
         self._thread = threading.Thread(target=self._run, daemon=True)
+        self._answered = 0
         self.call = None
 
     def start(self) -> SeatClient:
@@ -308,9 +309,11 @@ class SeatClient:
                 obs = message.observation
                 if obs.match_finished:
                     break
-                if obs.decision_id and obs.legal_actions:
+                if obs.decision_id and obs.legal_actions and obs.decision_id != self._answered:
+                    # Observations come on every change: answer each decision once.
                     if self.stop_after is not None and self.answers >= self.stop_after:
                         continue
+                    self._answered = obs.decision_id
                     self._answer(obs)
         except grpc.RpcError as exc:
             self.error = exc

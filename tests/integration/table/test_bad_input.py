@@ -145,7 +145,9 @@ def test_illegal_and_malformed_actions_are_rejected_and_the_table_carries_on(eng
     assert "unknown tile" in codes[0][1] and "holds no" in codes[1][1]
     assert "not the seat's open decision" in codes[3][1]
     if not first.decision_id:
-        assert [r.code for r in clients[2].rejections] == ["FAILED_PRECONDITION"]
+        assert [r.code for r in clients[2].rejections] == ["FAILED_PRECONDITION"], clients[
+            2
+        ].rejections
     final = engine.stub.GetMatch(table_pb2.GetMatchRequest(match_id=request.match_id)).match
     assert final.status == pb.MATCH_STATUS_FINISHED and final.hands_played == 1
 

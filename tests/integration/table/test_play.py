@@ -24,6 +24,7 @@ def test_four_clients_play_a_whole_match(engine, ledger, matchmaking) -> None:
     for client in clients:
         client.join(60)
         assert client.error is None, client.error
+        assert not client.rejections  # a well-behaved client is never refused
     info = engine.stub.GetMatch(table_pb2.GetMatchRequest(match_id=request.match_id)).match
     assert info.status == pb.MATCH_STATUS_FINISHED
     assert info.hands_played == 3 and info.seed == 11
