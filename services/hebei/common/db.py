@@ -38,6 +38,12 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+# SQLSTATE class 40: the transaction was rolled back and may simply be run again.
+_ROLLED_BACK = (
+    psycopg.errors.TransactionRollback,
+    psycopg.errors.SerializationFailure,
+    psycopg.errors.DeadlockDetected,
+)
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 _MIGRATION_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
@@ -66,7 +72,7 @@ def database_errors() -> Iterator[None]:
         yield
     except PoolTimeout as error:
         raise Unavailable(f"database unavailable: no connection ({_first_line(error)})") from error
-    except psycopg.errors.TransactionRollback as error:
+    except _ROLLED_BACK as error:
         raise Conflict(f"database conflict, retry: {_first_line(error)}") from error
     except psycopg.OperationalError as error:
         raise Unavailable(f"database unavailable: {_first_line(error)}") from error
@@ -82,6 +88,7 @@ def create_pool(
     connect_timeout: int = 3,
     name: str = "hebei",
     wait: bool = False,
+    autocommit: bool = False,
 ) -> ConnectionPool:
     """Open a connection pool on ``url`` whose sessions use ``schema`` as search_path.
 
@@ -89,7 +96,9 @@ def create_pool(
     :func:`database_errors` maps to UNAVAILABLE). Connections are checked before being handed
     out, so after a PostgreSQL restart the stale ones are dropped and new ones made. With
     ``wait=True`` the call blocks until ``min_size`` connections are open (and raises if the
-    database cannot be reached within ``timeout``).
+    database cannot be reached within ``timeout``). With ``autocommit=True`` each statement
+    commits by itself unless run inside ``conn.transaction()`` (one round trip fewer for
+    single-statement writes).
     """
     search_path = validate_schema_name(schema) if schema else None
 
@@ -104,7 +113,11 @@ def create_pool(
         max_size=max_size,
         timeout=timeout,
         name=name,
-        kwargs={"connect_timeout": connect_timeout, "application_name": name},
+        kwargs={
+            "connect_timeout": connect_timeout,
+            "application_name": name,
+            "autocommit": autocommit,
+        },
         configure=configure,
         check=ConnectionPool.check_connection,
         # A failed connection attempt is given up at once; the next caller needing a

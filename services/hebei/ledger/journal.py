@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -209,13 +210,18 @@ def _settlement_header(
 
 _INSERT_ACCOUNTS = """
 INSERT INTO accounts (tournament_id, player_id)
-SELECT %(tournament_id)s, player_id FROM unnest(%(players)s::text[]) AS p(player_id)
+SELECT %s, player_id FROM unnest(%s::text[]) AS p(player_id)
 ORDER BY player_id
 ON CONFLICT (tournament_id, player_id) DO NOTHING
 """
 
-# One statement books the entry and its postings; when the key is taken nothing is inserted and
-# no row comes back. Postings go in account order: see apply_posting() in the migration.
+_SELECT_ACCOUNTS = """
+SELECT player_id, account_id FROM accounts WHERE tournament_id = %s AND player_id = ANY(%s)
+"""
+
+# One statement books the entry and its postings (in autocommit mode it is its own transaction
+# and the deferred checks run at its end); when the key is taken nothing is inserted and no row
+# comes back. Postings go in account order: see apply_posting() in the migration.
 _INSERT_ENTRY = """
 WITH entry AS (
     INSERT INTO journal_entries (idempotency_key, request_hash, kind, tournament_id, round_no,
@@ -225,31 +231,31 @@ WITH entry AS (
         %(reverses_entry_id)s, %(reason)s)
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING entry_id
-), lines AS (
-    SELECT a.account_id, l.seat, l.component, l.amount
-    FROM unnest(%(players)s::text[], %(seats)s::smallint[], %(components)s::text[],
-                %(amounts)s::bigint[]) AS l(player_id, seat, component, amount)
-    JOIN accounts a ON a.tournament_id = %(tournament_id)s AND a.player_id = l.player_id
 ), posted AS (
     INSERT INTO postings (entry_id, account_id, component, seat, amount)
-    SELECT entry.entry_id, lines.account_id, lines.component, lines.seat, lines.amount
-    FROM entry, lines
-    ORDER BY lines.account_id, lines.component
-    RETURNING 1
+    SELECT entry.entry_id, l.account_id, l.component, l.seat, l.amount
+    FROM entry, unnest(%(accounts)s::bigint[], %(seats)s::smallint[], %(components)s::text[],
+                       %(amounts)s::bigint[]) AS l(account_id, seat, component, amount)
+    ORDER BY l.account_id, l.component
 )
-SELECT entry.entry_id, expect((SELECT count(*) FROM posted) = %(n_lines)s,
-                             'an account of the entry is missing')
-FROM entry
+SELECT entry_id FROM entry
 """
 
 _FIND_BY_KEY = "SELECT entry_id, request_hash, kind FROM journal_entries WHERE idempotency_key = %s"
 
 
 class Ledger:
-    """The ledger over a connection pool whose connections use the ledger's schema."""
+    """The ledger over a connection pool whose connections use the ledger's schema.
+
+    Connections are in autocommit mode: a settlement is booked by one statement, its own
+    transaction (one round trip); reversals and audits use explicit transactions. Account ids
+    are cached (accounts are never deleted), so known players cost no extra statement.
+    """
 
     def __init__(self, pool: ConnectionPool) -> None:
         self.pool = pool
+        self._accounts: dict[tuple[str, str], int] = {}
+        self._accounts_lock = threading.Lock()
 
     @classmethod
     def open(
@@ -257,9 +263,10 @@ class Ledger:
     ) -> Ledger:
         """Apply the migrations to ``schema`` and open a pool on it (see db.create_pool)."""
         db.migrate(url, schema, MIGRATIONS_PACKAGE)
-        return cls(
-            db.create_pool(url, schema=schema, name=f"hebei-{schema}", wait=wait, **pool_options)
+        pool = db.create_pool(
+            url, schema=schema, name=f"hebei-{schema}", wait=wait, autocommit=True, **pool_options
         )
+        return cls(pool)
 
     def close(self) -> None:
         """Close the pool."""
@@ -272,29 +279,54 @@ class Ledger:
             metrics.POOL_WAIT_SECONDS.observe(time.perf_counter() - started)
             yield conn
 
-    def _booking(self, book: Callable[[psycopg.Connection], T]) -> T:
-        """Run ``book(conn)`` in one transaction, retrying deadlocks and serialization failures."""
+    def _booking(self, book: Callable[[psycopg.Connection], T], *, transaction: bool) -> T:
+        """Run ``book(conn)`` (in one transaction if asked), retrying deadlocks, serialization
+        failures and stale cached account ids."""
         for attempt in range(_RETRIES):
+            last = attempt == _RETRIES - 1
             try:
                 with self._connection() as conn:
                     started = time.perf_counter()
-                    with conn.transaction():
+                    with conn.transaction() if transaction else contextlib.nullcontext():
                         result = book(conn)
                     metrics.COMMIT_SECONDS.observe(time.perf_counter() - started)
                     return result
             except Conflict:
-                if attempt == _RETRIES - 1:
+                if last:
+                    raise
+            except psycopg.errors.ForeignKeyViolation:
+                with self._accounts_lock:
+                    self._accounts.clear()
+                if last:
                     raise
         raise AssertionError("unreachable")
 
     # -- booking ---------------------------------------------------------------------------
 
-    @staticmethod
-    def _send_entry(
-        conn: psycopg.Connection, header: _Header, lines: Sequence[_Line]
-    ) -> psycopg.Cursor[Any]:
-        """Queue the booking of ``header`` with ``lines``; the cursor yields (entry_id,) or no
-        row when the idempotency key is already taken."""
+    def _account_ids(
+        self, conn: psycopg.Connection, tournament_id: str, players: Sequence[str]
+    ) -> dict[str, int]:
+        """Account id of each player in ``tournament_id``, opening the missing accounts."""
+        with self._accounts_lock:
+            known = {
+                player: self._accounts[tournament_id, player]
+                for player in players
+                if (tournament_id, player) in self._accounts
+            }
+        missing = sorted(set(players) - known.keys())
+        if missing:
+            conn.execute(_INSERT_ACCOUNTS, (tournament_id, missing))
+            found = dict(conn.execute(_SELECT_ACCOUNTS, (tournament_id, missing)).fetchall())
+            with self._accounts_lock:
+                self._accounts.update(((tournament_id, p), int(i)) for p, i in found.items())
+            known.update(found)
+        return known
+
+    def _book_entry(
+        self, conn: psycopg.Connection, header: _Header, lines: Sequence[_Line]
+    ) -> int | None:
+        """Book ``header`` with ``lines``; None (nothing booked) when its key is taken."""
+        accounts = self._account_ids(conn, header.tournament_id, [x.player_id for x in lines])
         params = {
             "idempotency_key": header.idempotency_key,
             "request_hash": header.request_hash,
@@ -308,21 +340,12 @@ class Ledger:
             "settlement": Jsonb(header.settlement) if header.settlement is not None else None,
             "reverses_entry_id": header.reverses_entry_id,
             "reason": header.reason,
-            "players": [line.player_id for line in lines],
+            "accounts": [accounts[line.player_id] for line in lines],
             "seats": [line.seat for line in lines],
             "components": [line.component for line in lines],
             "amounts": [line.amount for line in lines],
-            "n_lines": len(lines),
         }
-        conn.execute(
-            _INSERT_ACCOUNTS,
-            {"tournament_id": header.tournament_id, "players": sorted({*params["players"]})},
-        )
-        return conn.execute(_INSERT_ENTRY, params)
-
-    @staticmethod
-    def _entry_id(cursor: psycopg.Cursor[Any]) -> int | None:
-        row = cursor.fetchone()
+        row = conn.execute(_INSERT_ENTRY, params).fetchone()
         return None if row is None else int(row[0])
 
     def post_settlement(self, settlement: Settlement | Mapping[str, Any]) -> PostResult:
@@ -341,14 +364,14 @@ class Ledger:
                 settlement, "settlement", settlement.idempotency_key, settlement.request_hash()
             )
             lines = _settlement_lines(settlement)
-            entry_id = self._entry_id(
-                self._booking(lambda conn: self._send_entry(conn, header, lines))
-            )
-            if entry_id is not None:
-                result = PostResult(entry_id, duplicate=False)
-            else:
-                with self._connection() as conn:
-                    result = PostResult(self._existing(conn, header), duplicate=True)
+
+            def book(conn: psycopg.Connection) -> PostResult:
+                entry_id = self._book_entry(conn, header, lines)
+                if entry_id is not None:
+                    return PostResult(entry_id, duplicate=False)
+                return PostResult(self._existing(conn, header), duplicate=True)
+
+            result = self._booking(book, transaction=False)
         except (InvalidArgument, AlreadyExists):
             metrics.SETTLEMENTS.labels("refused").inc()
             raise
@@ -406,11 +429,16 @@ class Ledger:
             kind, tournament_id, round_no, table_id, match_id, hand_no, outcome = original
             if kind == "reversal":
                 raise FailedPrecondition(f"entry {entry_id} is a reversal and cannot be reversed")
-            if corrected is not None and (
-                corrected.tournament_id,
-                corrected.match_id,
-                corrected.hand_no,
-            ) != (tournament_id, match_id, hand_no):
+            same_hand = (tournament_id, match_id, hand_no)
+            if (
+                corrected is not None
+                and (
+                    corrected.tournament_id,
+                    corrected.match_id,
+                    corrected.hand_no,
+                )
+                != same_hand
+            ):
                 raise InvalidArgument(
                     "corrected: must be the same hand as the entry (tournament "
                     f"{tournament_id!r}, match {match_id!r}, hand {hand_no})"
@@ -438,7 +466,7 @@ class Ledger:
                 _Line(player, seat, component, -amount)
                 for player, seat, component, amount in postings
             ]
-            reversal_id = self._entry_id(self._send_entry(conn, header, lines))
+            reversal_id = self._book_entry(conn, header, lines)
             if reversal_id is None:
                 existing = self._existing(conn, header)
                 row = conn.execute(_FIND_BY_KEY, (correction_key,)).fetchone()
@@ -448,15 +476,12 @@ class Ledger:
                 correction = _settlement_header(
                     corrected, "correction", correction_key, request_hash, reason
                 )
-                correction_id = self._entry_id(
-                    self._send_entry(conn, correction, _settlement_lines(corrected))
-                )
+                correction_id = self._book_entry(conn, correction, _settlement_lines(corrected))
                 if correction_id is None:
                     raise AssertionError(f"correction key {correction_key!r} taken before reversal")
             return ReverseResult(reversal_id, correction_id, duplicate=False)
 
-        result: ReverseResult = self._booking(book)
-        return result
+        return self._booking(book, transaction=True)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -544,12 +569,18 @@ class Ledger:
         sums to zero, on one consistent snapshot; return the figures and the problems found."""
         params = {"tournament_id": tournament_id}
         with self._connection() as conn:
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            entries, postings = conn.execute(_AUDIT_COUNTS, params).fetchone()
-            accounts = conn.execute(_AUDIT_ACCOUNTS, params).fetchone()[0]
-            unbalanced = conn.execute(_AUDIT_UNBALANCED, params).fetchall()
-            mismatches = conn.execute(_AUDIT_BALANCES, params).fetchall()
-            sums = conn.execute(_AUDIT_TOURNAMENTS, params).fetchall()
+            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            conn.read_only = True
+            try:
+                with conn.transaction():
+                    entries, postings = conn.execute(_AUDIT_COUNTS, params).fetchone()
+                    accounts = conn.execute(_AUDIT_ACCOUNTS, params).fetchone()[0]
+                    unbalanced = conn.execute(_AUDIT_UNBALANCED, params).fetchall()
+                    mismatches = conn.execute(_AUDIT_BALANCES, params).fetchall()
+                    sums = conn.execute(_AUDIT_TOURNAMENTS, params).fetchall()
+            finally:
+                conn.isolation_level = None
+                conn.read_only = None
         problems = [
             f"entry {entry} has {count} postings summing to {total}"
             for entry, count, total in unbalanced
@@ -635,6 +666,7 @@ WITH effective AS (
     LEFT JOIN matches USING (account_id)
     LEFT JOIN kongs USING (account_id)
     WHERE a.tournament_id = %(tournament_id)s
+      AND EXISTS (SELECT 1 FROM postings p WHERE p.account_id = a.account_id)
 )
 SELECT rank() OVER (ORDER BY points DESC, hands_won DESC, hands_dealt_in ASC,
                              best_match_points DESC)::int,

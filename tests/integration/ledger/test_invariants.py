@@ -40,10 +40,11 @@ def booked(ledger: Ledger, make_settlement: Make) -> Ledger:
     ],
 )
 def test_journal_is_append_only(booked: Ledger, statement: str):
-    with booked.pool.connection() as conn:
-        with pytest.raises(psycopg.errors.RestrictViolation, match="refused"):
-            conn.execute(statement)
-        conn.rollback()
+    with (
+        booked.pool.connection() as conn,
+        pytest.raises(psycopg.errors.RestrictViolation, match="refused"),
+    ):
+        conn.execute(statement)
     assert booked.audit().ok
 
 
@@ -51,26 +52,30 @@ def _account_ids(conn: psycopg.Connection) -> list[int]:
     return [row[0] for row in conn.execute("SELECT account_id FROM accounts ORDER BY 1")]
 
 
-def test_unbalanced_entry_is_refused_at_commit(booked: Ledger):
+def test_unbalanced_entry_is_refused(booked: Ledger):
     with booked.pool.connection() as conn:
         first, second = _account_ids(conn)[:2]
-        entry_id = conn.execute(_NEW_ENTRY, ("bad:1",)).fetchone()[0]
-        conn.execute(
-            "INSERT INTO postings (entry_id, account_id, component, seat, amount)"
-            " VALUES (%s, %s, 'hand', 0, 5), (%s, %s, 'hand', 1, -4)",
-            (entry_id, first, entry_id, second),
-        )
-        with pytest.raises(psycopg.errors.CheckViolation, match=r"unbalanced: .* sum to 1"):
-            conn.commit()
+        with (
+            pytest.raises(psycopg.errors.CheckViolation, match=r"unbalanced: .* sum to 1"),
+            conn.transaction(),
+        ):
+            entry_id = conn.execute(_NEW_ENTRY, ("bad:1",)).fetchone()[0]
+            conn.execute(
+                "INSERT INTO postings (entry_id, account_id, component, seat, amount)"
+                " VALUES (%s, %s, 'hand', 0, 5), (%s, %s, 'hand', 1, -4)",
+                (entry_id, first, entry_id, second),
+            )
     report = booked.audit()
     assert report.ok and report.entries_checked == 1
 
 
 def test_entry_without_postings_is_refused_at_commit(booked: Ledger):
-    with booked.pool.connection() as conn:
+    with (
+        booked.pool.connection() as conn,
+        pytest.raises(psycopg.errors.CheckViolation, match="has no postings"),
+        conn.transaction(),
+    ):
         conn.execute(_NEW_ENTRY, ("empty:1",))
-        with pytest.raises(psycopg.errors.CheckViolation, match="has no postings"):
-            conn.commit()
     assert booked.audit().entries_checked == 1
 
 
@@ -81,13 +86,12 @@ def test_posting_added_later_to_a_booked_entry_must_keep_it_balanced(booked: Led
             "INSERT INTO accounts (tournament_id, player_id) VALUES ('sample', 'late')"
             " RETURNING account_id"
         ).fetchone()[0]
-        conn.execute(
-            "INSERT INTO postings (entry_id, account_id, component, seat, amount)"
-            " VALUES (%s, %s, 'kong', 0, 7)",
-            (entry_id, account),
-        )
         with pytest.raises(psycopg.errors.CheckViolation, match="unbalanced"):
-            conn.commit()
+            conn.execute(
+                "INSERT INTO postings (entry_id, account_id, component, seat, amount)"
+                " VALUES (%s, %s, 'kong', 0, 7)",
+                (entry_id, account),
+            )
     assert booked.audit().ok
 
 

@@ -1,7 +1,8 @@
 -- The ledger: accounts, journal entries and postings, with the invariants enforced here, in the
 -- database, so that no bug in the service can break them:
 --   * the postings of every journal entry sum to zero, and every entry has postings
---     (deferred constraint triggers, checked at commit);
+--     (a deferred constraint trigger, checked at commit; and each INSERT into postings must
+--     leave the entries it touches balanced);
 --   * journal entries and postings are append-only (UPDATE, DELETE and TRUNCATE raise);
 --   * an account's balance is maintained by a trigger from its postings, never by the service.
 -- Names are unqualified: the migration runs with search_path set to the service's schema, and
@@ -84,22 +85,41 @@ CREATE TRIGGER accounts_keep_identity BEFORE UPDATE OR DELETE ON accounts
 CREATE TRIGGER accounts_no_truncate BEFORE TRUNCATE ON accounts
     FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
 
--- Balances follow postings. Rows are applied in the order they are inserted; the service
--- inserts an entry's postings ordered by account_id, so concurrent entries lock the account
--- rows they share in the same order and cannot deadlock.
-CREATE FUNCTION apply_posting() RETURNS trigger
+-- Balances follow postings, and every INSERT into postings must leave each entry it touches
+-- balanced (so postings cannot be added to a booked entry unless they cancel out). One
+-- statement-level trigger does both, set-wise. It locks the accounts in account_id order first,
+-- so concurrent entries sharing accounts cannot deadlock.
+CREATE FUNCTION apply_postings() RETURNS trigger
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    unbalanced record;
 BEGIN
-    UPDATE accounts SET balance = balance + NEW.amount WHERE account_id = NEW.account_id;
+    PERFORM 1 FROM accounts
+    WHERE account_id IN (SELECT account_id FROM new_postings)
+    ORDER BY account_id
+    FOR NO KEY UPDATE;
+    UPDATE accounts a SET balance = a.balance + d.delta
+    FROM (SELECT account_id, sum(amount) AS delta FROM new_postings GROUP BY account_id) d
+    WHERE a.account_id = d.account_id;
+    SELECT p.entry_id, sum(p.amount) AS total INTO unbalanced
+    FROM postings p
+    WHERE p.entry_id IN (SELECT DISTINCT entry_id FROM new_postings)
+    GROUP BY p.entry_id HAVING sum(p.amount) <> 0
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'journal entry % is unbalanced: its postings sum to %',
+            unbalanced.entry_id, unbalanced.total
+            USING ERRCODE = 'check_violation';
+    END IF;
     RETURN NULL;
 END
 $$;
 
 CREATE TRIGGER postings_apply AFTER INSERT ON postings
-    FOR EACH ROW EXECUTE FUNCTION apply_posting();
+    REFERENCING NEW TABLE AS new_postings
+    FOR EACH STATEMENT EXECUTE FUNCTION apply_postings();
 
--- Double entry, checked at commit for every entry and for every posting's entry: the entry has
--- postings and they sum to zero. (Both tables have entry_id, so one function serves both.)
+-- Double entry, checked at commit for every entry: it has postings and they sum to zero.
 CREATE FUNCTION check_entry_balanced() RETURNS trigger
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
@@ -123,19 +143,3 @@ $$;
 CREATE CONSTRAINT TRIGGER journal_entries_balanced AFTER INSERT ON journal_entries
     DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION check_entry_balanced();
-
--- A posting added to an entry later (another transaction) must keep it balanced too.
-CREATE CONSTRAINT TRIGGER postings_balanced AFTER INSERT ON postings
-    DEFERRABLE INITIALLY DEFERRED
-    FOR EACH ROW EXECUTE FUNCTION check_entry_balanced();
-
--- expect(condition, message): raise unless the condition holds (guards inside one statement).
-CREATE FUNCTION expect(condition boolean, message text) RETURNS boolean
-LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-BEGIN
-    IF condition IS NOT TRUE THEN
-        RAISE EXCEPTION 'ledger: %', message USING ERRCODE = 'internal_error';
-    END IF;
-    RETURN true;
-END
-$$;

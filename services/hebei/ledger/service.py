@@ -1,0 +1,55 @@
+"""The ledger service's main: configuration from the environment, migrations, serve.
+
+``python -m hebei.ledger`` or ``hebei ledger serve``. Besides the bootstrap's settings
+(``HEBEI_LEDGER_PORT``, ``HEBEI_LEDGER_METRICS_PORT``, ``HEBEI_OPERATOR_TOKEN``, ...):
+
+- ``HEBEI_LEDGER_DATABASE_URL`` or ``HEBEI_DATABASE_URL``: PostgreSQL; when neither is set an
+  embedded PostgreSQL is started with its data under ``.hebei/`` (see hebei.common.embedded);
+- ``HEBEI_LEDGER_SCHEMA`` (default ``ledger``): the schema the ledger owns;
+- ``HEBEI_LEDGER_POOL_SIZE`` (default 10) and ``HEBEI_LEDGER_POOL_TIMEOUT_SECONDS`` (default
+  5): connections, and how long a call waits for one before failing UNAVAILABLE.
+"""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg_pool import PoolTimeout
+
+from hebei.common import embedded
+from hebei.common.config import ConfigError, EnvReader, ServerConfig, StartupError
+from hebei.common.db import validate_schema_name
+from hebei.common.errors import Unavailable
+from hebei.common.server import ServiceSpec, run_service
+from hebei.ledger.journal import Ledger
+from hebei.ledger.servicer import SERVICE_NAME, LedgerServicer
+from hebei.v1 import ledger_pb2_grpc
+
+__all__ = ["build", "main"]
+
+
+def build(config: ServerConfig) -> ServiceSpec:
+    """Read the ledger's settings, migrate its schema, and return the service to host."""
+    read = EnvReader(config.service)
+    schema = read.text("SCHEMA", "ledger")
+    try:
+        validate_schema_name(schema)
+    except ValueError as error:
+        raise ConfigError(f"{read.prefix}SCHEMA: {error}") from None
+    pool_size = read.integer("POOL_SIZE", 10, lo=1, hi=500)
+    pool_timeout = read.number("POOL_TIMEOUT_SECONDS", 5.0, lo=0.1, hi=600)
+    url = read.optional_text("DATABASE_URL", shared=True) or embedded.database_url()
+    try:
+        ledger = Ledger.open(
+            url, schema, min_size=min(2, pool_size), max_size=pool_size, timeout=pool_timeout
+        )
+    except (Unavailable, PoolTimeout, psycopg.Error) as error:
+        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise StartupError(f"cannot open the ledger database: {first_line}") from None
+    return ServiceSpec(
+        SERVICE_NAME, ledger_pb2_grpc.add_LedgerServiceServicer_to_server, LedgerServicer(ledger)
+    )
+
+
+def main() -> None:
+    """Run the ledger service until SIGTERM."""
+    run_service("ledger", build)

@@ -1,0 +1,153 @@
+"""The thin gRPC layer of the ledger: messages in, :class:`~hebei.ledger.journal.Ledger` calls,
+messages out. Errors are domain errors, mapped to status codes by the bootstrap's
+ErrorInterceptor; ReverseEntry's operator token is checked by its AuthInterceptor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+
+from hebei.common.errors import InvalidArgument
+from hebei.ledger.journal import AuditReport, Entry, Ledger, Standing
+from hebei.v1 import ledger_pb2, ledger_pb2_grpc, types_pb2
+
+__all__ = ["SERVICE_NAME", "LedgerServicer", "settlement_to_dict"]
+
+SERVICE_NAME = ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name
+
+_ENTRY_KINDS = {
+    "settlement": ledger_pb2.ENTRY_KIND_SETTLEMENT,
+    "reversal": ledger_pb2.ENTRY_KIND_REVERSAL,
+    "correction": ledger_pb2.ENTRY_KIND_CORRECTION,
+}
+
+
+def settlement_to_dict(message: types_pb2.Settlement) -> dict[str, Any]:
+    """The protobuf JSON mapping of a Settlement, as the ledger's model reads it."""
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def _entry_id(text: str, field: str) -> int:
+    if not text.isdigit():
+        raise InvalidArgument(f"{field}: expected an entry id, got {text!r}")
+    return int(text)
+
+
+def _entry_to_proto(entry: Entry) -> ledger_pb2.LedgerEntry:
+    message = ledger_pb2.LedgerEntry(
+        entry_id=str(entry.entry_id),
+        kind=_ENTRY_KINDS[entry.kind],
+        idempotency_key=entry.idempotency_key,
+        postings=[
+            ledger_pb2.Posting(
+                player_id=p.player_id, seat=p.seat, amount=p.amount, component=p.component
+            )
+            for p in entry.postings
+        ],
+        reverses_entry_id=str(entry.reverses_entry_id or ""),
+        reversed_by_entry_id=str(entry.reversed_by_entry_id or ""),
+        reason=entry.reason,
+    )
+    if entry.settlement is not None:
+        json_format.ParseDict(entry.settlement, message.settlement, ignore_unknown_fields=True)
+    message.booked_at.FromDatetime(entry.booked_at)
+    return message
+
+
+def _standing_to_proto(standing: Standing) -> types_pb2.Standing:
+    return types_pb2.Standing(
+        rank=standing.rank,
+        player_id=standing.player_id,
+        points=standing.points,
+        hands_won=standing.hands_won,
+        self_draw_wins=standing.self_draw_wins,
+        hands_dealt_in=standing.hands_dealt_in,
+        best_match_points=standing.best_match_points,
+        hands_played=standing.hands_played,
+        matches_played=standing.matches_played,
+        kong_points=standing.kong_points,
+    )
+
+
+def _audit_to_proto(report: AuditReport) -> ledger_pb2.AuditResponse:
+    return ledger_pb2.AuditResponse(
+        entries_checked=report.entries_checked,
+        postings_checked=report.postings_checked,
+        unbalanced_entries=report.unbalanced_entries,
+        balance_mismatches=report.balance_mismatches,
+        tournaments=[
+            ledger_pb2.TournamentSum(
+                tournament_id=t.tournament_id, entries=t.entries, total=t.total
+            )
+            for t in report.tournaments
+        ],
+        ok=report.ok,
+        problems=list(report.problems),
+    )
+
+
+class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
+    """hebei.v1.LedgerService over a :class:`Ledger`."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def PostSettlement(
+        self, request: ledger_pb2.PostSettlementRequest, context: grpc.ServicerContext
+    ) -> ledger_pb2.PostSettlementResponse:
+        """Book a hand's settlement (idempotent by key)."""
+        if not request.HasField("settlement"):
+            raise InvalidArgument("settlement: missing")
+        result = self.ledger.post_settlement(settlement_to_dict(request.settlement))
+        return ledger_pb2.PostSettlementResponse(
+            entry_id=str(result.entry_id), duplicate=result.duplicate
+        )
+
+    def ReverseEntry(
+        self, request: ledger_pb2.ReverseEntryRequest, context: grpc.ServicerContext
+    ) -> ledger_pb2.ReverseEntryResponse:
+        """Reverse an entry, optionally re-entering the corrected settlement (operator)."""
+        corrected = settlement_to_dict(request.corrected) if request.HasField("corrected") else None
+        result = self.ledger.reverse_entry(
+            _entry_id(request.entry_id, "entry_id"), request.reason, corrected
+        )
+        return ledger_pb2.ReverseEntryResponse(
+            reversal_entry_id=str(result.reversal_entry_id),
+            correction_entry_id=str(result.correction_entry_id or ""),
+        )
+
+    def GetStandings(
+        self,
+        request: ledger_pb2.LedgerServiceGetStandingsRequest,
+        context: grpc.ServicerContext,
+    ) -> ledger_pb2.LedgerServiceGetStandingsResponse:
+        """A tournament's standings ("" is quick play)."""
+        standings = self.ledger.standings(request.tournament_id)
+        return ledger_pb2.LedgerServiceGetStandingsResponse(
+            standings=[_standing_to_proto(s) for s in standings]
+        )
+
+    def GetHistory(
+        self, request: ledger_pb2.GetHistoryRequest, context: grpc.ServicerContext
+    ) -> ledger_pb2.GetHistoryResponse:
+        """A page of journal entries, newest first."""
+        page = self.ledger.history(
+            player_id=request.player_id,
+            table_id=request.table_id,
+            tournament_id=request.tournament_id or None,
+            match_id=request.match_id,
+            page_size=request.page_size,
+            page_token=request.page_token,
+        )
+        return ledger_pb2.GetHistoryResponse(
+            entries=[_entry_to_proto(e) for e in page.entries],
+            next_page_token=page.next_page_token,
+        )
+
+    def Audit(
+        self, request: ledger_pb2.AuditRequest, context: grpc.ServicerContext
+    ) -> ledger_pb2.AuditResponse:
+        """Check the invariants and return the figures."""
+        return _audit_to_proto(self.ledger.audit(request.tournament_id or None))
