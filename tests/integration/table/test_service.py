@@ -168,3 +168,21 @@ def test_sixty_four_tables_at_once(start_engine) -> None:
         + metric("hebei_table_hands_completed_total", {"outcome": "exhaustive_draw"})
         >= 64
     )
+
+
+def test_streams_beyond_the_bound_are_refused(start_engine) -> None:
+    engine = start_engine(max_streams=2, ready_seconds=60)
+    request = new_match_request()
+    engine.stub.OpenMatch(request, metadata=OPERATOR)
+    spectate = table_pb2.SpectateRequest(match_id=request.match_id, from_seq=1)
+    held = [engine.stub.Spectate(spectate) for _ in range(2)]
+    assert wait_for(lambda: engine.engine.servicer._streams == 2)
+    with pytest.raises(grpc.RpcError) as caught:
+        next(engine.stub.Spectate(spectate))
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    for call in held:
+        call.cancel()
+    # Once they are gone, streams are accepted again.
+    assert wait_for(lambda: engine.engine.servicer._streams == 0)
+    engine.stub.Dissolve(table_pb2.DissolveRequest(match_id=request.match_id), metadata=OPERATOR)
+    assert list(engine.stub.Spectate(spectate))[-1].event.type == pb.EVENT_TYPE_MATCH_DISSOLVED

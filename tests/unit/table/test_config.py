@@ -1,0 +1,63 @@
+"""The table engine's configuration: validated, one clear line per bad value."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from hebei.common.config import ConfigError
+from hebei.table.service import TableConfig
+
+BASE = {"HEBEI_OPERATOR_TOKEN": "op"}
+
+
+def test_defaults_size_the_thread_pool_for_every_stream() -> None:
+    config = TableConfig.from_env(BASE)
+    assert config.max_tables == 256 and config.max_streams == 4 * 256 + 64
+    assert config.server.max_workers >= config.max_streams + 32
+    assert config.schema == "table_engine" and config.ledger_address is None
+
+
+def test_shared_and_own_variables() -> None:
+    config = TableConfig.from_env(
+        {
+            **BASE,
+            "HEBEI_LEDGER_ADDRESS": "ledger:50053",
+            "HEBEI_TABLE_MATCHMAKING_ADDRESS": "mm:50052",
+            "HEBEI_TABLE_MAX_TABLES": "64",
+            "HEBEI_TABLE_READY_SECONDS": "2.5",
+        }
+    )
+    assert config.ledger_address == "ledger:50053"
+    assert config.matchmaking_address == "mm:50052"
+    assert config.max_streams == 4 * 64 + 64 and config.ready_seconds == 2.5
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("HEBEI_TABLE_MAX_TABLES", "lots"),
+        ("HEBEI_TABLE_READY_SECONDS", "-1"),
+        ("HEBEI_TABLE_SCHEMA", "Bad-Name"),
+        ("HEBEI_TABLE_PORT", "70000"),
+    ],
+)
+def test_a_bad_value_names_its_variable(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        TableConfig.from_env({**BASE, name: value})
+
+
+def test_the_service_exits_with_one_line_on_bad_configuration() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "hebei.table"],
+        env={"HEBEI_OPERATOR_TOKEN": "op", "HEBEI_TABLE_MAX_TABLES": "0", "PATH": ""},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "hebei-table: HEBEI_TABLE_MAX_TABLES must be an integer 1-10000, got '0'"
+    ]
