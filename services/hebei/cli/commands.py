@@ -2,3 +2,4 @@
 
 from hebei.cli import bench, ledger, replay, score, simulate, table  # noqa: F401
 from hebei.cli import play  # noqa: F401
+from hebei.cli import bots  # noqa: F401

@@ -1,0 +1,210 @@
+"""The Celery app of the bot fleet: one task plays one seat of one match from join to end.
+
+Reliability (ARCHITECTURE.md, issue 6):
+
+- ``acks_late`` + ``task_reject_on_worker_lost``: a seat task is acknowledged only when its
+  session ends, so a worker that dies mid-match leaves it to be delivered again;
+- the broker's visibility timeout (``HEBEI_BOTS_VISIBILITY_TIMEOUT``, default 2 h) must exceed
+  the longest match: that is when Redis hands an unacknowledged task to another worker;
+- prefetch 1 per slot (``worker_prefetch_multiplier = 1``): a worker reserves only what it
+  can start;
+- idempotent seat join: the task first takes the seat's lease (:mod:`hebei.bots.lease`); a
+  task for a seat a live session holds exits (``seat_held``), one whose holder died takes
+  the seat over with a higher fencing token;
+- a worker asked to stop hands its seats back (the task is rejected and requeued, the lease
+  released) so another worker continues them at once.
+
+Broker: ``HEBEI_BROKER_URL`` (Redis or RabbitMQ), else the embedded Redis. The configuration is
+read lazily, when the app first needs it, so importing this module starts nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import socket
+import threading
+import time
+from typing import Any
+
+import redis
+from celery import Celery, signals
+from celery.exceptions import Reject
+
+from hebei.bots import metrics
+from hebei.bots.config import BotsConfig
+from hebei.bots.lease import PREFIX, SeatLease
+from hebei.bots.policies import make_policy
+from hebei.bots.session import Outcome, SeatSession, SeatTicket
+
+log = logging.getLogger(__name__)
+
+TASK_NAME = "hebei.bots.play_seat"
+WORKERS_KEY = f"{PREFIX}:workers"
+WORKER_TTL = 30.0  # a worker not seen for this long is gone
+
+app = Celery("hebei.bots", set_as_current=False)
+_settings: dict[str, BotsConfig] = {}
+_redis: dict[str, redis.Redis] = {}
+_shutdown = threading.Event()
+
+
+def settings() -> BotsConfig:
+    """The fleet settings, read from the environment once per process."""
+    if "config" not in _settings:
+        _settings["config"] = BotsConfig.from_env()
+    return _settings["config"]
+
+
+def lease_client() -> redis.Redis:
+    """The Redis client of the seat leases and the worker registry (one per process)."""
+    if "client" not in _redis:
+        _redis["client"] = redis.Redis.from_url(
+            settings().resolved_redis_url(), socket_timeout=5, health_check_interval=30
+        )
+    return _redis["client"]
+
+
+@app.on_configure.connect
+def _configure(sender: Celery, **_: Any) -> None:
+    config = settings()
+    sender.conf.update(
+        broker_url=config.resolved_broker_url(),
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={
+            "visibility_timeout": config.visibility_timeout,
+            "unacked_restore_interval": config.restore_interval,
+            "unacked_restore_throttle": 1,
+        },
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        task_ignore_result=True,
+        worker_prefetch_multiplier=1,
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+        task_default_queue=config.queue_of("expert"),
+        task_serializer="json",
+        accept_content=["json"],
+        worker_hijack_root_logger=False,
+        worker_send_task_events=False,
+    )
+
+
+@app.task(name=TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True)
+def play_seat(self: Any, ticket: dict, sent_at: float | None = None) -> dict:
+    """Play one seat of one match to its end (see the module doc)."""
+    try:
+        seat = SeatTicket.from_json(ticket)
+    except ValueError as exc:
+        metrics.FAILURES.labels("invalid_ticket").inc()
+        log.error("seat task refused: %s", exc)
+        return {"outcome": "invalid_ticket", "detail": str(exc)}
+    if sent_at is not None:
+        metrics.QUEUE_WAIT_SECONDS.labels(seat.policy).observe(max(0.0, time.time() - sent_at))
+    config = settings()
+    client = lease_client()
+    owner = f"{self.request.hostname or socket.gethostname()}/{os.getpid()}"
+    lease = SeatLease(client, seat.match_id, seat.seat, owner, ttl=config.lease_seconds)
+    if not lease.acquire():
+        metrics.REDELIVERIES.labels("seat_held").inc()
+        log.info("seat %s of %s is held by %s", seat.seat, seat.match_id, lease.holder())
+        return {"outcome": "seat_held", "holder": lease.holder()}
+    if lease.fence > 1:
+        metrics.REDELIVERIES.labels("took_over").inc()
+    lease.start_heartbeat()
+    try:
+        policy = make_policy(seat.policy, seat.level, seed=seat.seed)
+        result = SeatSession(seat, policy, lease=lease, stop=_shutdown).run()
+    finally:
+        lease.release()
+    log.info(
+        "seat %s of %s: %s after %d decisions",
+        seat.seat,
+        seat.match_id,
+        result.outcome.value,
+        result.decisions,
+    )
+    if result.outcome is Outcome.STOPPED:
+        raise Reject("worker stopping: the seat goes back to the queue", requeue=True)
+    return {"fence": lease.fence, **result.to_json()}
+
+
+def send_seat(ticket: SeatTicket, **options: Any) -> str:
+    """Queue a seat task on its policy's queue; returns the task id."""
+    make_policy(ticket.policy, ticket.level)  # ValueError for an unknown policy or level
+    result = play_seat.apply_async(
+        args=(ticket.to_json(), time.time()), queue=settings().queue_of(ticket.policy), **options
+    )
+    return str(result.id)
+
+
+# ---------------------------------------------------------------------- worker lifecycle
+
+
+def live_workers(client: redis.Redis | None = None) -> dict[str, dict]:
+    """Workers seen in the last :data:`WORKER_TTL` seconds: name -> {policies, pid, ...}."""
+    client = client or lease_client()
+    now = time.time()
+    out = {}
+    for name, raw in client.hgetall(WORKERS_KEY).items():
+        info = json.loads(raw)
+        if now - info.get("seen", 0) <= WORKER_TTL:
+            out[name.decode() if isinstance(name, bytes) else name] = info
+    return out
+
+
+def _register(hostname: str, sessions: int) -> None:
+    config = settings()
+    info = {
+        "policies": list(config.policies),
+        "pid": os.getpid(),
+        "sessions": sessions,
+        "started": time.time(),
+    }
+
+    def beat() -> None:
+        while True:
+            info["seen"] = time.time()
+            try:
+                lease_client().hset(WORKERS_KEY, hostname, json.dumps(info))
+            except redis.RedisError as exc:
+                log.warning("worker registry: %s", exc)
+            if _shutdown.wait(WORKER_TTL / 3):
+                return
+
+    threading.Thread(target=beat, name="bots-registry", daemon=True).start()
+
+
+def _warm(hands: int) -> None:
+    from hebei.bots.player import warm_policies
+
+    threading.Thread(target=warm_policies, args=(0, hands), name="bots-warm", daemon=True).start()
+
+
+@signals.worker_ready.connect
+def _on_ready(sender: Any = None, **_: Any) -> None:
+    config = settings()
+    hostname = getattr(sender, "hostname", None) or socket.gethostname()
+    _register(hostname, int(getattr(sender.controller, "concurrency", 0) or 0) if sender else 0)
+    if config.metrics_port is not None:
+        from hebei.common.metrics import start_metrics_server
+
+        _server, port = start_metrics_server(config.metrics_port)
+        log.info("metrics on :%d/metrics", port)
+    if config.warm_hands:
+        _warm(config.warm_hands)
+    log.info("bot worker %s serves %s", hostname, ", ".join(config.policies))
+
+
+@signals.worker_shutting_down.connect
+def _on_shutting_down(**_: Any) -> None:
+    _shutdown.set()
+
+
+@signals.worker_shutdown.connect
+def _on_shutdown(sender: Any = None, **_: Any) -> None:
+    hostname = getattr(sender, "hostname", None)
+    if hostname:
+        with contextlib.suppress(redis.RedisError):
+            lease_client().hdel(WORKERS_KEY, hostname)

@@ -1,0 +1,41 @@
+"""Prometheus metrics of the bot fleet (one registry per worker process, served on /metrics).
+
+Labels are the policy and a failure reason only, never match or seat ids.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+DECISION_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5)
+WAIT_BUCKETS = (0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800)
+
+DECISION_SECONDS = Histogram(
+    "hebei_bot_decision_seconds",
+    "Time a policy takes to choose an action.",
+    ("policy",),
+    buckets=DECISION_BUCKETS,
+)
+SESSIONS_ACTIVE = Gauge(
+    "hebei_bot_seat_sessions_active", "Seat sessions playing now in this process.", ("policy",)
+)
+QUEUE_WAIT_SECONDS = Histogram(
+    "hebei_bot_task_queue_wait_seconds",
+    "Time from sending a seat task to a worker starting it.",
+    ("policy",),
+    buckets=WAIT_BUCKETS,
+)
+FAILURES = Counter(
+    "hebei_bot_failures_total",
+    "Seat sessions that ended without finishing their match, by reason.",
+    ("reason",),
+)
+REDELIVERIES = Counter(
+    "hebei_bot_redeliveries_total",
+    "Seat tasks delivered again (a worker was lost or the visibility timeout passed).",
+    ("outcome",),  # took_over: played the seat on; seat_held: a live session has it, exited
+)
+RECONNECTS = Counter("hebei_bot_reconnects_total", "Play streams opened again after a drop.")
+ACTIONS_REJECTED = Counter(
+    "hebei_bot_actions_rejected_total", "Actions the table engine refused.", ("code",)
+)

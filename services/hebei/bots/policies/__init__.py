@@ -1,0 +1,64 @@
+"""Bot policies, pure Python on :mod:`hebei.rules` (no grpc, no celery: benchmarked in process).
+
+``make_policy("expert", level=2, seed=7)`` builds one; :data:`POLICIES` lists the names.
+A policy maps a seat's :class:`~hebei.rules.views.Observation` to one of its legal actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hebei.bots.policies.base import Policy
+from hebei.bots.policies.efficiency import EfficiencyPolicy
+from hebei.bots.policies.expert import LEVELS as EXPERT_LEVELS
+from hebei.bots.policies.expert import ExpertPolicy
+from hebei.bots.policies.random_legal import RandomPolicy
+
+__all__ = [
+    "DEFAULT_LEVELS",
+    "POLICIES",
+    "EfficiencyPolicy",
+    "ExpertPolicy",
+    "Policy",
+    "RandomPolicy",
+    "make_policy",
+    "parse_policy",
+]
+
+POLICIES: dict[str, Callable[..., Policy]] = {
+    "random": RandomPolicy,
+    "efficiency": EfficiencyPolicy,
+    "expert": ExpertPolicy,
+}
+# The levels each policy accepts, and the default (the last).
+DEFAULT_LEVELS: dict[str, tuple[int, ...]] = {
+    "random": (1,),
+    "efficiency": (1,),
+    "expert": tuple(sorted(EXPERT_LEVELS)),
+}
+
+
+def make_policy(name: str, level: int | None = None, seed: int = 0) -> Policy:
+    """The policy ``name`` at ``level`` (default: its strongest), randomness from ``seed``.
+
+    Raises ValueError naming the choices for an unknown name or level.
+    """
+    if name not in POLICIES:
+        raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}")
+    levels = DEFAULT_LEVELS[name]
+    if level is None or level == 0:
+        level = levels[-1]
+    if level not in levels:
+        raise ValueError(f"policy {name} has levels {', '.join(map(str, levels))}, got {level!r}")
+    return POLICIES[name](level=level, seed=seed)
+
+
+def parse_policy(spec: str) -> tuple[str, int | None]:
+    """``"expert:2"`` -> ``("expert", 2)``; ``"efficiency"`` -> ``("efficiency", None)``."""
+    name, _, level = spec.strip().partition(":")
+    if not level:
+        return name, None
+    try:
+        return name, int(level)
+    except ValueError:
+        raise ValueError(f"policy level must be a number, got {spec!r}") from None

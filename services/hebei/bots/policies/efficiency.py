@@ -1,0 +1,71 @@
+"""``efficiency``: the fastest way to a complete hand, nothing else.
+
+Takes every win; discards the tile leaving the lowest shanten with the most
+unseen improving tiles (visible tiles counted out); declares a kong when the
+hand's shanten does not suffer; pongs only when it lowers the shanten.
+"""
+
+from __future__ import annotations
+
+from hebei.bots.policies.analysis import (
+    best_after_pong,
+    candidates,
+    discard_shantens,
+    hand_ukeire,
+    without,
+)
+from hebei.bots.policies.base import hand_facts
+from hebei.rules.actions import DISCARD, EXPOSED_KONG, PASS, PONG, WIN, Action, ActionKind
+from hebei.rules.hand import Phase
+from hebei.rules.shanten import shanten
+from hebei.rules.views import Observation
+
+
+class EfficiencyPolicy:
+    """Minimise shanten, maximise ukeire, take wins."""
+
+    name = "efficiency"
+
+    def __init__(self, level: int = 1, seed: int = 0) -> None:
+        self.level = level
+
+    def choose(self, obs: Observation) -> Action:
+        """The most efficient legal action."""
+        legal = obs.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        if WIN in legal:
+            return WIN
+        if obs.phase is Phase.TURN:
+            return self._turn(obs)
+        return self._claim(obs)
+
+    def _turn(self, obs: Observation) -> Action:
+        facts = hand_facts(obs)
+        counts, n_melds = facts.counts, facts.n_melds
+        best = candidates(counts, n_melds, facts.visible)[0]
+        shantens = dict(discard_shantens(counts, n_melds))
+        for action in obs.legal_actions:
+            if action.kind is ActionKind.CONCEALED_KONG:
+                after = shanten(without(counts, action.tile, 4), n_melds + 1)
+                if after <= best.shanten:
+                    return action
+            elif action.kind is ActionKind.ADDED_KONG and shantens[action.tile] <= best.shanten:
+                return action
+        return DISCARD[best.kind]
+
+    def _claim(self, obs: Observation) -> Action:
+        if obs.claim is None or obs.phase is not Phase.CLAIMS:
+            return PASS
+        tile = obs.claim.tile
+        facts = hand_facts(obs)
+        counts, n_melds = facts.counts, facts.n_melds
+        now, _ = hand_ukeire(counts, n_melds, facts.visible)
+        legal = obs.legal_actions
+        if EXPOSED_KONG[tile] in legal and shanten(without(counts, tile, 3), n_melds + 1) <= now:
+            return EXPOSED_KONG[tile]
+        if PONG[tile] in legal:
+            after = best_after_pong(counts, n_melds, facts.visible, tile)
+            if after.shanten < now:
+                return PONG[tile]
+        return PASS

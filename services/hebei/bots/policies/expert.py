@@ -1,0 +1,228 @@
+"""``expert`` (高手陪练, the sparring partner): efficiency, hand value, defence, push/fold.
+
+Every option is priced in expected points for this hand:
+
+    EV = P(win) x value of the win - P(deal-in) x its cost
+
+- P(win) from shanten, ukeire and the live wall (:func:`value.win_chance`, measured);
+- the value of the win from the base payment and the expected bonus fan of the
+  routes still open (:mod:`hebei.bots.policies.value`): 门清 for a concealed hand,
+  flushes, 碰碰胡;
+- the deal-in cost of a discard from the opponents' melds and discards
+  (:mod:`hebei.bots.policies.danger`).
+
+Push/fold falls out of the sum: with a far hand and a ready-looking opponent the
+safest discard has the best EV even though it breaks the hand. Pongs and kongs
+are taken when they raise the EV (a pong gives up 门清, so it must buy speed or
+a flush/碰碰胡). Levels a person can choose:
+
+- 1: efficiency with 门清 and no defence, and now and then the second-best move;
+- 2: value routes and half-weight defence, rare slips;
+- 3: everything at full weight, no slips.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from hebei.bots.policies.analysis import candidates, discard_shantens, hand_ukeire, without
+from hebei.bots.policies.base import HandFacts, hand_facts
+from hebei.bots.policies.danger import Threat, deal_in_cost, threats
+from hebei.bots.policies.value import (
+    flush_bonus,
+    peng_peng_bonus,
+    win_chance,
+    win_value,
+)
+from hebei.rules.actions import DISCARD, EXPOSED_KONG, PASS, PONG, WIN, Action, ActionKind
+from hebei.rules.hand import Phase
+from hebei.rules.melds import Meld, MeldKind
+from hebei.rules.shanten import shanten
+from hebei.rules.views import Observation
+
+KONG_PAYMENT_ODDS = 0.7  # kong payments are void in an exhaustive draw
+EXPOSED_KONG_POINTS = 3  # RULES.md §7: the discarder pays 3
+PONG_MARGIN = 0.05  # a pong must add at least this much EV (points)
+AVERAGE_WAIT = 0.09  # P(a ready hand waits on a typical unsafe tile)
+PUSH_EXPOSURE = 0.5  # share of the remaining discards that are unsafe when pushing
+FOLD_EXPOSURE = 0.1  # ... and when folding
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertLevel:
+    """How much of the expert's judgement a level uses."""
+
+    value: bool  # price the flush and 碰碰胡 routes
+    defence: float  # weight of the deal-in cost (0: never defends)
+    noise: float  # chance of playing the second-best discard
+
+
+LEVELS = {
+    1: ExpertLevel(value=False, defence=0.0, noise=0.15),
+    2: ExpertLevel(value=True, defence=0.5, noise=0.03),
+    3: ExpertLevel(value=True, defence=1.0, noise=0.0),
+}
+
+
+@dataclass(slots=True)
+class _Context:
+    facts: HandFacts
+    melds: tuple[Meld, ...]
+    wall: int
+    dealer: bool
+    opponents: list[Threat]
+
+
+class ExpertPolicy:
+    """Expected-points play with value and defence; ``level`` 1-3."""
+
+    name = "expert"
+
+    def __init__(self, level: int = 3, seed: int = 0) -> None:
+        if level not in LEVELS:
+            raise ValueError(f"expert level must be one of {sorted(LEVELS)}, got {level!r}")
+        self.level = level
+        self.config = LEVELS[level]
+        self._rng = random.Random(seed)
+
+    def choose(self, obs: Observation) -> Action:
+        """The legal action with the best expected points."""
+        legal = obs.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        if WIN in legal:
+            return WIN
+        ctx = self._context(obs)
+        if obs.phase is Phase.TURN:
+            return self._turn(obs, ctx)
+        return self._claim(obs, ctx)
+
+    # ------------------------------------------------------------------ pricing
+
+    def _context(self, obs: Observation) -> _Context:
+        facts = hand_facts(obs)
+        return _Context(
+            facts=facts,
+            melds=obs.seats[obs.seat].melds,
+            wall=obs.wall,
+            dealer=obs.dealer == obs.seat,
+            opponents=threats(obs) if self.config.defence else [],
+        )
+
+    def _hand_ev(
+        self,
+        ctx: _Context,
+        counts: list[int],
+        n_melds: int,
+        melds: tuple[Meld, ...],
+        concealed: bool,
+        sh: int,
+        uke: int,
+    ) -> float:
+        """EV of a 3n+1 hand: P(win) x points of the win."""
+        bonus = 2.0 if concealed else 0.0
+        if self.config.value:
+            bonus += flush_bonus(counts, melds) + peng_peng_bonus(counts, n_melds, sh)
+        return win_chance(sh, uke, ctx.wall) * win_value(bonus, ctx.dealer)
+
+    def _danger(self, ctx: _Context, kind: int) -> float:
+        if not ctx.opponents:
+            return 0.0
+        return self.config.defence * deal_in_cost(
+            kind, ctx.opponents, ctx.facts.counts, ctx.facts.visible
+        )
+
+    def _discards(
+        self,
+        ctx: _Context,
+        counts: list[int],
+        n_melds: int,
+        melds: tuple[Meld, ...],
+        concealed: bool,
+    ) -> list[tuple[float, int]]:
+        """``(EV, kind)`` of the discards worth pricing, best first."""
+        slack = 1 if self.config.value or ctx.opponents else 0
+        push_risk, fold_risk = self._exposure(ctx)
+        scored = []
+        for cand in candidates(counts, n_melds, ctx.facts.visible, slack):
+            counts[cand.kind] -= 1
+            try:
+                ev = self._hand_ev(
+                    ctx, counts, n_melds, melds, concealed, cand.shanten, cand.ukeire
+                )
+            finally:
+                counts[cand.kind] += 1
+            scored.append((ev - self._danger(ctx, cand.kind) - push_risk, cand.kind))
+        if ctx.opponents:
+            priced = {kind for _, kind in scored}
+            for kind in range(len(counts)):
+                if counts[kind] and kind not in priced:
+                    scored.append((-self._danger(ctx, kind) - fold_risk, kind))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        return scored
+
+    def _exposure(self, ctx: _Context) -> tuple[float, float]:
+        """Deal-in risk of the discards still to come: pushing on keeps throwing tiles the
+        hand does not need, folding throws the safest ones."""
+        if not ctx.opponents:
+            return 0.0, 0.0
+        per_discard = sum(t.ready * AVERAGE_WAIT * t.cost for t in ctx.opponents)
+        future = self.config.defence * per_discard * ctx.wall / 4
+        return PUSH_EXPOSURE * future, FOLD_EXPOSURE * future
+
+    def _pick(self, scored: list[tuple[float, int]]) -> tuple[float, int]:
+        if len(scored) > 1 and self.config.noise and self._rng.random() < self.config.noise:
+            return scored[1]
+        return scored[0]
+
+    # ------------------------------------------------------------------ decisions
+
+    def _turn(self, obs: Observation, ctx: _Context) -> Action:
+        facts = ctx.facts
+        counts, n_melds = facts.counts, facts.n_melds
+        scored = self._discards(ctx, counts, n_melds, ctx.melds, facts.concealed)
+        best_shanten = min(s for _, s in discard_shantens(counts, n_melds))
+        for action in obs.legal_actions:
+            if action.kind is ActionKind.CONCEALED_KONG:
+                if shanten(without(counts, action.tile, 4), n_melds + 1) <= best_shanten:
+                    return action
+            elif action.kind is ActionKind.ADDED_KONG:
+                counts[action.tile] -= 1
+                after = shanten(counts, n_melds)
+                counts[action.tile] += 1
+                if after <= best_shanten and self._danger(ctx, action.tile) < 0.5:
+                    return action
+        _, kind = self._pick(scored)
+        return DISCARD[kind]
+
+    def _claim(self, obs: Observation, ctx: _Context) -> Action:
+        if obs.claim is None or obs.phase is not Phase.CLAIMS:
+            return PASS
+        tile = obs.claim.tile
+        facts = ctx.facts
+        counts, n_melds, visible = facts.counts, facts.n_melds, facts.visible
+        sh, uke = hand_ukeire(counts, n_melds, visible)
+        best_action, best_ev = (
+            PASS,
+            self._hand_ev(ctx, counts, n_melds, ctx.melds, facts.concealed, sh, uke),
+        )
+        if ctx.opponents:
+            held = [k for k, c in enumerate(counts) if c]
+            best_ev -= min(self._danger(ctx, k) for k in held) + self._exposure(ctx)[0]
+        legal = obs.legal_actions
+        if PONG[tile] in legal:
+            melds = (*ctx.melds, Meld(MeldKind.PONG, tile))
+            after = without(counts, tile, 2)
+            ev, _ = self._discards(ctx, after, n_melds + 1, melds, False)[0]
+            if ev > best_ev + PONG_MARGIN:
+                best_action, best_ev = PONG[tile], ev
+        if EXPOSED_KONG[tile] in legal:
+            melds = (*ctx.melds, Meld(MeldKind.EXPOSED_KONG, tile))
+            after = without(counts, tile, 3)
+            ksh, kuke = hand_ukeire(after, n_melds + 1, visible)
+            ev = self._hand_ev(ctx, after, n_melds + 1, melds, False, ksh, kuke)
+            ev += KONG_PAYMENT_ODDS * EXPOSED_KONG_POINTS
+            if ev > best_ev:
+                best_action = EXPOSED_KONG[tile]
+        return best_action

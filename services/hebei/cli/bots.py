@@ -1,0 +1,105 @@
+"""``hebei bots ...``: run a bot worker, list the live workers, queue a seat."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hebei.cli import app
+from hebei.cli._util import fail
+
+bots_app = typer.Typer(help="The bot fleet: Celery workers playing seats.", no_args_is_help=True)
+app.add_typer(bots_app, name="bots")
+
+
+@bots_app.command("worker")
+def worker_command(
+    processes: int = typer.Option(
+        0, "--processes", "-p", help="Worker processes; 0 = one per CPU core."
+    ),
+    sessions: int = typer.Option(
+        32, "--sessions", "-s", help="Seat sessions (threads) per process."
+    ),
+    policies: str = typer.Option(
+        "random,efficiency,expert", "--policies", help="Policies this worker serves."
+    ),
+    loglevel: str = typer.Option("INFO", "--loglevel", help="DEBUG, INFO, WARNING or ERROR."),
+    name: str = typer.Option("bots", "--name", help="Worker name prefix (name-N@host)."),
+    metrics_port: int = typer.Option(
+        -1, "--metrics-port", help="Serve /metrics from this port up (one per process); 0 = any."
+    ),
+) -> None:
+    """Start a bot worker: processes per core, many seat sessions per process."""
+    from hebei.bots.worker import run_workers
+    from hebei.common.config import ConfigError
+
+    if processes < 0 or sessions < 1:
+        fail("--processes must be >= 0 and --sessions >= 1")
+    if loglevel.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        fail(f"--loglevel must be DEBUG, INFO, WARNING or ERROR, got {loglevel!r}")
+    try:
+        code = run_workers(
+            processes or os.cpu_count() or 1,
+            sessions,
+            policies.split(","),
+            loglevel=loglevel.upper(),
+            name=name,
+            metrics_port=None if metrics_port < 0 else metrics_port,
+        )
+    except (ValueError, ConfigError) as exc:
+        fail(str(exc))
+    raise typer.Exit(code)
+
+
+@bots_app.command("workers")
+def workers_command(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """List the live bot workers and the policies they serve."""
+    import redis
+
+    from hebei.bots.celery_app import live_workers
+    from hebei.common.config import ConfigError
+
+    try:
+        workers = live_workers()
+    except (redis.RedisError, ConfigError) as exc:
+        fail(f"cannot read the worker registry: {exc}")
+    if as_json:
+        print(json.dumps(workers))
+        return
+    table = Table(title=f"{len(workers)} live bot workers")
+    for column in ("worker", "policies", "sessions", "pid"):
+        table.add_column(column)
+    for name, info in sorted(workers.items()):
+        table.add_row(
+            name, ", ".join(info["policies"]), str(info.get("sessions", "")), str(info["pid"])
+        )
+    Console().print(table)
+
+
+@bots_app.command("send")
+def send_command(
+    target: str = typer.Option(..., "--target", help="The table engine, host:port."),
+    match_id: str = typer.Option(..., "--match", help="The match id."),
+    seat: int = typer.Option(..., "--seat", help="The seat, 0-3."),
+    token: str = typer.Option(..., "--token", help="The seat token."),
+    policy: str = typer.Option("expert", "--policy", help="random, efficiency or expert."),
+    level: int = typer.Option(0, "--level", help="Policy level (0: its strongest)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the policy's randomness."),
+    pace: float = typer.Option(0.0, "--pace", help="Seconds a decision takes at least."),
+) -> None:
+    """Queue one seat task: a bot worker joins the seat and plays it to the match end."""
+    from hebei.bots.celery_app import send_seat
+    from hebei.bots.session import SeatTicket
+
+    try:
+        ticket = SeatTicket(target, match_id, seat, token, policy, level or None, seed, pace)
+        task_id = send_seat(ticket)
+    except ValueError as exc:
+        fail(str(exc))
+    print(task_id)

@@ -1,0 +1,117 @@
+"""A real ``hebei bots worker`` (Celery on Redis) plays whole matches against a real table
+engine; a worker SIGKILLed mid-match has its seats taken over, and no seat is played twice."""
+
+from __future__ import annotations
+
+import time
+
+import redis
+
+from hebei.bots.celery_app import send_seat
+from hebei.bots.lease import answered_decisions, lease_history
+from hebei.bots.session import SeatTicket
+from hebei.v1 import table_pb2
+from hebei.v1 import types_pb2 as pb
+from tests.integration.bots.conftest import Engine, open_bot_match, token_of
+
+LINEUP = ("expert", "efficiency", "random", "expert:1")
+
+
+def send_lineup(engine: Engine, match_id: str, pace: float = 0.0) -> None:
+    for seat, spec in enumerate(LINEUP):
+        name, _, level = spec.partition(":")
+        ticket = SeatTicket(
+            engine.address,
+            match_id,
+            seat,
+            token_of(match_id, seat),
+            policy=name,
+            level=int(level) if level else None,
+            seed=seat,
+            pace=pace,
+        )
+        send_seat(ticket)
+
+
+def finished(info: table_pb2.MatchInfo) -> bool:
+    return info.status == pb.MATCH_STATUS_FINISHED
+
+
+def check_seats_played_once(client: redis.Redis, match_id: str) -> dict[int, list[int]]:
+    """Per seat: the fencing tokens in the order their leases were taken. Asserts that the
+    decisions' answers never go back to an older session (no interleaving of two)."""
+    fences = {}
+    for seat in range(4):
+        history = lease_history(client, match_id, seat)
+        acquired = [r.fence for r in history if r.event == "acquire"]
+        assert acquired == sorted(acquired) and len(set(acquired)) == len(acquired)
+        answers = answered_decisions(client, match_id, seat)
+        assert answers, f"seat {seat} answered nothing"
+        by_decision = [answers[d] for d in sorted(answers)]
+        assert by_decision == sorted(by_decision), f"seat {seat}: sessions interleaved"
+        assert set(by_decision) <= set(acquired)
+        fences[seat] = acquired
+    return fences
+
+
+def test_worker_plays_a_whole_match(engine: Engine, start_worker, lease_redis) -> None:
+    start_worker(sessions=4)
+    match_id = open_bot_match(engine, hands=3, seed=11, per_decision=2.0)
+    send_lineup(engine, match_id)
+
+    info = engine.wait_for(match_id, finished, timeout=90)
+
+    assert info.hands_played == 3
+    assert sum(s.score for s in info.seats) == 0
+    events = engine.events(match_id)
+    assert not [e for e in events if e.auto_played], "a bot missed a decision"
+    assert not [e for e in events if e.type == pb.EVENT_TYPE_SEAT_AUTO]
+    fences = check_seats_played_once(lease_redis, match_id)
+    assert fences == {seat: [1] for seat in range(4)}  # one session per seat, no redelivery
+    for seat in range(4):
+        history = lease_history(lease_redis, match_id, seat)
+        assert [r.event for r in history] == ["acquire", "release"]
+
+
+def test_sigkill_a_worker_mid_match(engine: Engine, start_worker, lease_redis) -> None:
+    first = start_worker(sessions=2)  # reserves two seat tasks and starts them
+    match_id = open_bot_match(engine, hands=8, seed=5, per_decision=1.0)
+    send_lineup(engine, match_id, pace=0.03)
+    deadline = time.monotonic() + 30
+    held = {}
+    while len(held) < 2 and time.monotonic() < deadline:
+        held = {
+            seat: lease_history(lease_redis, match_id, seat)
+            for seat in range(4)
+            if lease_history(lease_redis, match_id, seat)
+        }
+        time.sleep(0.1)
+    first_seats = sorted(held)
+    assert len(first_seats) == 2, held
+    start_worker(sessions=4)  # takes the two queued seats, has room for two more
+    engine.wait_for(match_id, lambda info: info.status == pb.MATCH_STATUS_PLAYING, timeout=30)
+    engine.wait_for(match_id, lambda info: info.hands_played >= 1, timeout=60)
+
+    first.kill()
+    killed_at = time.time()
+
+    info = engine.wait_for(match_id, finished, timeout=120)
+    assert info.hands_played == 8
+    fences = check_seats_played_once(lease_redis, match_id)
+    for seat in first_seats:
+        # The killed session's lease, then the new worker's, after the old one expired.
+        assert fences[seat][:2] == [1, 2], (seat, fences)
+        history = lease_history(lease_redis, match_id, seat)
+        takeover = next(r for r in history if r.fence == 2 and r.event == "acquire")
+        assert takeover.at > killed_at
+        answers = answered_decisions(lease_redis, match_id, seat)
+        assert 2 in answers.values(), f"seat {seat} was never played again"
+    for seat in set(range(4)) - set(first_seats):
+        # Only the first session answered (a copy redelivered after the visibility timeout
+        # may take the free lease once the match is over, and then finds nothing to play).
+        assert set(answered_decisions(lease_redis, match_id, seat).values()) == {1}
+    events = engine.events(match_id)
+    reasons = {(e.seat, e.reason) for e in events if e.type == pb.EVENT_TYPE_SEAT_AUTO}
+    assert {seat for seat, _ in reasons} == set(first_seats)  # only the killed seats
+    resumed = {e.seat for e in events if e.type == pb.EVENT_TYPE_SEAT_RESUMED}
+    assert resumed >= set(first_seats)
