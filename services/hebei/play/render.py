@@ -213,20 +213,32 @@ def describe_changes(prev: pb.Observation | None, cur: pb.Observation) -> list[T
         return [Text(f"Hand {cur.hand_no} begins; dealer: {seat_name(cur, cur.dealer)}")]
     lines = []
     for before, after in zip(prev.seats, cur.seats, strict=True):
+        you = after.seat == cur.seat
         who = seat_name(cur, after.seat)
         for i, meld in enumerate(after.melds):
             if i < len(before.melds) and _meld_key(before.melds[i]) == _meld_key(meld):
                 continue
-            verb = "pongs" if meld.kind == pb.MELD_KIND_PONG else "declares"
-            line = Text(f"{who} {verb} ", style="magenta")
-            line.append_text(meld_text(meld) if verb == "declares" else tile_text(meld.tile))
+            if meld.kind == pb.MELD_KIND_PONG:
+                line = Text(f"{who} {'pong' if you else 'pongs'} ", style="magenta")
+                line.append_text(tile_text(meld.tile))
+            else:
+                line = Text(f"{who} {'declare' if you else 'declares'} ", style="magenta")
+                line.append_text(meld_text(meld))
             lines.append(line)
-        if len(after.discards) > len(before.discards):
-            for tile in after.discards[len(before.discards) :]:
-                line = Text(f"{who} discarded ")
-                line.append_text(tile_text(tile))
-                lines.append(line)
+        for tile in after.discards[len(before.discards) :]:
+            line = Text(f"{who} discarded ")
+            line.append_text(tile_text(tile))
+            lines.append(line)
         if after.auto_played != before.auto_played:
-            state = "is now auto-played (托管)" if after.auto_played else "plays again"
-            lines.append(Text(f"{who} {state}", style="yellow"))
+            if you:
+                state = (
+                    "Your seat is now auto-played (托管)" if after.auto_played else "You play again"
+                )
+            else:
+                state = (
+                    f"{who} is now auto-played (托管)"
+                    if after.auto_played
+                    else f"{who} plays again"
+                )
+            lines.append(Text(state, style="yellow"))
     return lines

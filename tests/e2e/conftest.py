@@ -1,0 +1,154 @@
+"""End-to-end fixtures: the ``hebei`` program driven through a pseudo-terminal, and a table
+engine served on port 0 for ``hebei play --address``."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from hebei.common.client import create_channel
+from hebei.common.config import ServerConfig
+from hebei.common.server import Server, create_server
+from hebei.play.local import LocalOptions, open_match_request
+from hebei.table.service import TableConfig, TableEngine
+from hebei.v1 import table_pb2_grpc
+
+OPERATOR_TOKEN = "operator-token-for-e2e-tests"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+PROMPT_END = "> "
+MATCH_OVER = "Match over"
+
+
+def hebei_program() -> str:
+    """The installed ``hebei`` command of this virtualenv."""
+    beside = Path(sys.executable).with_name("hebei")
+    return str(beside) if beside.exists() else shutil.which("hebei") or "hebei"
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI.sub("", text).replace("\r", "")
+
+
+@pytest.fixture
+def play_env(database_url: str, tmp_path: Path) -> dict[str, str]:
+    """The environment of a ``hebei play`` child: the test database, a private data dir."""
+    env = dict(os.environ)
+    env.update(
+        HEBEI_DATABASE_URL=database_url,
+        HEBEI_DATA_DIR=str(tmp_path / "data"),
+        TERM="xterm-256color",
+        COLUMNS="160",
+    )
+    return env
+
+
+@dataclass
+class Transcript:
+    """What a driven ``hebei play`` printed (without ANSI codes) and how it ended."""
+
+    text: str
+    prompts: list[str]
+    exit_status: int | None
+
+
+def drive(
+    args: list[str],
+    env: dict[str, str],
+    answer: Callable[[str, int], str],
+    *,
+    timeout: float = 60,
+) -> Transcript:
+    """Run ``hebei play ARGS`` in a pseudo-terminal; ``answer(prompt, n)`` types a line at each
+    prompt until the match is over or the program ends."""
+    child = pexpect.spawn(
+        hebei_program(),
+        ["play", *args],
+        env=env,
+        encoding="utf-8",
+        dimensions=(60, 160),
+        timeout=timeout,
+    )
+    chunks: list[str] = []
+    prompts: list[str] = []
+    try:
+        while True:
+            found = child.expect([PROMPT_END, MATCH_OVER, pexpect.EOF])
+            chunks.append(child.before + (child.after if isinstance(child.after, str) else ""))
+            if found != 0:
+                break
+            lines = strip_ansi(child.before).strip("\n").splitlines()
+            prompt = lines[-1] if lines else ""
+            prompts.append(prompt)
+            child.sendline(answer(prompt, len(prompts)))
+        if found != 2:
+            child.expect(pexpect.EOF)
+            chunks.append(child.before)
+    finally:
+        child.close(force=True)
+    return Transcript(strip_ansi("".join(chunks)), prompts, child.exitstatus)
+
+
+def first_choice(prompt: str, _n: int) -> str:
+    """Win when possible, pass on claims, else discard the tile at position 1."""
+    if "[h] win" in prompt:
+        return "h"
+    if "[x] pass" in prompt:
+        return "x"
+    return "1"
+
+
+@dataclass
+class RunningEngine:
+    engine: TableEngine
+    server: Server
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.server.port}"
+
+    def open_match(self, hands: int = 1, seed: int = 5) -> tuple[str, list[str]]:
+        """A match with the person in seat 0 and three seats nobody joins (auto-played after
+        the ready check); returns its id and the seat tokens."""
+        match_id = f"e2e-{uuid.uuid4().hex[:10]}"
+        tokens = [f"token-{seat}-{match_id}" for seat in range(4)]
+        request = open_match_request(LocalOptions(hands=hands, seed=seed), match_id, tokens)
+        channel = create_channel(self.address, token=OPERATOR_TOKEN)
+        try:
+            table_pb2_grpc.TableServiceStub(channel).OpenMatch(request)
+        finally:
+            channel.close()
+        return match_id, tokens
+
+
+@pytest.fixture
+def table_engine(database_url: str, fresh_schema: str) -> Iterator[RunningEngine]:
+    """A table engine on 127.0.0.1 port 0 over a fresh schema, with a 1 s ready check."""
+    config = TableConfig(
+        server=ServerConfig(
+            service="table",
+            host="127.0.0.1",
+            port=0,
+            metrics_port=None,
+            max_workers=32,
+            grace_seconds=0.5,
+            operator_token=OPERATOR_TOKEN,
+        ),
+        database_url=database_url,
+        schema=fresh_schema,
+        ready_seconds=1.0,
+    )
+    engine = TableEngine(config)
+    server = create_server(engine.spec(), config.server)
+    server.start()
+    yield RunningEngine(engine, server)
+    server.stop(0)
+    engine.close()
