@@ -16,10 +16,9 @@ import pexpect
 import pytest
 
 from hebei.common.client import create_channel
-from hebei.common.config import ServerConfig
-from hebei.common.server import Server, create_server
-from hebei.play.local import LocalOptions, open_match_request
-from hebei.table.service import TableConfig, TableEngine
+from hebei.common.server import Server
+from hebei.play.local import LocalOptions, open_match_request, serve_engine
+from hebei.table.service import TableEngine
 from hebei.v1 import table_pb2_grpc
 
 OPERATOR_TOKEN = "operator-token-for-e2e-tests"
@@ -132,23 +131,7 @@ class RunningEngine:
 @pytest.fixture
 def table_engine(database_url: str, fresh_schema: str) -> Iterator[RunningEngine]:
     """A table engine on 127.0.0.1 port 0 over a fresh schema, with a 1 s ready check."""
-    config = TableConfig(
-        server=ServerConfig(
-            service="table",
-            host="127.0.0.1",
-            port=0,
-            metrics_port=None,
-            max_workers=32,
-            grace_seconds=0.5,
-            operator_token=OPERATOR_TOKEN,
-        ),
-        database_url=database_url,
-        schema=fresh_schema,
-        ready_seconds=1.0,
-    )
-    engine = TableEngine(config)
-    server = create_server(engine.spec(), config.server)
-    server.start()
+    engine, server = serve_engine(database_url, fresh_schema, OPERATOR_TOKEN, ready_seconds=1.0)
     yield RunningEngine(engine, server)
     server.stop(0)
     engine.close()

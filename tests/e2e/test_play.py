@@ -26,17 +26,21 @@ def test_a_whole_local_hand_against_three_bots(play_env) -> None:
     assert "Refused" not in text and "Traceback" not in text
 
 
-def test_bad_keys_then_hand_over_to_auto_play_until_the_end(play_env) -> None:
+def test_bad_keys_then_hand_over_on_an_embedded_database(play_env, tmp_path) -> None:
+    """No HEBEI_DATABASE_URL: the program starts its own embedded PostgreSQL."""
+
     def answer(prompt: str, n: int) -> str:
         return "zz" if n == 1 else "t"
 
-    played = drive(["--hands", "1", "--seed", "11"], play_env, answer)
+    env = {k: v for k, v in play_env.items() if k != "HEBEI_DATABASE_URL"}
+    played = drive(["--hands", "1", "--seed", "11"], env, answer)
     assert played.exit_status == 0, played.text[-3000:]
     assert "Unknown key 'zz': type ? for help." in played.text
     assert "Auto-play on (托管)" in played.text
     assert "Your seat is now auto-played (托管)" in played.text
     assert len(played.prompts) == 2  # after t, the engine played the rest of the hand
     assert "Hand 1 settlement" in played.text and "Match over" in played.text
+    assert (tmp_path / "data" / "postgres").is_dir()
 
 
 def test_a_remote_seat_plays_then_hands_over_and_the_log_marks_it(play_env, table_engine) -> None:

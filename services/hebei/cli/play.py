@@ -126,7 +126,8 @@ def _play_local(
     try:
         table = start_local_table(options)
     except Exception as exc:  # one line, never a stack trace
-        fail(f"cannot start the local table: {exc}", code=1)
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        fail(f"cannot start the local table: {reason}", code=1)
     try:
         code = run_session(table.channel, table.join_request(), console)
     finally:

@@ -121,6 +121,39 @@ def open_match_request(
     return request
 
 
+def serve_engine(
+    database_url: str, schema: str, operator_token: str, *, ready_seconds: float = READY_SECONDS
+) -> tuple[TableEngine, Server]:
+    """A table engine on ``schema`` served on 127.0.0.1, port 0 (for a few tables only)."""
+    config = TableConfig(
+        server=ServerConfig(
+            service="table",
+            host="127.0.0.1",
+            port=0,
+            metrics_port=None,
+            max_workers=32,
+            grace_seconds=0.5,
+            operator_token=operator_token,
+        ),
+        database_url=database_url,
+        schema=schema,
+        ready_seconds=ready_seconds,
+        max_tables=4,
+        max_streams=16,
+    )
+    engine = None
+    try:
+        engine = TableEngine(config)
+        server = create_server(engine.spec(), config.server)
+        server.start()
+    except BaseException:
+        if engine is not None:
+            engine.close()
+        drop_schema(database_url, schema)
+        raise
+    return engine, server
+
+
 def start_local_table(options: LocalOptions) -> LocalTable:
     """Start the engine on 127.0.0.1 port 0, open the match and seat the three bots.
 
@@ -134,30 +167,7 @@ def start_local_table(options: LocalOptions) -> LocalTable:
     url = embedded.database_url()
     schema = f"play_{uuid.uuid4().hex[:12]}"
     operator_token = secrets.token_urlsafe(24)
-    config = TableConfig(
-        server=ServerConfig(
-            service="table",
-            host="127.0.0.1",
-            port=0,
-            metrics_port=None,
-            max_workers=32,
-            grace_seconds=0.5,
-            operator_token=operator_token,
-        ),
-        database_url=url,
-        schema=schema,
-        ready_seconds=READY_SECONDS,
-        max_tables=4,
-        max_streams=16,
-    )
-    engine = TableEngine(config)
-    try:
-        server = create_server(engine.spec(), config.server)
-        server.start()
-    except BaseException:
-        engine.close()
-        drop_schema(url, schema)
-        raise
+    engine, server = serve_engine(url, schema, operator_token)
     channel = create_channel(f"127.0.0.1:{server.port}", token=operator_token)
     match_id = f"local-{uuid.uuid4().hex[:12]}"
     tokens = [secrets.token_urlsafe(16) for _ in range(4)]
