@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import logging
 import secrets
@@ -38,6 +39,7 @@ class HostSettings:
     ready_seconds: float = 15.0  # the ready check: absent seats are auto-played after this
     max_tables: int = 256  # tables waiting or playing at once; more is RESOURCE_EXHAUSTED
     seat_queue: int = 256  # messages queued per seat stream before old ones are dropped
+    keep_finished: int = 512  # ended tables kept in memory; older ones reload from the log
 
 
 def _check_id(name: str, value: str, *, required: bool = True) -> None:
@@ -119,6 +121,7 @@ class TableHost:
         self.settings = settings
         self.scheduler = scheduler or Scheduler()
         self._tables: dict[str, Table] = {}
+        self._finished: collections.deque[str] = collections.deque()
         self._lock = threading.Lock()
         self._active = 0
 
@@ -126,6 +129,20 @@ class TableHost:
         with self._lock:
             self._active -= 1
             metrics.TABLES_ACTIVE.set(self._active)
+            self._remember_finished(table.match_id)
+
+    def _remember_finished(self, match_id: str) -> None:
+        """Keep the last ``keep_finished`` ended tables in memory (under ``_lock``); an older
+        one leaves only once its whole log is durable (it is then reloaded from the log)."""
+        self._finished.append(match_id)
+        self._evict()
+
+    def _evict(self) -> None:
+        while len(self._finished) > self.settings.keep_finished:
+            oldest = self._tables.get(self._finished[0])
+            if oldest is not None and self.store.durable_seq(oldest.match_id) < len(oldest.log):
+                break
+            self._tables.pop(self._finished.popleft(), None)
 
     def _add(self, table: Table) -> Table:
         with self._lock:
@@ -133,7 +150,9 @@ class TableHost:
             if existing is not None:
                 return existing
             self._tables[table.match_id] = table
-            if not table.over:
+            if table.over:
+                self._remember_finished(table.match_id)
+            else:
                 self._active += 1
                 metrics.TABLES_ACTIVE.set(self._active)
         return table
@@ -198,6 +217,7 @@ class TableHost:
         if not match_id:
             raise InvalidArgument("match_id is required")
         with self._lock:
+            self._evict()
             table = self._tables.get(match_id)
         if table is not None:
             return table

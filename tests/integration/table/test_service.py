@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -186,3 +187,21 @@ def test_streams_beyond_the_bound_are_refused(start_engine) -> None:
     assert wait_for(lambda: engine.engine.servicer._streams == 0)
     engine.stub.Dissolve(table_pb2.DissolveRequest(match_id=request.match_id), metadata=OPERATOR)
     assert list(engine.stub.Spectate(spectate))[-1].event.type == pb.EVENT_TYPE_MATCH_DISSOLVED
+
+
+def test_ended_tables_leave_memory_and_reload_from_the_log(start_engine) -> None:
+    engine = start_engine(ready_seconds=0.2)
+    host = engine.engine.host
+    host.settings = dataclasses.replace(host.settings, keep_finished=1)
+    requests = [new_match_request(hands=1, seed=60 + i) for i in range(2)]
+    for request in requests:
+        engine.stub.OpenMatch(request, metadata=OPERATOR)
+    for request in requests:
+        assert wait_for(lambda r=request: get(engine, r.match_id).hands_played == 1)
+    first = requests[0].match_id
+    # Reads let the oldest ended table go once its log is durable.
+    assert wait_for(lambda: host.get(requests[1].match_id) and first not in host._tables)
+    info = get(engine, first)  # rebuilt from the log by replaying it
+    assert info.status == pb.MATCH_STATUS_FINISHED and info.seed == 60
+    events = stored_events(engine.engine.store, first)
+    assert [s.score for s in info.seats] == replay_match(rules_events(events)).scores
