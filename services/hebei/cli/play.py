@@ -125,6 +125,8 @@ def _play_local(
     )
     try:
         table = start_local_table(options)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
     except Exception as exc:  # one line, never a stack trace
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         fail(f"cannot start the local table: {reason}", code=1)

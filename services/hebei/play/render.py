@@ -232,7 +232,9 @@ def describe_changes(prev: pb.Observation | None, cur: pb.Observation) -> list[T
         if after.auto_played != before.auto_played:
             if you:
                 state = (
-                    "Your seat is now auto-played (托管)" if after.auto_played else "You play again"
+                    "Your seat is now auto-played (托管): press t to take over"
+                    if after.auto_played
+                    else "You play again"
                 )
             else:
                 state = (

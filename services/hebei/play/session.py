@@ -10,6 +10,8 @@ loop handles the inbox in order until the match ends or the person leaves.
 
 from __future__ import annotations
 
+import codecs
+import os
 import queue
 import sys
 import threading
@@ -185,6 +187,8 @@ class PlayerSession:
         self.show_prompt()
 
     def _on_observation(self, obs: pb.Observation) -> None:
+        if obs.phase == pb.PHASE_WAITING and self.obs is None:
+            self.console.print(render_board(obs))
         for line in describe_changes(self.obs, obs):
             self.console.print(line, soft_wrap=True)
         self.obs = obs
@@ -260,11 +264,32 @@ class PlayerSession:
 
 
 def read_lines(source: TextIO, inbox: queue.Queue) -> threading.Thread:
-    """Read ``source`` line by line into ``inbox`` (then ``("eof", None)``), in a thread."""
+    """Read ``source`` line by line into ``inbox`` (then ``("eof", None)``), in a thread.
+
+    A real file is read with ``os.read`` on its descriptor, not through ``sys.stdin``'s
+    buffer: a daemon thread blocked inside that buffer's lock would abort the interpreter's
+    shutdown.
+    """
+    try:
+        fd: int | None = source.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+
+    def lines_of_fd(fd: int) -> Iterator[str]:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        pending = ""
+        while chunk := os.read(fd, 4096):
+            pending += decoder.decode(chunk)
+            *complete, pending = pending.split("\n")
+            yield from complete
+        pending += decoder.decode(b"", final=True)
+        if pending:
+            yield pending
 
     def run() -> None:
+        lines = lines_of_fd(fd) if fd is not None else iter(source.readline, "")
         try:
-            for line in iter(source.readline, ""):
+            for line in lines:
                 inbox.put((LINE, line.rstrip("\r\n")))
         except (OSError, ValueError):
             pass

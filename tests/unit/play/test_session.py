@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import io
+import os
+import queue
+import time
 
 import grpc
 import pytest
 from rich.console import Console
 
 from hebei.common import convert
-from hebei.play.session import EXIT_ERROR, EXIT_OK, PlayerSession, describe_rpc_error
+from hebei.play.session import (
+    EOF,
+    EXIT_ERROR,
+    EXIT_OK,
+    LINE,
+    PlayerSession,
+    describe_rpc_error,
+    read_lines,
+)
 from hebei.play.tiles import tile_label
 from hebei.rules.actions import PASS, ActionKind
 from hebei.rules.hand import Phase
@@ -207,3 +218,30 @@ def test_every_action_kind_of_a_real_turn_is_reachable_by_keys() -> None:
         session.feed(obs)
         session.type(name)
         assert convert.action_from_proto(session.sent[0]).tile == TILE_NAMES.index(name)
+
+
+def drain(inbox: queue.Queue) -> list[tuple[str, str | None]]:
+    items = []
+    while not items or items[-1][0] != EOF:
+        items.append(inbox.get(timeout=5))
+    return items
+
+
+def test_lines_are_read_from_a_descriptor_with_utf8_split_across_reads() -> None:
+    read_end, write_end = os.pipe()
+    inbox: queue.Queue = queue.Queue()
+    with os.fdopen(read_end, "r", encoding="utf-8") as source:
+        read_lines(source, inbox)
+        data = "1\r\n5m\n东\nx".encode()
+        cut = data.index("东".encode()) + 1  # inside the character
+        os.write(write_end, data[:cut])
+        time.sleep(0.05)
+        os.write(write_end, data[cut:])
+        os.close(write_end)
+        assert drain(inbox) == [(LINE, "1"), (LINE, "5m"), (LINE, "东"), (LINE, "x"), (EOF, None)]
+
+
+def test_lines_are_read_from_a_text_stream_without_a_descriptor() -> None:
+    inbox: queue.Queue = queue.Queue()
+    read_lines(io.StringIO("h\n\nq\n"), inbox)
+    assert drain(inbox) == [(LINE, "h"), (LINE, ""), (LINE, "q"), (EOF, None)]
