@@ -637,13 +637,12 @@ class Table:
         return public_event(event, viewer)
 
     def _to_proto(self, event: dict, hand_no: int, at: float, seq: int) -> pb.Event | None:
+        # Only HAND_END carries the settlement (with every win): a WIN answered while other
+        # seats still decide is logged before the hand is settled, and an event must read the
+        # same live and when rebuilt from the log.
+        settlement = self.settlements.get(hand_no) if event["type"] == "hand_end" else None
         return convert.event_to_proto(
-            event,
-            seq=seq,
-            match_id=self.match_id,
-            hand_no=hand_no,
-            time=at,
-            settlement=self.settlements.get(hand_no),
+            event, seq=seq, match_id=self.match_id, hand_no=hand_no, time=at, settlement=settlement
         )
 
     def _current_hand_no(self) -> int:
