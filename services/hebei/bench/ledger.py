@@ -5,8 +5,9 @@ as they are (both on by default; the result says what they were):
 
 - the plain loop inserts one row per transaction on one connection and commits each;
 - the ledger books seeded sample settlements (one journal entry with 4-8 postings each,
-  balance updates and the deferred balance checks) from ``concurrency`` threads sharing the
-  Ledger's connection pool, as the table engine's many tables would.
+  balance updates and the deferred balance checks) from ``concurrency`` threads sharing one
+  Ledger, as the table engine's many tables would; the Ledger's group commit books
+  settlements that arrive together in one statement and one commit.
 
 The two are timed in turns (plain, ledger, plain, ledger, ...) and the best pass of each
 counts, so a change in machine load hits both alike. Everything lives in a scratch schema

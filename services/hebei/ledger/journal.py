@@ -8,6 +8,11 @@ Postings: one ``hand`` posting per seat, always, even for zero points (it record
 player played the hand), plus one ``kong`` posting per seat whose kong payments are not zero.
 An account is a player in a tournament (``''`` for quick play).
 
+Group commit: settlements posted concurrently (the table engine posts from many tables at
+once) are booked together, several entries per statement and per commit, so one WAL flush
+serves many; each caller still returns only once its own entry has committed, and a
+duplicate or refused settlement in a batch affects no other.
+
 Standings count only *effective* entries: settlements and corrections that were not reversed.
 Points are the account balances, which equal the sum of effective entries' postings because a
 reversal negates its entry exactly.
@@ -19,7 +24,7 @@ import contextlib
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -32,6 +37,7 @@ from hebei.common import db
 from hebei.common.errors import (
     AlreadyExists,
     Conflict,
+    DomainError,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -59,6 +65,16 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 _RETRIES = 3  # deadlocks and serialization failures are retried this many times
 _MAX_PROBLEMS = 100
+
+
+def _copy_error(error: DomainError) -> DomainError:
+    """A fresh instance per waiting caller (one exception object raised in many threads would
+    share its traceback)."""
+    copy = type(error)(error.message)
+    copy.__cause__ = error.__cause__
+    return copy
+
+
 T = TypeVar("T")
 
 
@@ -180,6 +196,17 @@ class _Header:
     reason: str = ""
 
 
+@dataclass(eq=False)
+class _Pending:
+    """A settlement waiting in the group-commit queue, and then its outcome."""
+
+    header: _Header
+    lines: Sequence[_Line]
+    done: bool = False
+    entry_id: int | None = None
+    error: BaseException | None = None
+
+
 def _settlement_lines(settlement: Settlement) -> list[_Line]:
     lines = [_Line(r.player_id, r.seat, "hand", r.hand_delta) for r in settlement.results]
     lines += [
@@ -219,26 +246,30 @@ _SELECT_ACCOUNTS = """
 SELECT player_id, account_id FROM accounts WHERE tournament_id = %s AND player_id = ANY(%s)
 """
 
-# One statement books the entry and its postings (in autocommit mode it is its own transaction
-# and the deferred checks run at its end); when the key is taken nothing is inserted and no row
-# comes back. Postings go in account order: see apply_posting() in the migration.
-_INSERT_ENTRY = """
+# One statement books a batch of entries and their postings (in autocommit mode it is its own
+# transaction and the deferred checks run at its end). Arrays go in binary (%(...)b): the text
+# format would escape every quote of every settlement's JSON. An entry whose key is taken is skipped,
+# with its postings; the rows returned are the entries booked. Postings go in account order.
+_INSERT_ENTRIES = """
 WITH entry AS (
     INSERT INTO journal_entries (idempotency_key, request_hash, kind, tournament_id, round_no,
         table_id, match_id, hand_no, outcome, settlement, reverses_entry_id, reason)
-    VALUES (%(idempotency_key)s, %(request_hash)s, %(kind)s, %(tournament_id)s, %(round_no)s,
-        %(table_id)s, %(match_id)s, %(hand_no)s, %(outcome)s, %(settlement)s,
-        %(reverses_entry_id)s, %(reason)s)
+    SELECT * FROM unnest(%(keys)b::text[], %(hashes)b::bytea[], %(kinds)b::text[],
+        %(tournaments)b::text[], %(rounds)b::int[], %(tables)b::text[], %(matches)b::text[],
+        %(hands)b::int[], %(outcomes)b::text[], %(settlements)b::jsonb[],
+        %(reverses)b::bigint[], %(reasons)b::text[])
     ON CONFLICT (idempotency_key) DO NOTHING
-    RETURNING entry_id
+    RETURNING entry_id, idempotency_key
 ), posted AS (
     INSERT INTO postings (entry_id, account_id, component, seat, amount)
     SELECT entry.entry_id, l.account_id, l.component, l.seat, l.amount
-    FROM entry, unnest(%(accounts)s::bigint[], %(seats)s::smallint[], %(components)s::text[],
-                       %(amounts)s::bigint[]) AS l(account_id, seat, component, amount)
+    FROM unnest(%(line_keys)b::text[], %(accounts)b::bigint[], %(seats)b::smallint[],
+                %(components)b::text[], %(amounts)b::bigint[])
+         AS l(idempotency_key, account_id, seat, component, amount)
+    JOIN entry USING (idempotency_key)
     ORDER BY l.account_id, l.component
 )
-SELECT entry_id FROM entry
+SELECT idempotency_key, entry_id FROM entry
 """
 
 _FIND_BY_KEY = "SELECT entry_id, request_hash, kind FROM journal_entries WHERE idempotency_key = %s"
@@ -252,21 +283,35 @@ class Ledger:
     are cached (accounts are never deleted), so known players cost no extra statement.
     """
 
-    def __init__(self, pool: ConnectionPool) -> None:
+    def __init__(self, pool: ConnectionPool, *, batch_size: int = 32, flushers: int = 2) -> None:
         self.pool = pool
         self._accounts: dict[tuple[str, str], int] = {}
         self._accounts_lock = threading.Lock()
+        # Group commit: settlements posted concurrently are booked together, up to batch_size
+        # per statement and at most `flushers` statements in flight (see _submit).
+        self._batch_size = max(1, batch_size)
+        self._flushers = max(1, flushers)
+        self._queue: list[_Pending] = []
+        self._flushing = 0
+        self._queue_changed = threading.Condition()
 
     @classmethod
     def open(
-        cls, url: str, schema: str = "ledger", *, wait: bool = True, **pool_options: Any
+        cls,
+        url: str,
+        schema: str = "ledger",
+        *,
+        wait: bool = True,
+        batch_size: int = 32,
+        flushers: int = 2,
+        **pool_options: Any,
     ) -> Ledger:
         """Apply the migrations to ``schema`` and open a pool on it (see db.create_pool)."""
         db.migrate(url, schema, MIGRATIONS_PACKAGE)
         pool = db.create_pool(
             url, schema=schema, name=f"hebei-{schema}", wait=wait, autocommit=True, **pool_options
         )
-        return cls(pool)
+        return cls(pool, batch_size=batch_size, flushers=flushers)
 
     def close(self) -> None:
         """Close the pool."""
@@ -304,7 +349,7 @@ class Ledger:
     # -- booking ---------------------------------------------------------------------------
 
     def _account_ids(
-        self, conn: psycopg.Connection, tournament_id: str, players: Sequence[str]
+        self, conn: psycopg.Connection, tournament_id: str, players: Iterable[str]
     ) -> dict[str, int]:
         """Account id of each player in ``tournament_id``, opening the missing accounts."""
         with self._accounts_lock:
@@ -322,31 +367,114 @@ class Ledger:
             known.update(found)
         return known
 
+    def _book_entries(
+        self, conn: psycopg.Connection, batch: Sequence[tuple[_Header, Sequence[_Line]]]
+    ) -> dict[str, int]:
+        """Book each (header, lines) of ``batch`` (distinct keys) in one statement; return the
+        entry id of each key booked (a key already taken is left out, nothing booked for it)."""
+        accounts: dict[tuple[str, str], int] = {}
+        for tournament_id in {header.tournament_id for header, _ in batch}:
+            players = {
+                line.player_id
+                for header, lines in batch
+                if header.tournament_id == tournament_id
+                for line in lines
+            }
+            for player, account_id in self._account_ids(conn, tournament_id, players).items():
+                accounts[tournament_id, player] = account_id
+        headers = [header for header, _ in batch]
+        line_rows = [(header, line) for header, lines in batch for line in lines]
+        params = {
+            "keys": [h.idempotency_key for h in headers],
+            "hashes": [h.request_hash for h in headers],
+            "kinds": [h.kind for h in headers],
+            "tournaments": [h.tournament_id for h in headers],
+            "rounds": [h.round_no for h in headers],
+            "tables": [h.table_id for h in headers],
+            "matches": [h.match_id for h in headers],
+            "hands": [h.hand_no for h in headers],
+            "outcomes": [h.outcome for h in headers],
+            "settlements": [None if h.settlement is None else Jsonb(h.settlement) for h in headers],
+            "reverses": [h.reverses_entry_id for h in headers],
+            "reasons": [h.reason for h in headers],
+            "line_keys": [h.idempotency_key for h, _ in line_rows],
+            "accounts": [accounts[h.tournament_id, line.player_id] for h, line in line_rows],
+            "seats": [line.seat for _, line in line_rows],
+            "components": [line.component for _, line in line_rows],
+            "amounts": [line.amount for _, line in line_rows],
+        }
+        return {key: int(entry_id) for key, entry_id in conn.execute(_INSERT_ENTRIES, params)}
+
     def _book_entry(
         self, conn: psycopg.Connection, header: _Header, lines: Sequence[_Line]
     ) -> int | None:
-        """Book ``header`` with ``lines``; None (nothing booked) when its key is taken."""
-        accounts = self._account_ids(conn, header.tournament_id, [x.player_id for x in lines])
-        params = {
-            "idempotency_key": header.idempotency_key,
-            "request_hash": header.request_hash,
-            "kind": header.kind,
-            "tournament_id": header.tournament_id,
-            "round_no": header.round_no,
-            "table_id": header.table_id,
-            "match_id": header.match_id,
-            "hand_no": header.hand_no,
-            "outcome": header.outcome,
-            "settlement": Jsonb(header.settlement) if header.settlement is not None else None,
-            "reverses_entry_id": header.reverses_entry_id,
-            "reason": header.reason,
-            "accounts": [accounts[line.player_id] for line in lines],
-            "seats": [line.seat for line in lines],
-            "components": [line.component for line in lines],
-            "amounts": [line.amount for line in lines],
-        }
-        row = conn.execute(_INSERT_ENTRY, params).fetchone()
-        return None if row is None else int(row[0])
+        """Book one entry; None (nothing booked) when its key is taken."""
+        return self._book_entries(conn, [(header, lines)]).get(header.idempotency_key)
+
+    def _submit(self, header: _Header, lines: Sequence[_Line]) -> int | None:
+        """Book one settlement through the group-commit queue; its entry id, or None when its
+        key was already taken (nothing booked). Returns once the booking has committed.
+
+        The caller queues its settlement; whenever fewer than ``flushers`` bookings are in
+        flight, a waiting caller takes up to ``batch_size`` queued settlements and books them
+        in one statement (one commit, one WAL flush), then wakes the others. Under load many
+        settlements share a commit; alone, a settlement is booked at once.
+        """
+        item = _Pending(header, lines)
+        with self._queue_changed:
+            self._queue.append(item)
+            while not item.done:
+                if self._queue and self._flushing < self._flushers:
+                    batch = self._queue[: self._batch_size]
+                    del self._queue[: self._batch_size]
+                    self._flushing += 1
+                    self._queue_changed.release()
+                    try:
+                        self._flush(batch)
+                    finally:
+                        self._queue_changed.acquire()
+                        self._flushing -= 1
+                        self._queue_changed.notify_all()
+                else:
+                    self._queue_changed.wait()
+        if item.error is not None:
+            raise item.error
+        return item.entry_id
+
+    def _flush(self, batch: list[_Pending]) -> None:
+        """Book ``batch`` and record each item's outcome; never raises."""
+        first: dict[str, _Pending] = {}
+        for item in batch:
+            first.setdefault(item.header.idempotency_key, item)
+        unique = list(first.values())
+        try:
+            booked = self._booking(
+                lambda conn: self._book_entries(conn, [(i.header, i.lines) for i in unique]),
+                transaction=False,
+            )
+            for item in unique:
+                item.entry_id = booked.get(item.header.idempotency_key)
+        except DomainError as error:  # the database is away, or conflicts persisted
+            for item in batch:
+                item.error = _copy_error(error)
+        except psycopg.Error:  # one bad entry must not fail the others: book them one by one
+            for item in unique:
+                try:
+                    item.entry_id = self._booking(
+                        lambda conn, item=item: self._book_entry(conn, item.header, item.lines),
+                        transaction=False,
+                    )
+                except Exception as error:
+                    item.error = error
+        except Exception as error:  # a bug: every caller reports it (INTERNAL)
+            for item in batch:
+                item.error = error
+        finally:
+            for item in batch:
+                leader = first[item.header.idempotency_key]
+                if item is not leader and leader.error is not None and item.error is None:
+                    item.error = leader.error  # else entry_id None: the key's holder is read
+                item.done = True
 
     def post_settlement(self, settlement: Settlement | Mapping[str, Any]) -> PostResult:
         """Book one hand's settlement, idempotently by its key.
@@ -365,13 +493,12 @@ class Ledger:
             )
             lines = _settlement_lines(settlement)
 
-            def book(conn: psycopg.Connection) -> PostResult:
-                entry_id = self._book_entry(conn, header, lines)
-                if entry_id is not None:
-                    return PostResult(entry_id, duplicate=False)
-                return PostResult(self._existing(conn, header), duplicate=True)
-
-            result = self._booking(book, transaction=False)
+            entry_id = self._submit(header, lines)
+            if entry_id is not None:
+                result = PostResult(entry_id, duplicate=False)
+            else:
+                with self._connection() as conn:
+                    result = PostResult(self._existing(conn, header), duplicate=True)
         except (InvalidArgument, AlreadyExists):
             metrics.SETTLEMENTS.labels("refused").inc()
             raise

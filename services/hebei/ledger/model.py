@@ -76,6 +76,8 @@ class _Fields:
         value = self.data.get(name, "")
         if not isinstance(value, str):
             raise InvalidArgument(f"{self.path}.{name}: expected a string, got {_show(value)}")
+        if "\x00" in value:
+            raise InvalidArgument(f"{self.path}.{name}: contains a NUL character")
         return value
 
     def enum(self, name: str, allowed: frozenset[str]) -> str:

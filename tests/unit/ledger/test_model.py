@@ -59,6 +59,7 @@ CASES = [
     ("player missing", _set("results.1.player_id", ""), r"results\[1\]\.player_id: missing"),
     ("player twice", _set("results.1.player_id", "a"), "'a' appears twice"),
     ("player as number", _set("results.1.player_id", 5), "expected a string, got 5"),
+    ("NUL in a name", _set("results.1.player_id", "b\x00"), "contains a NUL character"),
     ("unbalanced", _unbalance, "unbalanced, hand_delta sums to 1"),
     ("total mismatch", _set("results.0.total_delta", 99), "is not hand_delta \\+ kong_delta"),
     ("unknown field", _set("results.0.bonus", 1), "unknown field 'bonus'"),
