@@ -7,17 +7,20 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pexpect
 import pytest
 
+from hebei.bots.policies import make_policy
+from hebei.bots.session import SeatTicket
 from hebei.common.client import create_channel
 from hebei.common.server import Server
-from hebei.play.local import LocalOptions, open_match_request, serve_engine
+from hebei.play.local import BotSeat, LocalOptions, open_match_request, serve_engine
 from hebei.table.service import TableEngine
 from hebei.v1 import table_pb2_grpc
 
@@ -38,12 +41,20 @@ def strip_ansi(text: str) -> str:
 
 
 @pytest.fixture
-def play_env(database_url: str, tmp_path: Path) -> dict[str, str]:
+def data_dir() -> Iterator[Path]:
+    """A private, short data directory (a unix socket path inside it must stay short)."""
+    folder = Path(tempfile.mkdtemp(prefix="hebei-play-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def play_env(database_url: str, data_dir: Path) -> dict[str, str]:
     """The environment of a ``hebei play`` child: the test database, a private data dir."""
     env = dict(os.environ)
     env.update(
         HEBEI_DATABASE_URL=database_url,
-        HEBEI_DATA_DIR=str(tmp_path / "data"),
+        HEBEI_DATA_DIR=str(data_dir),
         TERM="xterm-256color",
         COLUMNS="160",
     )
@@ -109,14 +120,15 @@ def first_choice(prompt: str, _n: int) -> str:
 class RunningEngine:
     engine: TableEngine
     server: Server
+    bots: list[BotSeat] = field(default_factory=list)
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.server.port}"
 
     def open_match(self, hands: int = 1, seed: int = 5) -> tuple[str, list[str]]:
-        """A match with the person in seat 0 and three seats nobody joins (auto-played after
-        the ready check); returns its id and the seat tokens."""
+        """A match with the person in seat 0 and bot seats 1-3; returns its id and the seat
+        tokens (nobody has joined yet)."""
         match_id = f"e2e-{uuid.uuid4().hex[:10]}"
         tokens = [f"token-{seat}-{match_id}" for seat in range(4)]
         request = open_match_request(LocalOptions(hands=hands, seed=seed), match_id, tokens)
@@ -127,11 +139,30 @@ class RunningEngine:
             channel.close()
         return match_id, tokens
 
+    def seat_bots(self, match_id: str, tokens: list[str], seed: int = 5) -> None:
+        """Seats 1-3 played by efficiency bots (the fleet's seat-session runner)."""
+        for seat in (1, 2, 3):
+            ticket = SeatTicket(
+                target=self.address,
+                match_id=match_id,
+                seat=seat,
+                seat_token=tokens[seat],
+                policy="efficiency",
+                seed=seed + seat,
+            )
+            policy = make_policy("efficiency", seed=seed + seat)
+            self.bots.append(BotSeat(ticket, policy).start())
+
 
 @pytest.fixture
 def table_engine(database_url: str, fresh_schema: str) -> Iterator[RunningEngine]:
-    """A table engine on 127.0.0.1 port 0 over a fresh schema, with a 1 s ready check."""
-    engine, server = serve_engine(database_url, fresh_schema, OPERATOR_TOKEN, ready_seconds=1.0)
-    yield RunningEngine(engine, server)
+    """A table engine on 127.0.0.1 port 0 over a fresh schema."""
+    engine, server = serve_engine(database_url, fresh_schema, OPERATOR_TOKEN, ready_seconds=30)
+    running = RunningEngine(engine, server)
+    yield running
+    for bot in running.bots:
+        bot.stop()
     server.stop(0)
+    for bot in running.bots:
+        bot.thread.join(5)
     engine.close()

@@ -2,7 +2,6 @@
 
 Kept testable without a terminal: :mod:`~hebei.play.render` turns an ``Observation`` message
 into rich renderables, :mod:`~hebei.play.keys` maps a typed line to a command,
-:mod:`~hebei.play.session` runs the Play stream and the input loop,
-:mod:`~hebei.play.bot_seats` plays bot seats in-process over the same stream and
-:mod:`~hebei.play.local` starts a local table engine with a match to play.
+:mod:`~hebei.play.session` runs the Play stream and the input loop, and
+:mod:`~hebei.play.local` starts a local table engine with a match and three in-process bots.
 """

@@ -1,5 +1,6 @@
 """A local table for ``hebei play``: an in-process table engine on port 0 with one match, the
-person in seat 0 and three in-process bots.
+person in seat 0 and three bots played in threads by the fleet's seat-session runner
+(:class:`hebei.bots.session.SeatSession`) over the same Play stream a remote bot uses.
 
 The table engine keeps its event log in PostgreSQL: ``HEBEI_DATABASE_URL`` when set, else the
 embedded server of :mod:`hebei.common.embedded`. Each local table uses a schema of its own,
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import threading
 import uuid
 from dataclasses import dataclass, field
 
@@ -18,12 +20,12 @@ import grpc
 import psycopg
 from psycopg import sql
 
-from hebei.bots.policies import make_policy
+from hebei.bots.policies import Policy, make_policy
+from hebei.bots.session import Backoff, SeatSession, SeatTicket
 from hebei.common import embedded
 from hebei.common.client import create_channel
 from hebei.common.config import ServerConfig
 from hebei.common.server import Server, create_server
-from hebei.play.bot_seats import BotSeat
 from hebei.table.service import TableConfig, TableEngine
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
@@ -45,6 +47,26 @@ class LocalOptions:
     think: float = 15.0  # seconds per decision
     bank: float = 60.0  # the time bank of the match
     name: str = "You"
+
+
+class BotSeat:
+    """A bot seat played in a thread by the bot fleet's seat-session runner."""
+
+    def __init__(self, ticket: SeatTicket, policy: Policy) -> None:
+        self.stopped = threading.Event()
+        backoff = Backoff(first=0.05, cap=0.5, give_up=10.0)
+        self.session = SeatSession(ticket, policy, stop=self.stopped, backoff=backoff)
+        self.thread = threading.Thread(
+            target=self.session.run, name=f"bot-seat-{ticket.seat}", daemon=True
+        )
+
+    def start(self) -> BotSeat:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Ask the session to stop (it does at its next message or when the server stops)."""
+        self.stopped.set()
 
 
 @dataclass
@@ -77,6 +99,8 @@ class LocalTable:
             bot.stop()
         self.channel.close()
         self.server.stop(0.5)
+        for bot in self.bots:
+            bot.thread.join(5)
         self.engine.close()
         drop_schema(self.database_url, self.schema)
 
@@ -178,7 +202,16 @@ def start_local_table(options: LocalOptions) -> LocalTable:
         stub = table_pb2_grpc.TableServiceStub(channel)
         stub.OpenMatch(open_match_request(options, match_id, tokens))
         for seat, policy in policies.items():
-            table.bots.append(BotSeat(channel, match_id, seat, tokens[seat], policy).start())
+            ticket = SeatTicket(
+                target=table.address,
+                match_id=match_id,
+                seat=seat,
+                seat_token=tokens[seat],
+                policy=options.policy,
+                level=options.level,
+                seed=options.seed * 4 + seat,
+            )
+            table.bots.append(BotSeat(ticket, policy).start())
     except BaseException:
         table.close()
         raise
