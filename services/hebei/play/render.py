@@ -207,7 +207,7 @@ def _meld_key(meld: pb.Meld) -> tuple[int, int]:
 def describe_changes(prev: pb.Observation | None, cur: pb.Observation) -> list[Text]:
     """One line per thing that happened between two observations of the same seat: a new hand,
     discards, melds declared, seats handed over to or taken back from auto-play."""
-    if cur.phase == pb.PHASE_WAITING or not cur.seats:
+    if cur.phase == pb.PHASE_WAITING or not cur.seats or cur.hand_no == 0:
         return []
     if prev is None or prev.hand_no != cur.hand_no or len(prev.seats) != len(cur.seats):
         return [Text(f"Hand {cur.hand_no} begins; dealer: {seat_name(cur, cur.dealer)}")]

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 import grpc
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 from hebei.common import convert
@@ -121,6 +121,7 @@ class PlayerSession:
         self.finished = False  # the match is over
         self.left = False  # the person quit
         self.error: str | None = None  # the stream failed
+        self._prompt_open = False  # a prompt is on the screen without its answer's newline
 
     # ------------------------------------------------------------------ state
 
@@ -147,12 +148,19 @@ class PlayerSession:
 
     # ------------------------------------------------------------------ output
 
+    def show(self, renderable: RenderableType, end: str = "\n") -> None:
+        """Print on a line of its own (after a prompt still waiting for its answer)."""
+        if self._prompt_open:
+            self.console.print()
+            self._prompt_open = False
+        self.console.print(renderable, soft_wrap=isinstance(renderable, Text), end=end)
+
     def say(self, text: str, style: str = "") -> None:
-        self.console.print(Text(text, style=style), soft_wrap=True)
+        self.show(Text(text, style=style))
 
     def show_board(self) -> None:
         if self.obs is not None:
-            self.console.print(render_board(self.obs))
+            self.show(render_board(self.obs))
 
     def show_prompt(self) -> None:
         view = self.open_decision
@@ -163,7 +171,8 @@ class PlayerSession:
         left = self._seconds_left()
         if left is not None:
             prompt = f"({left} s) {prompt}"
-        self.console.print(Text(prompt, style="bold"), end="", soft_wrap=True)
+        self.show(Text(prompt, style="bold"), end="")
+        self._prompt_open = True
 
     def _seconds_left(self) -> int | None:
         obs = self.obs
@@ -188,9 +197,9 @@ class PlayerSession:
 
     def _on_observation(self, obs: pb.Observation) -> None:
         if obs.phase == pb.PHASE_WAITING and self.obs is None:
-            self.console.print(render_board(obs))
+            self.show(render_board(obs))
         for line in describe_changes(self.obs, obs):
-            self.console.print(line, soft_wrap=True)
+            self.show(line)
         self.obs = obs
         if obs.HasField("settlement") and obs.settlement.hand_no not in self.shown_settlements:
             self.shown_settlements.add(obs.settlement.hand_no)
@@ -218,6 +227,7 @@ class PlayerSession:
 
     def on_line(self, line: str) -> None:
         """A typed line: act on it, or say in one line why not."""
+        self._prompt_open = False  # the typed line ended the prompt's line
         command = parse_command(line, self.open_decision)
         if command.kind is CommandKind.ACT and self.obs is not None:
             self.answered = self.obs.decision_id

@@ -245,3 +245,15 @@ def test_lines_are_read_from_a_text_stream_without_a_descriptor() -> None:
     inbox: queue.Queue = queue.Queue()
     read_lines(io.StringIO("h\n\nq\n"), inbox)
     assert drain(inbox) == [(LINE, "h"), (LINE, ""), (LINE, "q"), (EOF, None)]
+
+
+def test_news_while_a_prompt_waits_starts_on_a_new_line() -> None:
+    screen = Screen()
+    screen.feed(own_turn())
+    timed_out = own_turn()
+    timed_out.seats[0].auto_played = True
+    timed_out.decision_id = 0
+    del timed_out.legal_actions[:]
+    out = screen.feed(timed_out)
+    assert out == "\nYour seat is now auto-played (托管): press t to take over\n"
+    assert "Nothing to decide right now" in screen.type("1")
