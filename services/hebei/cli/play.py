@@ -47,7 +47,9 @@ def play_command(
     token: str = typer.Option("", "--token", help="Remote: your seat token."),
     tls: bool = typer.Option(False, "--tls", help="Remote: connect over TLS."),
     ca_file: str = typer.Option("", "--ca-file", help="Remote: the CA file to trust (TLS)."),
-    policy: str = typer.Option("expert", "--policy", help="Local: the bots' policy."),
+    policy: str = typer.Option(
+        "", "--policy", help="Local: the bots' policy (default expert, else efficiency)."
+    ),
     level: int = typer.Option(
         0, "--level", help="Local: the bots' policy level (0: expert 2, else the strongest)."
     ),
@@ -107,6 +109,7 @@ def _play_local(
         fail(f"--hands must be 1-64, got {hands}")
     if not 1 <= think <= 3600:
         fail(f"--think must be 1-3600 seconds, got {think:g}")
+    policy = policy or ("expert" if "expert" in DEFAULT_LEVELS else "efficiency")
     if policy not in DEFAULT_LEVELS:
         fail(f"unknown --policy {policy!r}; choose one of {', '.join(DEFAULT_LEVELS)}")
     if level == 0:
