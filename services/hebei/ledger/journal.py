@@ -25,7 +25,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -205,6 +205,8 @@ class _Pending:
     done: bool = False
     entry_id: int | None = None
     error: BaseException | None = None
+    leads: bool = False  # its caller is (to be) a flusher
+    wakeup: threading.Event = field(default_factory=threading.Event)
 
 
 def _settlement_lines(settlement: Settlement) -> list[_Line]:
@@ -293,7 +295,7 @@ class Ledger:
         self._flushers = max(1, flushers)
         self._queue: list[_Pending] = []
         self._flushing = 0
-        self._queue_changed = threading.Condition()
+        self._queue_lock = threading.Lock()
 
     @classmethod
     def open(
@@ -415,31 +417,45 @@ class Ledger:
         """Book one settlement through the group-commit queue; its entry id, or None when its
         key was already taken (nothing booked). Returns once the booking has committed.
 
-        The caller queues its settlement; whenever fewer than ``flushers`` bookings are in
-        flight, a waiting caller takes up to ``batch_size`` queued settlements and books them
-        in one statement (one commit, one WAL flush), then wakes the others. Under load many
-        settlements share a commit; alone, a settlement is booked at once.
+        The caller queues its settlement. While fewer than ``flushers`` callers are flushing,
+        the newcomer becomes a flusher: it books up to ``batch_size`` queued settlements per
+        statement (one commit, one WAL flush) until its own is booked, then hands the role
+        to the oldest caller still queued. Everyone else sleeps until woken: booked, or made
+        a flusher. Alone, a settlement is booked at once; under load many share a commit.
         """
         item = _Pending(header, lines)
-        with self._queue_changed:
+        with self._queue_lock:
             self._queue.append(item)
-            while not item.done:
-                if self._queue and self._flushing < self._flushers:
-                    batch = self._queue[: self._batch_size]
-                    del self._queue[: self._batch_size]
-                    self._flushing += 1
-                    self._queue_changed.release()
-                    try:
-                        self._flush(batch)
-                    finally:
-                        self._queue_changed.acquire()
-                        self._flushing -= 1
-                        self._queue_changed.notify_all()
-                else:
-                    self._queue_changed.wait()
+            if self._flushing < self._flushers:
+                self._flushing += 1
+                item.leads = True
+        while True:
+            if item.leads:
+                item.leads = False
+                self._lead(item)
+            if item.done:
+                break
+            item.wakeup.wait()
+            item.wakeup.clear()
         if item.error is not None:
             raise item.error
         return item.entry_id
+
+    def _lead(self, item: _Pending) -> None:
+        """Flush batches until ``item`` is booked; then pass the flusher role on (or drop it)."""
+        while True:
+            with self._queue_lock:
+                if item.done or not self._queue:
+                    if self._queue:
+                        successor = self._queue[0]
+                        successor.leads = True
+                        successor.wakeup.set()
+                    else:
+                        self._flushing -= 1
+                    return
+                batch = self._queue[: self._batch_size]
+                del self._queue[: self._batch_size]
+            self._flush(batch)
 
     def _flush(self, batch: list[_Pending]) -> None:
         """Book ``batch`` and record each item's outcome; never raises."""
@@ -475,6 +491,7 @@ class Ledger:
                 if item is not leader and leader.error is not None and item.error is None:
                     item.error = leader.error  # else entry_id None: the key's holder is read
                 item.done = True
+                item.wakeup.set()
 
     def post_settlement(self, settlement: Settlement | Mapping[str, Any]) -> PostResult:
         """Book one hand's settlement, idempotently by its key.
