@@ -439,7 +439,3 @@ class Settlement:
                         f"{path}.results: seat {result.seat} hand_delta {result.hand_delta} "
                         f"differs from its wins' deltas ({from_wins})"
                     )
-
-    def seat_of(self, player_id: str) -> int:
-        """The seat ``player_id`` sat in."""
-        return next(result.seat for result in self.results if result.player_id == player_id)
