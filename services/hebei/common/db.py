@@ -226,3 +226,16 @@ def migrate(
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (_lock_key(schema),))
     return applied_now
+
+
+def drop_schema(url: str, schema: str) -> None:
+    """Drop ``schema`` and everything in it (best effort: a leftover only takes disk space).
+
+    For throw-away schemas only: a local table of ``hebei play`` or ``hebei demo``.
+    """
+    validate_schema_name(schema)
+    with (
+        contextlib.suppress(psycopg.Error),
+        psycopg.connect(url, autocommit=True, connect_timeout=5) as conn,
+    ):
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))

@@ -9,7 +9,6 @@ dropped when the table closes, so an abandoned local game never resumes in the n
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import secrets
 import threading
@@ -17,14 +16,13 @@ import uuid
 from dataclasses import dataclass, field
 
 import grpc
-import psycopg
-from psycopg import sql
 
 from hebei.bots.policies import Policy, make_policy
 from hebei.bots.session import Backoff, SeatSession, SeatTicket
 from hebei.common import embedded
 from hebei.common.client import create_channel
 from hebei.common.config import ServerConfig
+from hebei.common.db import drop_schema
 from hebei.common.server import Server, create_server
 from hebei.table.service import TableConfig, TableEngine
 from hebei.v1 import table_pb2, table_pb2_grpc
@@ -103,15 +101,6 @@ class LocalTable:
             bot.thread.join(5)
         self.engine.close()
         drop_schema(self.database_url, self.schema)
-
-
-def drop_schema(url: str, schema: str) -> None:
-    """Drop a local table's schema (best effort: a leftover schema only takes disk space)."""
-    with (
-        contextlib.suppress(psycopg.Error),
-        psycopg.connect(url, autocommit=True, connect_timeout=5) as conn,
-    ):
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
 
 
 def open_match_request(
