@@ -25,6 +25,11 @@ from hebei.rules.simulate import SimulationSummary, play_match
 
 Z95 = 1.96
 DEFAULT_LINEUP = ("expert", "efficiency", "random", "random")
+# The default run: each policy against the next weaker one, two seats each.
+DEFAULT_LINEUPS = (
+    ("expert", "expert", "efficiency", "efficiency"),
+    ("efficiency", "efficiency", "random", "random"),
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,7 +71,6 @@ class BotsConfig:
 
         return embedded.embedded_redis()
 
-
     def queue_of(self, policy: str) -> str:
         """The Celery queue of a policy's seat tasks: workers consume the queues they serve."""
         return f"{self.queue_prefix}.{policy}"

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -94,3 +95,50 @@ def rules_command(
     with console.status("starting") as status:
         result = run_rules_bench(**kwargs, on_stage=lambda text: status.update(f"{text} ..."))
     console.print(rules_table(result))
+
+
+@bench_app.command("bots")
+def bots_command(
+    seeds: int = typer.Option(100, "--seeds", "-n", help="Match seeds (each played 4 times)."),
+    hands: int = typer.Option(8, "--hands", help="Hands per match."),
+    seed: int = typer.Option(1, "--seed", "-s", help="Seed of the whole run."),
+    lineups: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--lineup", help="Four policies (name or name:level), comma-separated; repeatable."
+        ),
+    ] = None,
+    check: bool = typer.Option(False, "--check", help="Exit 1 unless each beats the next."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead."),
+) -> None:
+    """Policy strength in duplicate play (points per hand, 95% CI) and decision times."""
+    from hebei.bench.bots import DEFAULT_LINEUPS, check_lineup, run_duplicate
+    from hebei.cli.bots import bench_table, bench_verdicts
+
+    if seeds < 2 or hands < 1:
+        fail(f"--seeds must be at least 2 and --hands at least 1, got {seeds}, {hands}")
+    try:
+        specs = [check_lineup(x.split(",")) for x in lineups] if lineups else DEFAULT_LINEUPS
+    except ValueError as exc:
+        fail(str(exc))
+    console = Console(stderr=as_json)
+    results = []
+    for lineup in specs:
+        with console.status(f"{','.join(lineup)}: playing") as status:
+            done = [0]
+
+            def advance(done: list[int] = done, status=status, lineup=lineup) -> None:
+                done[0] += 1
+                status.update(f"{','.join(lineup)}: {done[0]}/{4 * seeds} matches")
+
+            results.append(run_duplicate(lineup, seeds, hands, seed, on_match=advance).to_json())
+    holds = all(r["ordering_holds"] for r in results)
+    if as_json:
+        print(json.dumps({"lineups": results, "ordering_holds": holds}))
+    else:
+        for result in results:
+            console.print(bench_table(result))
+            for line in bench_verdicts(result):
+                console.print(line)
+    if check and not holds:
+        raise typer.Exit(1)

@@ -103,3 +103,40 @@ def send_command(
     except ValueError as exc:
         fail(str(exc))
     print(task_id)
+
+
+def bench_table(result: dict) -> Table:
+    """The rich table of one line-up of ``hebei bench bots``."""
+    table = Table(
+        title=f"{' / '.join(result['lineup'])}: {result['seeds']} seeds x 4 rotations, "
+        f"{result['hands']:,} hands ({result['seat_hands']:,} seat-hands), "
+        f"{result['seconds']:.0f} s",
+        caption="points per hand with 95% interval; decision times in ms",
+    )
+    for column in ("policy", "seats", "points/hand", "95% CI", "decisions", "median", "p99"):
+        table.add_column(column, justify="left" if column == "policy" else "right")
+    for p in result["policies"]:
+        pph, ms = p["points_per_hand"], p["decision_ms"]
+        table.add_row(
+            p["policy"],
+            str(p["seats"]),
+            f"{pph['mean']:+.2f}",
+            f"± {pph['ci95']:.2f}",
+            f"{p['decisions']:,}",
+            f"{ms['median']:.3f}",
+            f"{ms['p99']:.3f}",
+        )
+    return table
+
+
+def bench_verdicts(result: dict) -> list[str]:
+    """One line per comparison: who beats whom, by how much, and whether it is significant."""
+    lines = []
+    for c in result["comparisons"]:
+        d = c["difference"]
+        mark = "[green]beats[/]" if c["significant"] else "[red]does not surely beat[/]"
+        lines.append(
+            f"{c['stronger']} {mark} {c['weaker']}: {d['mean']:+.2f} ± {d['ci95']:.2f} "
+            f"points per hand (95%)"
+        )
+    return lines

@@ -21,7 +21,7 @@ class Candidate:
 
     kind: int
     shanten: int
-    ukeire: int
+    ukeire: float
 
 
 def discard_shantens(counts: list[int], n_melds: int) -> list[tuple[int, int]]:
@@ -37,25 +37,47 @@ def discard_shantens(counts: list[int], n_melds: int) -> list[tuple[int, int]]:
     return out
 
 
-def discard_ukeire(counts: list[int], n_melds: int, visible: Sequence[int], kind: int) -> int:
-    """Ukeire of the hand left after discarding ``kind`` (copies counted on the 14 tiles)."""
+def discard_ukeire(
+    counts: list[int],
+    n_melds: int,
+    visible: Sequence[int],
+    kind: int,
+    weights: Sequence[float] | None = None,
+) -> float:
+    """Ukeire of the hand left after discarding ``kind`` (copies counted on the 14 tiles);
+    with ``weights``, each improving kind's unseen copies count ``weights[kind]`` times."""
     counts[kind] -= 1
     seen = list(visible)
     seen[kind] += 1  # the discard itself is no longer drawable
     try:
-        return ukeire(counts, n_melds, seen).total
+        tiles = ukeire(counts, n_melds, seen).tiles
+        if weights is None:
+            return sum(n for _, n in tiles)
+        return sum(n * weights[k] for k, n in tiles)
     finally:
         counts[kind] += 1
 
 
 def candidates(
-    counts: list[int], n_melds: int, visible: Sequence[int], slack: int = 0
+    counts: list[int],
+    n_melds: int,
+    visible: Sequence[int],
+    slack: int = 0,
+    wait_weights: Sequence[float] | None = None,
 ) -> list[Candidate]:
-    """Discards within ``slack`` of the best shanten, best first (shanten, then ukeire)."""
+    """Discards within ``slack`` of the best shanten, best first (shanten, then ukeire).
+
+    ``wait_weights`` weigh the waits of the discards that leave the hand ready (a wait the
+    others are likely to discard is worth more than its copies).
+    """
     shantens = discard_shantens(counts, n_melds)
     best = min(s for _, s in shantens)
     out = [
-        Candidate(kind, s, discard_ukeire(counts, n_melds, visible, kind))
+        Candidate(
+            kind,
+            s,
+            discard_ukeire(counts, n_melds, visible, kind, wait_weights if s == 0 else None),
+        )
         for kind, s in shantens
         if s <= best + slack
     ]

@@ -11,14 +11,17 @@ Every option is priced in expected points for this hand:
 - the deal-in cost of a discard from the opponents' melds and discards
   (:mod:`hebei.bots.policies.danger`).
 
-Push/fold falls out of the sum: with a far hand and a ready-looking opponent the
-safest discard has the best EV even though it breaks the hand. Pongs and kongs
-are taken when they raise the EV (a pong gives up 门清, so it must buy speed or
-a flush/碰碰胡). Levels a person can choose:
+Speed comes first (measured in duplicate play: in this game nearly every hand ends in a
+win around the tenth turn, so a slower hand mostly loses the race): a discard is chosen
+among the fastest ones (lowest shanten), where value and danger break the ties by EV, and
+a pong that gets the hand closer is always taken. Push/fold: with a hand two or more
+tiles from ready against an opponent that looks ready (three melds, or two late in the
+hand), it folds, throwing the tile that opponent is least likely to wait on (its own
+discards first). Levels a person can choose:
 
-- 1: efficiency with 门清 and no defence, and now and then the second-best move;
-- 2: value routes and half-weight defence, rare slips;
-- 3: everything at full weight, no slips.
+- 1: efficiency with 门清, no defence, and now and then the second-best discard;
+- 2: value routes and light defence, rare slips;
+- 3: value, defence and folding, no slips.
 """
 
 from __future__ import annotations
@@ -44,9 +47,18 @@ from hebei.rules.views import Observation
 KONG_PAYMENT_ODDS = 0.7  # kong payments are void in an exhaustive draw
 EXPOSED_KONG_POINTS = 3  # RULES.md §7: the discarder pays 3
 PONG_MARGIN = 0.05  # a pong must add at least this much EV (points)
-AVERAGE_WAIT = 0.09  # P(a ready hand waits on a typical unsafe tile)
-PUSH_EXPOSURE = 0.5  # share of the remaining discards that are unsafe when pushing
-FOLD_EXPOSURE = 0.1  # ... and when folding
+# How much a ready hand's wait is worth per unseen copy: the others throw honors and
+# terminals sooner than middle tiles, so those waits win more often on a discard.
+WAIT_WEIGHTS = tuple(
+    1.5 if k >= 27 else (1.3, 1.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.1, 1.3)[k % 9] for k in range(34)
+)
+# Points a discard costs by its copies nobody has seen (0-3): the chance another seat holds
+# a pair of it times what a pong is worth to that seat, against this one.
+PONG_FEED = (0.0, 0.0, 0.15, 0.3)
+THREAT_FLOOR = 0.6  # opponents less likely ready than this are not defended against
+# Fold with a hand this many shanten away (after the discard) when an opponent is at least
+# this likely to be ready.
+FOLD_RULES = ((2, 0.5), (1, 0.7))
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +68,16 @@ class ExpertLevel:
     value: bool  # price the flush and 碰碰胡 routes
     defence: float  # weight of the deal-in cost (0: never defends)
     noise: float  # chance of playing the second-best discard
+    slack: int = 0  # price discards up to this many shanten slower than the fastest
+    wait_quality: bool = False  # prefer waits the others are likely to discard
+    deny: bool = False  # avoid discards the others are likely to pong
+    fold: bool = False  # break a far hand against a likely ready opponent
 
 
 LEVELS = {
     1: ExpertLevel(value=False, defence=0.0, noise=0.15),
-    2: ExpertLevel(value=True, defence=0.5, noise=0.03),
-    3: ExpertLevel(value=True, defence=1.0, noise=0.0),
+    2: ExpertLevel(value=True, defence=0.25, noise=0.03),
+    3: ExpertLevel(value=True, defence=0.5, noise=0.0, fold=True),
 }
 
 
@@ -107,7 +123,9 @@ class ExpertPolicy:
             melds=obs.seats[obs.seat].melds,
             wall=obs.wall,
             dealer=obs.dealer == obs.seat,
-            opponents=threats(obs) if self.config.defence else [],
+            opponents=[t for t in threats(obs) if t.ready >= THREAT_FLOOR]
+            if self.config.defence
+            else [],
         )
 
     def _hand_ev(
@@ -118,7 +136,7 @@ class ExpertPolicy:
         melds: tuple[Meld, ...],
         concealed: bool,
         sh: int,
-        uke: int,
+        uke: float,
     ) -> float:
         """EV of a 3n+1 hand: P(win) x points of the win."""
         bonus = 2.0 if concealed else 0.0
@@ -141,35 +159,47 @@ class ExpertPolicy:
         melds: tuple[Meld, ...],
         concealed: bool,
     ) -> list[tuple[float, int]]:
-        """``(EV, kind)`` of the discards worth pricing, best first."""
-        slack = 1 if self.config.value or ctx.opponents else 0
-        push_risk, fold_risk = self._exposure(ctx)
+        """``(EV, kind)`` of the discards worth pricing, best first.
+
+        Pushing: the fastest discards (within the level's shanten slack), priced by win
+        chance, value and danger. Folding (a far hand against a likely ready opponent):
+        every discard, priced by danger alone.
+        """
         scored = []
-        for cand in candidates(counts, n_melds, ctx.facts.visible, slack):
-            counts[cand.kind] -= 1
-            try:
-                ev = self._hand_ev(
-                    ctx, counts, n_melds, melds, concealed, cand.shanten, cand.ukeire
-                )
-            finally:
-                counts[cand.kind] += 1
-            scored.append((ev - self._danger(ctx, cand.kind) - push_risk, cand.kind))
-        if ctx.opponents:
-            priced = {kind for _, kind in scored}
+        weights = WAIT_WEIGHTS if self.config.wait_quality else None
+        cands = candidates(counts, n_melds, ctx.facts.visible, self.config.slack, weights)
+        if self._folding(ctx, cands[0].shanten):
             for kind in range(len(counts)):
-                if counts[kind] and kind not in priced:
-                    scored.append((-self._danger(ctx, kind) - fold_risk, kind))
+                if counts[kind]:
+                    scored.append((-self._danger(ctx, kind), kind))
+        else:
+            for cand in cands:
+                counts[cand.kind] -= 1
+                try:
+                    ev = self._hand_ev(
+                        ctx, counts, n_melds, melds, concealed, cand.shanten, cand.ukeire
+                    )
+                finally:
+                    counts[cand.kind] += 1
+                cost = self._danger(ctx, cand.kind) + self._feed(ctx, cand.kind)
+                scored.append((ev - cost, cand.kind))
         scored.sort(key=lambda item: (-item[0], item[1]))
         return scored
 
-    def _exposure(self, ctx: _Context) -> tuple[float, float]:
-        """Deal-in risk of the discards still to come: pushing on keeps throwing tiles the
-        hand does not need, folding throws the safest ones."""
-        if not ctx.opponents:
-            return 0.0, 0.0
-        per_discard = sum(t.ready * AVERAGE_WAIT * t.cost for t in ctx.opponents)
-        future = self.config.defence * per_discard * ctx.wall / 4
-        return PUSH_EXPOSURE * future, FOLD_EXPOSURE * future
+    def _feed(self, ctx: _Context, kind: int) -> float:
+        """What a discard is likely to give away as a pong: the copies nobody has seen may
+        sit as a pair in another hand, and a pong is the only call that speeds a hand up."""
+        if not self.config.deny:
+            return 0.0
+        unseen = 4 - ctx.facts.counts[kind] - ctx.facts.visible[kind]
+        return PONG_FEED[max(0, min(unseen, 3))]
+
+    def _folding(self, ctx: _Context, shanten_after: int) -> bool:
+        """Fold when the hand is far and someone looks ready (a closer hand folds later)."""
+        if not ctx.opponents or not self.config.fold:
+            return False
+        threat = max(t.ready for t in ctx.opponents)
+        return any(shanten_after >= far and threat >= ready for far, ready in FOLD_RULES)
 
     def _pick(self, scored: list[tuple[float, int]]) -> tuple[float, int]:
         if len(scored) > 1 and self.config.noise and self._rng.random() < self.config.noise:
@@ -209,13 +239,16 @@ class ExpertPolicy:
         )
         if ctx.opponents:
             held = [k for k, c in enumerate(counts) if c]
-            best_ev -= min(self._danger(ctx, k) for k in held) + self._exposure(ctx)[0]
+            best_ev -= min(self._danger(ctx, k) for k in held)
         legal = obs.legal_actions
-        if PONG[tile] in legal:
+        if PONG[tile] in legal and not self._folding(ctx, sh):
+            # Speed first: pong whenever it gets closer (declining costs more than 门清 pays),
+            # or when it keeps the distance but raises the expected points.
             melds = (*ctx.melds, Meld(MeldKind.PONG, tile))
             after = without(counts, tile, 2)
+            faster = candidates(after, n_melds + 1, visible)[0].shanten < sh
             ev, _ = self._discards(ctx, after, n_melds + 1, melds, False)[0]
-            if ev > best_ev + PONG_MARGIN:
+            if faster or ev > best_ev + PONG_MARGIN:
                 best_action, best_ev = PONG[tile], ev
         if EXPOSED_KONG[tile] in legal:
             melds = (*ctx.melds, Meld(MeldKind.EXPOSED_KONG, tile))

@@ -1,0 +1,85 @@
+"""The seat-session runner against a real table engine: refusals, a second stream on the seat,
+taking the seat back after the engine auto-played it."""
+
+from __future__ import annotations
+
+import threading
+
+import grpc
+
+from hebei.bots.policies import make_policy
+from hebei.bots.session import Backoff, Outcome, SeatSession, SeatTicket
+from hebei.v1 import types_pb2 as pb
+from tests.integration.bots.conftest import Engine, open_bot_match, token_of
+
+
+def ticket(engine: Engine, match_id: str, seat: int, **kwargs) -> SeatTicket:
+    token = kwargs.pop("token", token_of(match_id, seat))
+    return SeatTicket(engine.address, match_id, seat, token, **kwargs)
+
+
+def session(t: SeatTicket, policy: str = "efficiency") -> SeatSession:
+    return SeatSession(t, make_policy(policy, seed=t.seat), backoff=Backoff(give_up=10))
+
+
+def run_all(sessions: list[SeatSession]) -> list:
+    results: list = [None] * len(sessions)
+    threads = [
+        threading.Thread(target=lambda i=i, s=s: results.__setitem__(i, s.run()))
+        for i, s in enumerate(sessions)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    return results
+
+
+def test_a_wrong_token_or_an_unknown_match_is_refused(engine: Engine) -> None:
+    match_id = open_bot_match(engine, hands=1, seed=1, per_decision=2.0)
+    wrong = session(ticket(engine, match_id, 0, token="not-the-token")).run()
+    assert wrong.outcome is Outcome.REFUSED and "UNAUTHENTICATED" in wrong.detail
+    unknown = session(ticket(engine, "no-such-match", 0, token="x")).run()
+    assert unknown.outcome is Outcome.REFUSED and "NOT_FOUND" in unknown.detail
+
+
+def test_four_sessions_play_a_match_and_take_back_seats_after_timeouts(engine: Engine) -> None:
+    """Seat 3 is slower than its time allowance: the engine auto-plays it on each timeout,
+    and the session sends TAKE_OVER and plays on."""
+    match_id = open_bot_match(engine, hands=1, seed=3, per_decision=0.25)
+    sessions = [session(ticket(engine, match_id, s)) for s in range(3)]
+    slow = SeatSession(
+        ticket(engine, match_id, 3, pace=0.35), make_policy("expert", seed=3), backoff=Backoff()
+    )
+    results = run_all([*sessions, slow])
+    assert [r.outcome for r in results] == [Outcome.FINISHED] * 4
+    events = engine.events(match_id)
+    timeouts = [e for e in events if e.type == pb.EVENT_TYPE_SEAT_AUTO and e.seat == 3]
+    take_overs = [e for e in events if e.type == pb.EVENT_TYPE_SEAT_RESUMED and e.seat == 3]
+    assert timeouts and all(e.reason == "timeout" for e in timeouts)
+    assert len(take_overs) >= len(timeouts) - 1  # every timeout but maybe the last taken back
+    assert engine.match(match_id).status == pb.MATCH_STATUS_FINISHED
+
+
+def test_a_second_stream_on_the_seat_supersedes_the_first(engine: Engine) -> None:
+    match_id = open_bot_match(engine, hands=1, seed=4, per_decision=2.0)
+    first = session(ticket(engine, match_id, 0))
+    done = threading.Event()
+    outcome = {}
+
+    def run_first() -> None:
+        outcome["first"] = first.run()
+        done.set()
+
+    threading.Thread(target=run_first, daemon=True).start()
+    channel = grpc.insecure_channel(engine.address)
+    try:
+        engine.wait_for(match_id, lambda info: info.seats[0].connected, timeout=10)
+        second = session(ticket(engine, match_id, 0))
+        others = [session(ticket(engine, match_id, s)) for s in (1, 2, 3)]
+        results = run_all([second, *others])
+    finally:
+        channel.close()
+    assert done.wait(10)
+    assert outcome["first"].outcome is Outcome.SUPERSEDED
+    assert [r.outcome for r in results] == [Outcome.FINISHED] * 4
