@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -140,12 +142,14 @@ def start_worker(bots_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[
     N seat sessions), returned once it is registered as live; stopped afterwards."""
     started: list[Worker] = []
 
-    def start(sessions: int = 4, policies: str = "random,efficiency,expert") -> Worker:
+    def start(
+        sessions: int = 4, policies: str = "random,efficiency,expert", metrics_port: int = -1
+    ) -> Worker:
         name = f"w{uuid.uuid4().hex[:6]}"
         log = open(tmp_path / f"{name}.log", "wb")  # noqa: SIM115 (kept open for the child)
         argv = [str(Path(sys.executable).with_name("hebei")), "bots", "worker"]
         argv += ["--processes", "1", "--sessions", str(sessions), "--name", name]
-        argv += ["--policies", policies, "--loglevel", "INFO"]
+        argv += ["--policies", policies, "--loglevel", "INFO", "--metrics-port", str(metrics_port)]
         process = subprocess.Popen(
             argv,
             env={**os.environ, **bots_env},
@@ -167,6 +171,24 @@ def start_worker(bots_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[
     yield start
     for worker in started:
         worker.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def scrape(port: int) -> dict[str, float]:
+    """The samples of a /metrics page: ``'name{labels}' -> value``."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+        text = response.read().decode()
+    samples = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            key, _, value = line.rpartition(" ")
+            samples[key] = float(value)
+    return samples
 
 
 def open_bot_match(engine: Engine, *, hands: int, seed: int, per_decision: float) -> str:

@@ -12,7 +12,7 @@ from hebei.bots.lease import answered_decisions, lease_history
 from hebei.bots.session import SeatTicket
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
-from tests.integration.bots.conftest import Engine, open_bot_match, token_of
+from tests.integration.bots.conftest import Engine, free_port, open_bot_match, scrape, token_of
 
 LINEUP = ("expert", "efficiency", "random", "expert:1")
 
@@ -55,7 +55,8 @@ def check_seats_played_once(client: redis.Redis, match_id: str) -> dict[int, lis
 
 
 def test_worker_plays_a_whole_match(engine: Engine, start_worker, lease_redis) -> None:
-    start_worker(sessions=4)
+    port = free_port()
+    start_worker(sessions=4, metrics_port=port)
     match_id = open_bot_match(engine, hands=3, seed=11, per_decision=2.0)
     send_lineup(engine, match_id)
 
@@ -71,6 +72,12 @@ def test_worker_plays_a_whole_match(engine: Engine, start_worker, lease_redis) -
     for seat in range(4):
         history = lease_history(lease_redis, match_id, seat)
         assert [r.event for r in history] == ["acquire", "release"]
+    metrics = scrape(port)
+    for policy in ("expert", "efficiency", "random"):
+        assert metrics[f'hebei_bot_decision_seconds_count{{policy="{policy}"}}'] > 10
+        assert metrics[f'hebei_bot_seat_sessions_active{{policy="{policy}"}}'] == 0
+        assert metrics[f'hebei_bot_task_queue_wait_seconds_count{{policy="{policy}"}}'] >= 1
+    assert not any(k.startswith("hebei_bot_failures_total{") for k in metrics)
 
 
 def test_sigkill_a_worker_mid_match(engine: Engine, start_worker, lease_redis) -> None:
