@@ -106,7 +106,13 @@ def play_seat(self: Any, ticket: dict, sent_at: float | None = None) -> dict:
     client = lease_client()
     owner = f"{self.request.hostname or socket.gethostname()}/{os.getpid()}"
     lease = SeatLease(client, seat.match_id, seat.seat, owner, ttl=config.lease_seconds)
-    if not lease.acquire():
+    try:
+        acquired = lease.acquire()
+    except redis.RedisError as exc:  # the lease store is down: try again later
+        metrics.FAILURES.labels("lease_store").inc()
+        retry = self.retry(exc=exc, countdown=min(30, 2**self.request.retries), max_retries=20)
+        raise retry from exc
+    if not acquired:
         metrics.REDELIVERIES.labels("seat_held").inc()
         log.info("seat %s of %s is held by %s", seat.seat, seat.match_id, lease.holder())
         return {"outcome": "seat_held", "holder": lease.holder()}

@@ -288,11 +288,17 @@ class SeatSession:
             metrics.FAILURES.labels("bad_observation").inc()
             stream.answered = obs.decision_id  # the engine auto-plays it at the deadline
             return
-        action = self.policy.choose(view)
+        try:
+            action = self.policy.choose(view)
+        except Exception:  # a policy bug must not cost the seat: play on with a safe action
+            log.exception("policy %s failed on decision %s", self.policy.name, obs.decision_id)
+            metrics.FAILURES.labels("policy_error").inc()
+            action = None
         took = time.perf_counter() - started
         self._decision_seconds.observe(took)
-        if action not in view.legal_actions:  # a policy bug must not stall the table
-            log.error("policy %s chose an illegal %s", self.policy.name, action)
+        if action not in view.legal_actions:
+            if action is not None:
+                log.error("policy %s chose an illegal %s", self.policy.name, action)
             action = PASS if PASS in view.legal_actions else view.legal_actions[-1]
         if self.ticket.pace > took and self.stop.wait(self.ticket.pace - took):
             return

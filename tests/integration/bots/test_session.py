@@ -83,3 +83,28 @@ def test_a_second_stream_on_the_seat_supersedes_the_first(engine: Engine) -> Non
     assert done.wait(10)
     assert outcome["first"].outcome is Outcome.SUPERSEDED
     assert [r.outcome for r in results] == [Outcome.FINISHED] * 4
+
+
+class BrokenPolicy:
+    """A policy with a bug: raises on every decision."""
+
+    name = "broken"
+    level = 1
+
+    def choose(self, obs):
+        raise RuntimeError("bug")
+
+
+def test_a_failing_policy_does_not_cost_the_seat(engine: Engine) -> None:
+    from hebei.bots import metrics
+
+    before = metrics.FAILURES.labels("policy_error")._value.get()
+    match_id = open_bot_match(engine, hands=1, seed=8, per_decision=2.0)
+    broken = SeatSession(ticket(engine, match_id, 0), BrokenPolicy(), backoff=Backoff())
+    others = [session(ticket(engine, match_id, s)) for s in (1, 2, 3)]
+    results = run_all([broken, *others])
+    assert [r.outcome for r in results] == [Outcome.FINISHED] * 4
+    assert results[0].decisions > 0  # answered with a safe fallback, never left to time out
+    assert metrics.FAILURES.labels("policy_error")._value.get() - before == results[0].decisions
+    auto = [e for e in engine.events(match_id) if e.type == pb.EVENT_TYPE_SEAT_AUTO]
+    assert not auto
