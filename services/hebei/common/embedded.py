@@ -25,6 +25,7 @@ import json
 import os
 import socket
 import threading
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,9 +98,22 @@ class EmbeddedPostgres:
 
         ``immediate`` is a crash: the next start replays the write-ahead log.
         """
+        import subprocess
+
         from pgserver._commands import pg_ctl
 
-        pg_ctl(["-w", "-m", mode, "stop"], pgdata=self.pgdata, user=self.server.system_user)
+        for attempt in range(3):
+            try:
+                pg_ctl(["-w", "-m", mode, "stop"], pgdata=self.pgdata, user=self.server.system_user)
+                return
+            except subprocess.CalledProcessError:
+                # pg_ctl itself has been seen to crash on a loaded machine: if the server
+                # is down anyway we are done, else try again.
+                if not (self.pgdata / "postmaster.pid").exists():
+                    return
+                if attempt == 2:
+                    raise
+                time.sleep(0.5)
 
     def start(self) -> None:
         """Start the server again after :meth:`stop` (same data, same socket, same URL)."""
