@@ -3,6 +3,8 @@ decisions each policy is built to make."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,7 +12,7 @@ from hypothesis import strategies as st
 from hebei.bots.player import PolicyPlayer
 from hebei.bots.policies import POLICIES, make_policy, parse_policy
 from hebei.bots.policies.analysis import candidates
-from hebei.rules.actions import DISCARD, PASS, PONG, WIN
+from hebei.rules.actions import CONCEALED_KONG, DISCARD, PASS, PONG, WIN
 from hebei.rules.hand import HandState
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.players import RandomPlayer
@@ -150,3 +152,17 @@ def test_noise_at_level_one_is_seeded() -> None:
 def test_hand_fixtures_are_well_formed() -> None:
     assert len(parse_tiles("1479m258p369s1234z")) == 14
     assert sum(to_counts(parse_tiles("123m456p789s11z55z7z"))) == 14
+
+
+@pytest.mark.parametrize("spec", STRATEGIC, ids=lambda s: f"{s[0]}:{s[1]}")
+def test_a_concealed_kong_that_keeps_the_hand_ready_is_declared(spec: tuple[str, int]) -> None:
+    obs = turn("1111m456p789s11z55z")
+    kong = CONCEALED_KONG[parse_tile("1m")]
+    obs = dataclasses.replace(obs, legal_actions=(kong, *obs.legal_actions))
+    assert policy(spec).choose(obs) is kong
+    # Breaking the quad's run instead would cost a step: no kong of 2m here.
+    obs = turn("12222m456p789s11z5z")
+    kong = CONCEALED_KONG[parse_tile("2m")]
+    obs = dataclasses.replace(obs, legal_actions=(kong, *obs.legal_actions))
+    assert shanten(obs.counts(), 0) <= 1
+    assert policy(spec).choose(obs) is not kong

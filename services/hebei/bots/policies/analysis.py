@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hebei.rules.actions import Action, ActionKind
 from hebei.rules.shanten import shanten, ukeire
 from hebei.rules.tiles import N_KINDS
 
@@ -21,7 +22,7 @@ class Candidate:
 
     kind: int
     shanten: int
-    ukeire: float
+    ukeire: int
 
 
 def discard_shantens(counts: list[int], n_melds: int) -> list[tuple[int, int]]:
@@ -37,47 +38,25 @@ def discard_shantens(counts: list[int], n_melds: int) -> list[tuple[int, int]]:
     return out
 
 
-def discard_ukeire(
-    counts: list[int],
-    n_melds: int,
-    visible: Sequence[int],
-    kind: int,
-    weights: Sequence[float] | None = None,
-) -> float:
-    """Ukeire of the hand left after discarding ``kind`` (copies counted on the 14 tiles);
-    with ``weights``, each improving kind's unseen copies count ``weights[kind]`` times."""
+def discard_ukeire(counts: list[int], n_melds: int, visible: Sequence[int], kind: int) -> int:
+    """Ukeire of the hand left after discarding ``kind`` (copies counted on the 14 tiles)."""
     counts[kind] -= 1
     seen = list(visible)
     seen[kind] += 1  # the discard itself is no longer drawable
     try:
-        tiles = ukeire(counts, n_melds, seen).tiles
-        if weights is None:
-            return sum(n for _, n in tiles)
-        return sum(n * weights[k] for k, n in tiles)
+        return ukeire(counts, n_melds, seen).total
     finally:
         counts[kind] += 1
 
 
 def candidates(
-    counts: list[int],
-    n_melds: int,
-    visible: Sequence[int],
-    slack: int = 0,
-    wait_weights: Sequence[float] | None = None,
+    counts: list[int], n_melds: int, visible: Sequence[int], slack: int = 0
 ) -> list[Candidate]:
-    """Discards within ``slack`` of the best shanten, best first (shanten, then ukeire).
-
-    ``wait_weights`` weigh the waits of the discards that leave the hand ready (a wait the
-    others are likely to discard is worth more than its copies).
-    """
+    """Discards within ``slack`` of the best shanten, best first (shanten, then ukeire)."""
     shantens = discard_shantens(counts, n_melds)
     best = min(s for _, s in shantens)
     out = [
-        Candidate(
-            kind,
-            s,
-            discard_ukeire(counts, n_melds, visible, kind, wait_weights if s == 0 else None),
-        )
+        Candidate(kind, s, discard_ukeire(counts, n_melds, visible, kind))
         for kind, s in shantens
         if s <= best + slack
     ]
@@ -96,6 +75,18 @@ def without(counts: Sequence[int], kind: int, copies: int) -> list[int]:
     out = list(counts)
     out[kind] -= copies
     return out
+
+
+def kong_keeps_pace(counts: list[int], n_melds: int, action: Action) -> bool:
+    """True when a concealed or added kong (``action``, on the own turn) leaves the hand as
+    close to complete as the best discard would: the kong then costs nothing and brings a
+    replacement draw and kong points."""
+    best = min(s for _, s in discard_shantens(counts, n_melds))
+    if action.kind is ActionKind.CONCEALED_KONG:
+        return shanten(without(counts, action.tile, 4), n_melds + 1) <= best
+    if action.kind is ActionKind.ADDED_KONG:
+        return shanten(without(counts, action.tile, 1), n_melds) <= best
+    return False
 
 
 def best_after_pong(

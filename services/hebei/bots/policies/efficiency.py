@@ -10,8 +10,8 @@ from __future__ import annotations
 from hebei.bots.policies.analysis import (
     best_after_pong,
     candidates,
-    discard_shantens,
     hand_ukeire,
+    kong_keeps_pace,
     without,
 )
 from hebei.bots.policies.base import hand_facts
@@ -19,6 +19,8 @@ from hebei.rules.actions import DISCARD, EXPOSED_KONG, PASS, PONG, WIN, Action, 
 from hebei.rules.hand import Phase
 from hebei.rules.shanten import shanten
 from hebei.rules.views import Observation
+
+KONGS = (ActionKind.CONCEALED_KONG, ActionKind.ADDED_KONG)
 
 
 class EfficiencyPolicy:
@@ -42,17 +44,10 @@ class EfficiencyPolicy:
 
     def _turn(self, obs: Observation) -> Action:
         facts = hand_facts(obs)
-        counts, n_melds = facts.counts, facts.n_melds
-        best = candidates(counts, n_melds, facts.visible)[0]
-        shantens = dict(discard_shantens(counts, n_melds))
         for action in obs.legal_actions:
-            if action.kind is ActionKind.CONCEALED_KONG:
-                after = shanten(without(counts, action.tile, 4), n_melds + 1)
-                if after <= best.shanten:
-                    return action
-            elif action.kind is ActionKind.ADDED_KONG and shantens[action.tile] <= best.shanten:
+            if action.kind in KONGS and kong_keeps_pace(facts.counts, facts.n_melds, action):
                 return action
-        return DISCARD[best.kind]
+        return DISCARD[candidates(facts.counts, facts.n_melds, facts.visible)[0].kind]
 
     def _claim(self, obs: Observation) -> Action:
         if obs.claim is None or obs.phase is not Phase.CLAIMS:

@@ -29,7 +29,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from hebei.bots.policies.analysis import candidates, discard_shantens, hand_ukeire, without
+from hebei.bots.policies.analysis import (
+    candidates,
+    discard_shantens,
+    hand_ukeire,
+    kong_keeps_pace,
+    without,
+)
 from hebei.bots.policies.base import HandFacts, hand_facts
 from hebei.bots.policies.danger import Threat, deal_in_cost, threats
 from hebei.bots.policies.value import (
@@ -41,20 +47,11 @@ from hebei.bots.policies.value import (
 from hebei.rules.actions import DISCARD, EXPOSED_KONG, PASS, PONG, WIN, Action, ActionKind
 from hebei.rules.hand import Phase
 from hebei.rules.melds import Meld, MeldKind
-from hebei.rules.shanten import shanten
 from hebei.rules.views import Observation
 
 KONG_PAYMENT_ODDS = 0.7  # kong payments are void in an exhaustive draw
 EXPOSED_KONG_POINTS = 3  # RULES.md §7: the discarder pays 3
 PONG_MARGIN = 0.05  # a pong must add at least this much EV (points)
-# How much a ready hand's wait is worth per unseen copy: the others throw honors and
-# terminals sooner than middle tiles, so those waits win more often on a discard.
-WAIT_WEIGHTS = tuple(
-    1.5 if k >= 27 else (1.3, 1.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.1, 1.3)[k % 9] for k in range(34)
-)
-# Points a discard costs by its copies nobody has seen (0-3): the chance another seat holds
-# a pair of it times what a pong is worth to that seat, against this one.
-PONG_FEED = (0.0, 0.0, 0.15, 0.3)
 THREAT_FLOOR = 0.6  # opponents less likely ready than this are not defended against
 # Fold with a hand this many shanten away (after the discard) when an opponent is at least
 # this likely to be ready.
@@ -69,8 +66,6 @@ class ExpertLevel:
     defence: float  # weight of the deal-in cost (0: never defends)
     noise: float  # chance of playing the second-best discard
     slack: int = 0  # price discards up to this many shanten slower than the fastest
-    wait_quality: bool = False  # prefer waits the others are likely to discard
-    deny: bool = False  # avoid discards the others are likely to pong
     fold: bool = False  # break a far hand against a likely ready opponent
 
 
@@ -136,7 +131,7 @@ class ExpertPolicy:
         melds: tuple[Meld, ...],
         concealed: bool,
         sh: int,
-        uke: float,
+        uke: int,
     ) -> float:
         """EV of a 3n+1 hand: P(win) x points of the win."""
         bonus = 2.0 if concealed else 0.0
@@ -166,8 +161,7 @@ class ExpertPolicy:
         every discard, priced by danger alone.
         """
         scored = []
-        weights = WAIT_WEIGHTS if self.config.wait_quality else None
-        cands = candidates(counts, n_melds, ctx.facts.visible, self.config.slack, weights)
+        cands = candidates(counts, n_melds, ctx.facts.visible, self.config.slack)
         if self._folding(ctx, cands[0].shanten):
             for kind in range(len(counts)):
                 if counts[kind]:
@@ -181,18 +175,9 @@ class ExpertPolicy:
                     )
                 finally:
                     counts[cand.kind] += 1
-                cost = self._danger(ctx, cand.kind) + self._feed(ctx, cand.kind)
-                scored.append((ev - cost, cand.kind))
+                scored.append((ev - self._danger(ctx, cand.kind), cand.kind))
         scored.sort(key=lambda item: (-item[0], item[1]))
         return scored
-
-    def _feed(self, ctx: _Context, kind: int) -> float:
-        """What a discard is likely to give away as a pong: the copies nobody has seen may
-        sit as a pair in another hand, and a pong is the only call that speeds a hand up."""
-        if not self.config.deny:
-            return 0.0
-        unseen = 4 - ctx.facts.counts[kind] - ctx.facts.visible[kind]
-        return PONG_FEED[max(0, min(unseen, 3))]
 
     def _folding(self, ctx: _Context, shanten_after: int) -> bool:
         """Fold when the hand is far and someone looks ready (a closer hand folds later)."""
@@ -211,20 +196,18 @@ class ExpertPolicy:
     def _turn(self, obs: Observation, ctx: _Context) -> Action:
         facts = ctx.facts
         counts, n_melds = facts.counts, facts.n_melds
-        scored = self._discards(ctx, counts, n_melds, ctx.melds, facts.concealed)
-        best_shanten = min(s for _, s in discard_shantens(counts, n_melds))
         for action in obs.legal_actions:
-            if action.kind is ActionKind.CONCEALED_KONG:
-                if shanten(without(counts, action.tile, 4), n_melds + 1) <= best_shanten:
-                    return action
-            elif action.kind is ActionKind.ADDED_KONG:
-                counts[action.tile] -= 1
-                after = shanten(counts, n_melds)
-                counts[action.tile] += 1
-                if after <= best_shanten and self._danger(ctx, action.tile) < 0.5:
-                    return action
-        _, kind = self._pick(scored)
+            if self._kong_worth_it(ctx, action) and kong_keeps_pace(counts, n_melds, action):
+                return action
+        _, kind = self._pick(self._discards(ctx, counts, n_melds, ctx.melds, facts.concealed))
         return DISCARD[kind]
+
+    def _kong_worth_it(self, ctx: _Context, action: Action) -> bool:
+        """Concealed kongs always (if they keep pace); an added kong unless its tile looks
+        like another seat's win (it can be robbed)."""
+        if action.kind is ActionKind.CONCEALED_KONG:
+            return True
+        return action.kind is ActionKind.ADDED_KONG and self._danger(ctx, action.tile) < 0.5
 
     def _claim(self, obs: Observation, ctx: _Context) -> Action:
         if obs.claim is None or obs.phase is not Phase.CLAIMS:
@@ -246,7 +229,7 @@ class ExpertPolicy:
             # or when it keeps the distance but raises the expected points.
             melds = (*ctx.melds, Meld(MeldKind.PONG, tile))
             after = without(counts, tile, 2)
-            faster = candidates(after, n_melds + 1, visible)[0].shanten < sh
+            faster = min(s for _, s in discard_shantens(after, n_melds + 1)) < sh
             ev, _ = self._discards(ctx, after, n_melds + 1, melds, False)[0]
             if faster or ev > best_ev + PONG_MARGIN:
                 best_action, best_ev = PONG[tile], ev

@@ -84,7 +84,7 @@ TYPICAL_UKEIRE = (5, 14, 25, 40, 55, 60)
 UKEIRE_EXPONENT = 1.0
 
 
-def win_chance(shanten: int, ukeire: float, wall: int) -> float:
+def win_chance(shanten: int, ukeire: int, wall: int) -> float:
     """Chance to win the hand from ``shanten`` with ``ukeire`` improving tiles and ``wall``
     live tiles left: the measured rate at that shanten and wall, scaled by the ukeire
     relative to a typical one (see :data:`UKEIRE_EXPONENT`)."""
