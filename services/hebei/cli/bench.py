@@ -99,7 +99,7 @@ def rules_command(
 
 @bench_app.command("bots")
 def bots_command(
-    seeds: int = typer.Option(100, "--seeds", "-n", help="Match seeds (each played 4 times)."),
+    seeds: int = typer.Option(400, "--seeds", "-n", help="Match seeds (each played 4 times)."),
     hands: int = typer.Option(8, "--hands", help="Hands per match."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the whole run."),
     lineups: Annotated[

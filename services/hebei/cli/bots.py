@@ -137,6 +137,6 @@ def bench_verdicts(result: dict) -> list[str]:
         mark = "[green]beats[/]" if c["significant"] else "[red]does not surely beat[/]"
         lines.append(
             f"{c['stronger']} {mark} {c['weaker']}: {d['mean']:+.2f} ± {d['ci95']:.2f} "
-            f"points per hand (95%)"
+            f"points per hand (95%, over {result['hands']:,} hands)"
         )
     return lines

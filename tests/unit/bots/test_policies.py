@@ -4,6 +4,8 @@ decisions each policy is built to make."""
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -166,3 +168,16 @@ def test_a_concealed_kong_that_keeps_the_hand_ready_is_declared(spec: tuple[str,
     obs = dataclasses.replace(obs, legal_actions=(kong, *obs.legal_actions))
     assert shanten(obs.counts(), 0) <= 1
     assert policy(spec).choose(obs) is not kong
+
+
+def test_policies_are_pure_python_on_the_rules() -> None:
+    """No grpc, celery, redis or protobuf behind the policies: they run (and are benchmarked)
+    in process."""
+    code = (
+        "import sys, hebei.bots.policies, hebei.bots.player, hebei.bench.bots;"
+        "print(','.join(sorted(m for m in ('grpc', 'celery', 'redis', 'google.protobuf',"
+        " 'hebei.v1', 'hebei.common') if m in sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
