@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from hebei.rules.hand import HandState
 from hebei.rules.profile import MAIN, RuleProfile
 from hebei.rules.tiles import COPIES, N_KINDS, N_TILES, TILE_NAMES, parse_tiles
@@ -53,3 +55,18 @@ def rigged_hand(
     hands: list[str], dealer: int = 0, draws: str = "", tail: str = "", profile: RuleProfile = MAIN
 ) -> HandState:
     return HandState(0, dealer, 0, profile, wall=stacked_wall(hands, dealer, draws, tail, profile))
+
+
+def snapshot(state: HandState) -> tuple:
+    """Everything an action could change, copied: compare before and after."""
+    return (
+        copy.deepcopy(state.hands),
+        copy.deepcopy(state.melds),
+        copy.deepcopy(state.discards),
+        list(state.events),
+        state.phase,
+        state.current,
+        dict(state.responses),
+        state.wall.head,
+        state.wall.tail,
+    )

@@ -1,7 +1,5 @@
 """The hand state machine (RULES.md §2-§3 and their Decisions), on stacked walls."""
 
-import copy
-
 import pytest
 
 from hebei.rules.actions import (
@@ -20,7 +18,7 @@ from hebei.rules.hand import HandState, Outcome, Phase
 from hebei.rules.melds import MeldKind
 from hebei.rules.players import AutoPlayer
 from hebei.rules.tiles import parse_tile
-from tests.unit.rules.rigging import rigged_hand
+from tests.unit.rules.rigging import rigged_hand, snapshot
 
 # Hands far from ready, with no pair a discard could complete: nobody can claim anything.
 S0 = "147m147p147s34567z"  # the dealer's 14
@@ -42,20 +40,6 @@ def play_auto_until(state: HandState, stop) -> None:
     while not state.ended and not stop(state):
         seat = state.to_act()[0]
         state.apply(seat, player.choose(state, seat, state.legal_actions(seat)))
-
-
-def snapshot(state: HandState) -> tuple:
-    return (
-        copy.deepcopy(state.hands),
-        copy.deepcopy(state.melds),
-        copy.deepcopy(state.discards),
-        list(state.events),
-        state.phase,
-        state.current,
-        dict(state.responses),
-        state.wall.head,
-        state.wall.tail,
-    )
 
 
 # ---------------------------------------------------------------- §2 turn order

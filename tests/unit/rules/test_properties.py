@@ -1,7 +1,5 @@
 """Property tests over random games (hypothesis): the invariants of the hand state machine."""
 
-import copy
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +9,7 @@ from hebei.rules.hand import HandState
 from hebei.rules.players import RandomPlayer
 from hebei.rules.replay import replay_hand
 from hebei.rules.simulate import simulate
+from tests.unit.rules.rigging import snapshot
 
 seeds = st.integers(min_value=0, max_value=2**63 - 1)
 ALL_ACTIONS = [
@@ -71,35 +70,14 @@ def test_an_illegal_action_never_changes_the_state(seed, dealer, steps, action, 
         state.apply(who, players[who].choose(state, who, state.legal_actions(who)))
     if action in state.legal_actions(seat):
         return  # a legal action: nothing to check here
-    before = (
-        copy.deepcopy(state.hands),
-        copy.deepcopy(state.melds),
-        copy.deepcopy(state.discards),
-        list(state.events),
-        state.phase,
-        state.current,
-        dict(state.responses),
-        state.wall.head,
-        state.wall.tail,
-    )
+    before = snapshot(state)
     try:
         state.apply(seat, action)
     except IllegalActionError:
         pass
     else:
         raise AssertionError(f"{action} by seat {seat} was accepted though not legal")
-    after = (
-        state.hands,
-        state.melds,
-        state.discards,
-        state.events,
-        state.phase,
-        state.current,
-        state.responses,
-        state.wall.head,
-        state.wall.tail,
-    )
-    assert after == before
+    assert snapshot(state) == before
 
 
 def test_ten_thousand_random_self_play_hands_run_without_error():
