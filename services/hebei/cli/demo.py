@@ -51,7 +51,9 @@ def demo_command(
     players = players_for(options)
     started = time.perf_counter()
     try:
-        with local_stack(options, Path(".hebei"), lambda text: console.log(text)) as stack:
+        with local_stack(
+            options, Path(".hebei"), lambda text: console.print(f"[dim]{text}…[/dim]")
+        ) as stack:
             ranking: list[str] = []
             columns = (
                 TextColumn("{task.description}"),
