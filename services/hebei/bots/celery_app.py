@@ -108,6 +108,13 @@ def play_seat(self: Any, ticket: dict, sent_at: float | None = None) -> dict:
     lease = SeatLease(client, seat.match_id, seat.seat, owner, ttl=config.lease_seconds)
     try:
         acquired = lease.acquire()
+        # A broker that redelivers at once (RabbitMQ, when a worker's connection drops) can
+        # hand us the seat while the dead holder's lease has not expired yet: a live holder
+        # renews its lease, a dead one's runs out within its ttl.
+        deadline = time.monotonic() + 1.5 * config.lease_seconds
+        while not acquired and time.monotonic() < deadline:
+            time.sleep(config.lease_seconds / 5)
+            acquired = lease.acquire()
     except redis.RedisError as exc:  # the lease store is down: try again later
         metrics.FAILURES.labels("lease_store").inc()
         retry = self.retry(exc=exc, countdown=min(30, 2**self.request.retries), max_retries=20)

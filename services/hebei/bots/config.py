@@ -16,7 +16,7 @@ class BotsConfig:
     """What a worker (and a producer of seat tasks) needs."""
 
     broker_url: str | None  # None: the embedded Redis
-    redis_url: str | None  # lease store; None: the broker when it is Redis, else embedded
+    redis_url: str | None  # lease store; None: the broker, which must then be Redis
     visibility_timeout: float = DEFAULT_VISIBILITY_TIMEOUT
     restore_interval: float = 10.0  # seconds between sweeps for unacknowledged seat tasks
     lease_seconds: float = 10.0
@@ -61,15 +61,22 @@ class BotsConfig:
         return embedded.broker_url()
 
     def resolved_redis_url(self) -> str:
-        """The Redis of the seat leases: configured, else the broker if Redis, else embedded."""
+        """The Redis of the seat leases and the worker registry: ``HEBEI_BOTS_REDIS_URL``, else
+        the broker when it is Redis (the embedded one included).
+
+        Every worker and producer must share it, so with another broker (RabbitMQ) it must be
+        given: a Redis per process would let two workers hold one seat.
+        """
         if self.redis_url:
             return self.redis_url
         broker = self.resolved_broker_url()
-        if broker.startswith(("redis://", "rediss://")):
+        if broker.startswith(("redis://", "rediss://", "unix://")):
             return broker
-        from hebei.common import embedded
-
-        return embedded.embedded_redis()
+        scheme = broker.split("://", 1)[0]
+        raise ConfigError(
+            f"HEBEI_BOTS_REDIS_URL is required with an {scheme} broker: the seat leases live in "
+            "a Redis that every worker shares"
+        )
 
     def queue_of(self, policy: str) -> str:
         """The Celery queue of a policy's seat tasks: workers consume the queues they serve."""

@@ -152,7 +152,11 @@ def local_stack(
     status("starting PostgreSQL and Redis (embedded unless HEBEI_DATABASE_URL/HEBEI_BROKER_URL)")
     database_url = embedded.database_url()
     broker_url = os.environ.get("HEBEI_BROKER_URL") or embedded.broker_url()
-    os.environ["HEBEI_BROKER_URL"] = broker_url  # the lease store of send_seat and live_workers
+    os.environ["HEBEI_BROKER_URL"] = broker_url  # for send_seat here and the worker's process
+    if not broker_url.startswith(("redis://", "rediss://")) and not os.environ.get(
+        "HEBEI_BOTS_REDIS_URL"
+    ):  # RabbitMQ: the seat leases still need one Redis that every worker shares
+        os.environ["HEBEI_BOTS_REDIS_URL"] = embedded.embedded_redis()
     token = secrets.token_urlsafe(24)
     table_schema = f"demo_{uuid.uuid4().hex[:10]}"
     stack_servers: list[Server] = []

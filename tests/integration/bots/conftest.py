@@ -20,6 +20,7 @@ import pytest
 import redis
 
 from hebei.bots import celery_app
+from hebei.common import embedded
 from hebei.common.server import Server, create_server
 from hebei.table.service import TableConfig, TableEngine
 from hebei.v1 import table_pb2, table_pb2_grpc
@@ -83,12 +84,22 @@ def engine(database_url: str, fresh_schema: str) -> Iterator[Engine]:
 
 
 @pytest.fixture(scope="session")
-def bots_env(broker_url: str) -> Iterator[dict[str, str]]:
-    """Environment of the fleet under test: the session's Redis, private queues, short
-    leases, quick sweeps for unacknowledged tasks, no warm-up. Also applied to this process
-    (the producer side of ``send_seat``)."""
+def lease_url(broker_url: str, embedded_dir: Path) -> str:
+    """The Redis of the seat leases: the broker when it is Redis; with another broker
+    (HEBEI_BROKER_URL=amqp://... for RabbitMQ) HEBEI_BOTS_REDIS_URL, else an embedded Redis."""
+    if broker_url.startswith(("redis://", "rediss://")):
+        return broker_url
+    return os.environ.get("HEBEI_BOTS_REDIS_URL") or embedded.embedded_redis(embedded_dir)
+
+
+@pytest.fixture(scope="session")
+def bots_env(broker_url: str, lease_url: str) -> Iterator[dict[str, str]]:
+    """Environment of the fleet under test: the session's broker and lease Redis, private
+    queues, short leases, quick sweeps for unacknowledged tasks, no warm-up. Also applied to
+    this process (the producer side of ``send_seat``)."""
     env = {
         "HEBEI_BROKER_URL": broker_url,
+        "HEBEI_BOTS_REDIS_URL": lease_url,
         "HEBEI_BOTS_QUEUE_PREFIX": f"test-{uuid.uuid4().hex[:8]}",
         "HEBEI_BOTS_LEASE_SECONDS": "1.5",
         "HEBEI_BOTS_VISIBILITY_TIMEOUT": "8",
@@ -111,7 +122,7 @@ def bots_env(broker_url: str) -> Iterator[dict[str, str]]:
 
 @pytest.fixture
 def lease_redis(bots_env: dict[str, str]) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(bots_env["HEBEI_BROKER_URL"])
+    client = redis.Redis.from_url(bots_env["HEBEI_BOTS_REDIS_URL"])
     yield client
     client.close()
 
