@@ -30,6 +30,7 @@ import random
 from dataclasses import dataclass
 
 from hebei.bots.policies.analysis import (
+    Candidate,
     candidates,
     discard_shantens,
     hand_ukeire,
@@ -39,19 +40,24 @@ from hebei.bots.policies.analysis import (
 from hebei.bots.policies.base import HandFacts, hand_facts
 from hebei.bots.policies.danger import Threat, deal_in_cost, threats
 from hebei.bots.policies.value import (
+    TYPICAL_UKEIRE,
     flush_bonus,
     peng_peng_bonus,
     win_chance,
     win_value,
 )
+from hebei.bots.policies.waits import ready_quality, wait_value
 from hebei.rules.actions import DISCARD, EXPOSED_KONG, PASS, PONG, WIN, Action, ActionKind
 from hebei.rules.hand import Phase
 from hebei.rules.melds import Meld, MeldKind
+from hebei.rules.shanten import ukeire
 from hebei.rules.views import Observation
 
 KONG_PAYMENT_ODDS = 0.7  # kong payments are void in an exhaustive draw
 EXPOSED_KONG_POINTS = 3  # RULES.md §7: the discarder pays 3
 PONG_MARGIN = 0.05  # a pong must add at least this much EV (points)
+LOOKAHEAD = 4  # one-away discards (most ukeire first) priced by the ready hands they reach
+WAIT_EXPONENT = 0.5  # how a one-away hand's EV scales with the live waits it reaches
 THREAT_FLOOR = 0.6  # opponents less likely ready than this are not defended against
 # Fold with a hand this many shanten away (after the discard) when an opponent is at least
 # this likely to be ready.
@@ -167,17 +173,43 @@ class ExpertPolicy:
                 if counts[kind]:
                     scored.append((-self._danger(ctx, kind), kind))
         else:
-            for cand in cands:
+            unseen = [4 - c - v for c, v in zip(counts, ctx.facts.visible, strict=True)]
+            for rank, cand in enumerate(cands):
                 counts[cand.kind] -= 1
                 try:
-                    ev = self._hand_ev(
-                        ctx, counts, n_melds, melds, concealed, cand.shanten, cand.ukeire
-                    )
+                    if cand.shanten == 0 and self.config.value:
+                        live, points = wait_value(counts, n_melds, melds, unseen, ctx.dealer)
+                        ev = win_chance(0, live, ctx.wall) * points
+                    elif cand.shanten == 1 and self.config.value and rank < LOOKAHEAD:
+                        ev = self._one_away_ev(ctx, counts, n_melds, melds, unseen, cand)
+                    else:
+                        ev = self._hand_ev(
+                            ctx, counts, n_melds, melds, concealed, cand.shanten, cand.ukeire
+                        )
                 finally:
                     counts[cand.kind] += 1
                 scored.append((ev - self._danger(ctx, cand.kind), cand.kind))
         scored.sort(key=lambda item: (-item[0], item[1]))
         return scored
+
+    def _one_away_ev(
+        self,
+        ctx: _Context,
+        counts: list[int],
+        n_melds: int,
+        melds: tuple[Meld, ...],
+        unseen: list[int],
+        cand: Candidate,
+    ) -> float:
+        """EV of a 3n+1 hand one tile from ready, looking one draw ahead: the win chance
+        from its ukeire, times the points of the ready hands its draws reach, scaled by how
+        many live waits those have against a typical ready hand."""
+        seen = list(ctx.facts.visible)
+        seen[cand.kind] += 1
+        draws = ukeire(counts, n_melds, seen).tiles
+        live, points = ready_quality(counts, n_melds, melds, unseen, ctx.dealer, draws)
+        shape = ((live + 1) / (TYPICAL_UKEIRE[0] + 1)) ** WAIT_EXPONENT
+        return win_chance(1, cand.ukeire, ctx.wall) * points * shape
 
     def _folding(self, ctx: _Context, shanten_after: int) -> bool:
         """Fold when the hand is far and someone looks ready (a closer hand folds later)."""

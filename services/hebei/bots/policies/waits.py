@@ -1,0 +1,150 @@
+"""The value of a ready hand's waits, scored exactly under these rules (RULES.md §5-§6).
+
+A ready (tenpai) hand is worth, per live winning tile, what the win on that tile
+pays: a self-draw takes the base share and the whole bonus from each of the three
+payers, a discard win takes base and bonus from the discarder alone. So a wait that
+completes 一条龙, 捉五 or a 豪华七对 is worth far more than a plain one, and a concealed
+hand's 门清 triples on a self-draw. The fan of each (hand, melds, winning tile) is
+looked up once per process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hebei.rules.melds import Meld
+from hebei.rules.scoring import WinContext, WinKind, best_reading
+from hebei.rules.shanten import shanten
+from hebei.rules.wincheck import winning_tiles
+
+# Share of a ready hand's wins that are self-draws (efficiency self-play: about 0.4).
+SELF_DRAW_SHARE = 0.4
+# Base payment to the winner (RULES.md §5): self-draw total, and a discard win averaged
+# over who discards (a non-dealer wins 6 from the dealer, 5 from the two others).
+SELF_DRAW_BASE = {True: 12.0, False: 8.0}
+DISCARD_BASE = {True: 8.0, False: 16.0 / 3}
+_CACHE_LIMIT = 200_000
+_fan_cache: dict[tuple[bytes, tuple[Meld, ...], int], int] = {}
+
+
+def win_fan(counts: Sequence[int], melds: tuple[Meld, ...], tile: int) -> int:
+    """Bonus fan of the win completing ``counts`` (3n+1, without ``tile``) with ``tile``,
+    scored as a plain self-draw (no 海底 or 杠上开花); 0 when it is not a win."""
+    key = (bytes(counts), melds, tile)
+    fan = _fan_cache.get(key)
+    if fan is None:
+        full = list(counts)
+        full[tile] += 1
+        ctx = WinContext(tuple(full), melds, tile, WinKind.SELF_DRAW, winner=0, dealer=1)
+        best = best_reading(ctx)
+        fan = 0 if best is None else sum(rule.fan for rule in best[1])
+        if len(_fan_cache) >= _CACHE_LIMIT:
+            _fan_cache.clear()
+        _fan_cache[key] = fan
+    return fan
+
+
+def win_points(fan: int, dealer: bool) -> float:
+    """Expected points of one win with ``fan`` bonus, self-draws and discard wins mixed."""
+    self_draw = SELF_DRAW_BASE[dealer] + 3 * fan
+    discard = DISCARD_BASE[dealer] + fan
+    return SELF_DRAW_SHARE * self_draw + (1 - SELF_DRAW_SHARE) * discard
+
+
+def wait_value(
+    counts: list[int],
+    n_melds: int,
+    melds: tuple[Meld, ...],
+    unseen: Sequence[int],
+    dealer: bool,
+) -> tuple[int, float]:
+    """``(live winning tiles, their mean win points)`` of the 3n+1 hand ``counts``:
+    ``unseen[k]`` is how many copies of ``k`` may still come (neither held nor visible)."""
+    live = 0
+    points = 0.0
+    for tile in winning_tiles(counts, n_melds):
+        copies = unseen[tile]
+        if copies <= 0:
+            continue
+        live += copies
+        points += copies * win_points(win_fan(counts, melds, tile), dealer)
+    return live, (points / live if live else 0.0)
+
+
+_wait_cache: dict[tuple[bytes, int], tuple[int, ...]] = {}
+
+
+def waits_of(counts: list[int], n_melds: int) -> tuple[int, ...]:
+    """The winning tiles of the 3n+1 hand ``counts`` (memoised per process)."""
+    key = (bytes(counts), n_melds)
+    waits = _wait_cache.get(key)
+    if waits is None:
+        waits = tuple(winning_tiles(counts, n_melds))
+        if len(_wait_cache) >= _CACHE_LIMIT:
+            _wait_cache.clear()
+        _wait_cache[key] = waits
+    return waits
+
+
+def best_ready(
+    counts: list[int],
+    n_melds: int,
+    melds: tuple[Meld, ...],
+    unseen: Sequence[int],
+    dealer: bool,
+) -> tuple[int, float]:
+    """``(live waits, mean win points)`` of the best ready hand a discard from the 3n+2 hand
+    ``counts`` leaves (the most live tiles times points); ``(0, 0.0)`` when none is ready."""
+    best = (0, 0.0)
+    best_total = 0.0
+    for kind in range(len(counts)):
+        if not counts[kind]:
+            continue
+        counts[kind] -= 1
+        try:
+            if shanten(counts, n_melds) == 0:
+                waits = waits_of(counts, n_melds)
+                live = 0
+                points = 0.0
+                for tile in waits:
+                    copies = unseen[tile]
+                    if copies > 0:
+                        live += copies
+                        points += copies * win_points(win_fan(counts, melds, tile), dealer)
+                if points > best_total:
+                    best_total = points
+                    best = (live, points / live)
+        finally:
+            counts[kind] += 1
+    return best
+
+
+def ready_quality(
+    counts: list[int],
+    n_melds: int,
+    melds: tuple[Meld, ...],
+    unseen: list[int],
+    dealer: bool,
+    draws: Sequence[tuple[int, int]],
+) -> tuple[float, float]:
+    """For a 3n+1 hand one tile from ready whose improving ``draws`` are ``(kind, copies)``:
+    ``(mean live waits, mean win points)`` of the ready hand it reaches, over those draws."""
+    weight = 0
+    live_sum = 0.0
+    points_sum = 0.0
+    for tile, copies in draws:
+        if copies <= 0:
+            continue
+        counts[tile] += 1
+        unseen[tile] -= 1
+        try:
+            live, points = best_ready(counts, n_melds, melds, unseen, dealer)
+        finally:
+            counts[tile] -= 1
+            unseen[tile] += 1
+        weight += copies
+        live_sum += copies * live
+        points_sum += copies * live * points
+    if not weight or not live_sum:
+        return 0.0, 0.0
+    return live_sum / weight, points_sum / live_sum
