@@ -122,3 +122,24 @@ def test_sigkill_a_worker_mid_match(engine: Engine, start_worker, lease_redis) -
     assert {seat for seat, _ in reasons} == set(first_seats)  # only the killed seats
     resumed = {e.seat for e in events if e.type == pb.EVENT_TYPE_SEAT_RESUMED}
     assert resumed >= set(first_seats)
+
+
+def test_a_second_task_for_a_live_seat_leaves_it_to_its_holder(
+    engine: Engine, start_worker, lease_redis
+) -> None:
+    port = free_port()
+    start_worker(sessions=6, metrics_port=port)
+    match_id = open_bot_match(engine, hands=3, seed=5, per_decision=2.0)
+    send_lineup(engine, match_id, pace=0.05)  # about 3 s a hand: the holder outlives the wait
+    engine.wait_for(match_id, lambda info: info.hands_played >= 1 or finished(info), timeout=60)
+    send_seat(SeatTicket(engine.address, match_id, 0, token_of(match_id, 0), LINEUP[0], seed=9))
+
+    engine.wait_for(match_id, finished, timeout=120)
+
+    fences = check_seats_played_once(lease_redis, match_id)
+    history = [(r.event, r.fence, r.owner) for r in lease_history(lease_redis, match_id, 0)]
+    assert fences[0] == [1], f"the duplicate task took the seat: {history}"
+    deadline = time.monotonic() + 20
+    while scrape(port).get('hebei_bot_redeliveries_total{outcome="seat_held"}', 0) < 1:
+        assert time.monotonic() < deadline, "the duplicate seat task did not report seat_held"
+        time.sleep(0.3)
