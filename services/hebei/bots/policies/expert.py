@@ -30,7 +30,6 @@ import random
 from dataclasses import dataclass
 
 from hebei.bots.policies.analysis import (
-    Candidate,
     candidates,
     discard_shantens,
     hand_ukeire,
@@ -80,6 +79,18 @@ LEVELS = {
     2: ExpertLevel(value=True, defence=0.25, noise=0.03),
     3: ExpertLevel(value=True, defence=0.5, noise=0.0, fold=True),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """A 3n+1 hand being priced: concealed counts, declared melds, shanten and ukeire."""
+
+    counts: list[int]
+    n_melds: int
+    melds: tuple[Meld, ...]
+    concealed: bool
+    shanten: int
+    ukeire: int
 
 
 @dataclass(slots=True)
@@ -176,40 +187,48 @@ class ExpertPolicy:
             unseen = [4 - c - v for c, v in zip(counts, ctx.facts.visible, strict=True)]
             for rank, cand in enumerate(cands):
                 counts[cand.kind] -= 1
+                seen = list(ctx.facts.visible)
+                seen[cand.kind] += 1
                 try:
-                    if cand.shanten == 0 and self.config.value:
-                        live, points = wait_value(counts, n_melds, melds, unseen, ctx.dealer)
-                        ev = win_chance(0, live, ctx.wall) * points
-                    elif cand.shanten == 1 and self.config.value and rank < LOOKAHEAD:
-                        ev = self._one_away_ev(ctx, counts, n_melds, melds, unseen, cand)
-                    else:
-                        ev = self._hand_ev(
-                            ctx, counts, n_melds, melds, concealed, cand.shanten, cand.ukeire
-                        )
+                    ev = self._held_ev(
+                        ctx,
+                        _Held(counts, n_melds, melds, concealed, cand.shanten, cand.ukeire),
+                        seen,
+                        unseen,
+                        lookahead=rank < LOOKAHEAD,
+                    )
                 finally:
                     counts[cand.kind] += 1
                 scored.append((ev - self._danger(ctx, cand.kind), cand.kind))
         scored.sort(key=lambda item: (-item[0], item[1]))
         return scored
 
-    def _one_away_ev(
+    def _held_ev(
         self,
         ctx: _Context,
-        counts: list[int],
-        n_melds: int,
-        melds: tuple[Meld, ...],
+        held: _Held,
+        seen: list[int],
         unseen: list[int],
-        cand: Candidate,
+        lookahead: bool = True,
     ) -> float:
-        """EV of a 3n+1 hand one tile from ready, looking one draw ahead: the win chance
-        from its ukeire, times the points of the ready hands its draws reach, scaled by how
-        many live waits those have against a typical ready hand."""
-        seen = list(ctx.facts.visible)
-        seen[cand.kind] += 1
-        draws = ukeire(counts, n_melds, seen).tiles
-        live, points = ready_quality(counts, n_melds, melds, unseen, ctx.dealer, draws)
-        shape = ((live + 1) / (TYPICAL_UKEIRE[0] + 1)) ** WAIT_EXPONENT
-        return win_chance(1, cand.ukeire, ctx.wall) * points * shape
+        """EV of the 3n+1 hand ``held``; ``seen`` counts the tiles it cannot draw, ``unseen``
+        the copies that may still come.
+
+        With the value level: a ready hand by the exact points of its live waits; a hand one
+        tile from ready (``lookahead``) one draw ahead, by the win chance from its ukeire
+        times the points of the ready hands its draws reach, scaled by how many live waits
+        those have against a typical ready hand. Else the shanten/ukeire estimate.
+        """
+        counts, n_melds, melds = held.counts, held.n_melds, held.melds
+        if self.config.value and held.shanten == 0:
+            live, points = wait_value(counts, n_melds, melds, unseen, ctx.dealer)
+            return win_chance(0, live, ctx.wall) * points
+        if self.config.value and held.shanten == 1 and lookahead:
+            draws = ukeire(counts, n_melds, seen).tiles
+            live, points = ready_quality(counts, n_melds, melds, unseen, ctx.dealer, draws)
+            shape = ((live + 1) / (TYPICAL_UKEIRE[0] + 1)) ** WAIT_EXPONENT
+            return win_chance(1, held.ukeire, ctx.wall) * points * shape
+        return self._hand_ev(ctx, counts, n_melds, melds, held.concealed, held.shanten, held.ukeire)
 
     def _folding(self, ctx: _Context, shanten_after: int) -> bool:
         """Fold when the hand is far and someone looks ready (a closer hand folds later)."""
@@ -248,13 +267,11 @@ class ExpertPolicy:
         facts = ctx.facts
         counts, n_melds, visible = facts.counts, facts.n_melds, facts.visible
         sh, uke = hand_ukeire(counts, n_melds, visible)
-        best_action, best_ev = (
-            PASS,
-            self._hand_ev(ctx, counts, n_melds, ctx.melds, facts.concealed, sh, uke),
-        )
+        unseen = [4 - c - v for c, v in zip(counts, visible, strict=True)]
+        held = _Held(counts, n_melds, ctx.melds, facts.concealed, sh, uke)
+        best_action, best_ev = PASS, self._held_ev(ctx, held, visible, unseen)
         if ctx.opponents:
-            held = [k for k, c in enumerate(counts) if c]
-            best_ev -= min(self._danger(ctx, k) for k in held)
+            best_ev -= min(self._danger(ctx, k) for k, c in enumerate(counts) if c)
         legal = obs.legal_actions
         if PONG[tile] in legal and not self._folding(ctx, sh):
             # Speed first: pong whenever it gets closer (declining costs more than 门清 pays),
@@ -269,7 +286,8 @@ class ExpertPolicy:
             melds = (*ctx.melds, Meld(MeldKind.EXPOSED_KONG, tile))
             after = without(counts, tile, 3)
             ksh, kuke = hand_ukeire(after, n_melds + 1, visible)
-            ev = self._hand_ev(ctx, after, n_melds + 1, melds, False, ksh, kuke)
+            kong = _Held(after, n_melds + 1, melds, False, ksh, kuke)
+            ev = self._held_ev(ctx, kong, visible, unseen)
             ev += KONG_PAYMENT_ODDS * EXPOSED_KONG_POINTS
             if ev > best_ev:
                 best_action = EXPOSED_KONG[tile]

@@ -62,7 +62,7 @@ def wait_value(
     ``unseen[k]`` is how many copies of ``k`` may still come (neither held nor visible)."""
     live = 0
     points = 0.0
-    for tile in winning_tiles(counts, n_melds):
+    for tile in waits_of(counts, n_melds):
         copies = unseen[tile]
         if copies <= 0:
             continue
@@ -103,17 +103,10 @@ def best_ready(
         counts[kind] -= 1
         try:
             if shanten(counts, n_melds) == 0:
-                waits = waits_of(counts, n_melds)
-                live = 0
-                points = 0.0
-                for tile in waits:
-                    copies = unseen[tile]
-                    if copies > 0:
-                        live += copies
-                        points += copies * win_points(win_fan(counts, melds, tile), dealer)
-                if points > best_total:
-                    best_total = points
-                    best = (live, points / live)
+                live, points = wait_value(counts, n_melds, melds, unseen, dealer)
+                if live * points > best_total:
+                    best_total = live * points
+                    best = (live, points)
         finally:
             counts[kind] += 1
     return best
