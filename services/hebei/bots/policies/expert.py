@@ -54,7 +54,8 @@ from hebei.rules.views import Observation
 
 KONG_PAYMENT_ODDS = 0.7  # kong payments are void in an exhaustive draw
 EXPOSED_KONG_POINTS = 3  # RULES.md §7: the discarder pays 3
-PONG_MARGIN = 0.05  # a pong must add at least this much EV (points)
+PONG_MARGIN = 0.5  # a pong must add at least this much EV (points)
+PONG_WHEN_FASTER = True  # a pong that gets the hand closer is always taken
 LOOKAHEAD = 4  # one-away discards (most ukeire first) priced by the ready hands they reach
 WAIT_EXPONENT = 0.5  # how a one-away hand's EV scales with the live waits it reaches
 THREAT_FLOOR = 0.6  # opponents less likely ready than this are not defended against
@@ -280,7 +281,7 @@ class ExpertPolicy:
             after = without(counts, tile, 2)
             faster = min(s for _, s in discard_shantens(after, n_melds + 1)) < sh
             ev, _ = self._discards(ctx, after, n_melds + 1, melds, False)[0]
-            if faster or ev > best_ev + PONG_MARGIN:
+            if (faster and PONG_WHEN_FASTER) or ev > best_ev + PONG_MARGIN:
                 best_action, best_ev = PONG[tile], ev
         if EXPOSED_KONG[tile] in legal:
             melds = (*ctx.melds, Meld(MeldKind.EXPOSED_KONG, tile))
