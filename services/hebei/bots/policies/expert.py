@@ -7,14 +7,19 @@ Every option is priced in expected points for this hand:
 - P(win) from shanten, ukeire and the live wall (:func:`value.win_chance`, measured);
 - the value of the win from the base payment and the expected bonus fan of the
   routes still open (:mod:`hebei.bots.policies.value`): 门清 for a concealed hand,
-  flushes, 碰碰胡;
+  flushes, 碰碰胡; a ready hand, and a hand one tile from ready looking one draw ahead,
+  are priced exactly instead: every live winning tile by the fan its win scores and
+  what that pays under these rules (:mod:`hebei.bots.policies.waits`: the bonus paid by
+  each of three payers on a self-draw), so of equally fast discards the one with the
+  wider and better-paying waits wins;
 - the deal-in cost of a discard from the opponents' melds and discards
   (:mod:`hebei.bots.policies.danger`).
 
 Speed comes first (measured in duplicate play: in this game nearly every hand ends in a
 win around the tenth turn, so a slower hand mostly loses the race): a discard is chosen
 among the fastest ones (lowest shanten), where value and danger break the ties by EV, and
-a pong that gets the hand closer is always taken. Push/fold: with a hand two or more
+a pong that gets the hand closer is always taken (one that keeps the distance only for a
+clear gain). Push/fold: with a hand two or more
 tiles from ready against an opponent that looks ready (three melds, or two late in the
 hand), it folds, throwing the tile that opponent is least likely to wait on (its own
 discards first). Levels a person can choose:
