@@ -82,7 +82,8 @@ def test_worker_plays_a_whole_match(engine: Engine, start_worker, lease_redis) -
 
 def test_sigkill_a_worker_mid_match(engine: Engine, start_worker, lease_redis) -> None:
     first = start_worker(sessions=2)  # reserves two seat tasks and starts them
-    match_id = open_bot_match(engine, hands=8, seed=5, per_decision=1.0)
+    # Long enough that the redelivery (visibility timeout 8 s) comes well before the end.
+    match_id = open_bot_match(engine, hands=12, seed=5, per_decision=1.0)
     send_lineup(engine, match_id, pace=0.03)
     deadline = time.monotonic() + 30
     held = {}
@@ -103,7 +104,7 @@ def test_sigkill_a_worker_mid_match(engine: Engine, start_worker, lease_redis) -
     killed_at = time.time()
 
     info = engine.wait_for(match_id, finished, timeout=120)
-    assert info.hands_played == 8
+    assert info.hands_played == 12
     fences = check_seats_played_once(lease_redis, match_id)
     for seat in first_seats:
         # The killed session's lease, then the new worker's, after the old one expired.
@@ -128,7 +129,9 @@ def test_a_second_task_for_a_live_seat_leaves_it_to_its_holder(
     engine: Engine, start_worker, lease_redis
 ) -> None:
     port = free_port()
-    start_worker(sessions=6, metrics_port=port)
+    # Room beyond the four seats: seat tasks that earlier tests handed back to the shared
+    # queue may still be retrying their (stopped) engines in some of the sessions.
+    start_worker(sessions=12, metrics_port=port)
     match_id = open_bot_match(engine, hands=3, seed=5, per_decision=2.0)
     send_lineup(engine, match_id, pace=0.05)  # about 3 s a hand: the holder outlives the wait
     engine.wait_for(match_id, lambda info: info.hands_played >= 1 or finished(info), timeout=60)
@@ -136,9 +139,13 @@ def test_a_second_task_for_a_live_seat_leaves_it_to_its_holder(
 
     engine.wait_for(match_id, finished, timeout=120)
 
-    fences = check_seats_played_once(lease_redis, match_id)
-    history = [(r.event, r.fence, r.owner) for r in lease_history(lease_redis, match_id, 0)]
-    assert fences[0] == [1], f"the duplicate task took the seat: {history}"
+    check_seats_played_once(lease_redis, match_id)
+    history = lease_history(lease_redis, match_id, 0)
+    first_release = next(r.at for r in history if r.event == "release" and r.fence == 1)
+    later = [r for r in history if r.event == "acquire" and r.fence > 1]
+    # A later acquisition (this suite's short visibility timeout redelivers long tasks) may
+    # only come once the first holder let go at the match end.
+    assert all(r.at >= first_release for r in later), [(r.event, r.fence, r.at) for r in history]
     deadline = time.monotonic() + 20
     while scrape(port).get('hebei_bot_redeliveries_total{outcome="seat_held"}', 0) < 1:
         assert time.monotonic() < deadline, "the duplicate seat task did not report seat_held"
