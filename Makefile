@@ -52,6 +52,8 @@ run: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/hebei bench rules
+	$(BIN)/hebei bench ledger
+	$(BIN)/hebei bench bots
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
