@@ -27,8 +27,14 @@ if _version_not_supported:
 
 class MatchmakingServiceStub:
     """MatchmakingService runs tournaments and quick play. Operator RPCs (CreateTournament,
-    StartTournament, Pause, Resume, RemovePlayer) need the operator token in the
-    `authorization: Bearer ...` metadata.
+    StartTournament, Pause, Resume, RemovePlayer, CancelTournament, PreviewRound, SwapSeats,
+    AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
+    the `authorization: Bearer ...` metadata.
+
+    Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
+    characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;
+    players 4-4096; hands per match 1-64; reasons up to 256 characters; penalties 1-1,000,000
+    points; page sizes up to 500.
     """
 
     def __init__(self, channel):
@@ -97,12 +103,63 @@ class MatchmakingServiceStub:
                 request_serializer=hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultRequest.SerializeToString,
                 response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultResponse.FromString,
                 _registered_method=True)
+        self.CancelTournament = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/CancelTournament',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.CancelTournamentRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.CancelTournamentResponse.FromString,
+                _registered_method=True)
+        self.PreviewRound = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/PreviewRound',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.PreviewRoundRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.PreviewRoundResponse.FromString,
+                _registered_method=True)
+        self.SwapSeats = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/SwapSeats',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.SwapSeatsRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.SwapSeatsResponse.FromString,
+                _registered_method=True)
+        self.GetSeating = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/GetSeating',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.GetSeatingRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.GetSeatingResponse.FromString,
+                _registered_method=True)
+        self.AssignPenalty = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/AssignPenalty',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.AssignPenaltyRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.AssignPenaltyResponse.FromString,
+                _registered_method=True)
+        self.CancelPenalty = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/CancelPenalty',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.CancelPenaltyRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.CancelPenaltyResponse.FromString,
+                _registered_method=True)
+        self.DissolveTable = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/DissolveTable',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.DissolveTableRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.DissolveTableResponse.FromString,
+                _registered_method=True)
+        self.ListOperatorActions = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/ListOperatorActions',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.ListOperatorActionsRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.ListOperatorActionsResponse.FromString,
+                _registered_method=True)
+        self.GetRatings = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/GetRatings',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.GetRatingsRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.GetRatingsResponse.FromString,
+                _registered_method=True)
 
 
 class MatchmakingServiceServicer:
     """MatchmakingService runs tournaments and quick play. Operator RPCs (CreateTournament,
-    StartTournament, Pause, Resume, RemovePlayer) need the operator token in the
-    `authorization: Bearer ...` metadata.
+    StartTournament, Pause, Resume, RemovePlayer, CancelTournament, PreviewRound, SwapSeats,
+    AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
+    the `authorization: Bearer ...` metadata.
+
+    Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
+    characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;
+    players 4-4096; hands per match 1-64; reasons up to 256 characters; penalties 1-1,000,000
+    points; page sizes up to 500.
     """
 
     def CreateTournament(self, request, context):
@@ -120,7 +177,8 @@ class MatchmakingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Unregister(self, request, context):
-        """Withdraw a registration before the tournament starts.
+        """Withdraw a registration before the tournament starts; after the start, withdraw from the
+        next round on (the player's secret or the operator token).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -192,6 +250,71 @@ class MatchmakingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelTournament(self, request, context):
+        """Operator: cancel a tournament that has not finished (its running matches are dissolved).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PreviewRound(self, request, context):
+        """Operator: the seating of the next round as it would be made now (with its quality). It is
+        kept as the round's plan, so SwapSeats can change it; StartTournament and the next round
+        use it while the players are unchanged.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SwapSeats(self, request, context):
+        """Operator: swap two players' seats in the planned next round (PreviewRound first).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSeating(self, request, context):
+        """The seating of the rounds seated so far, each with its quality report.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AssignPenalty(self, request, context):
+        """Operator: a penalty, booked in the ledger as its own entry and counted in the standings.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelPenalty(self, request, context):
+        """Operator: cancel a penalty (its ledger entry is reversed), with a reason.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DissolveTable(self, request, context):
+        """Operator: dissolve one match of a tournament (booked as dissolved; the round goes on).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListOperatorActions(self, request, context):
+        """Operator: every operator action on a tournament, oldest first, with who and when.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRatings(self, request, context):
+        """Ratings across tournaments (OpenSkill, Plackett-Luce), best first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchmakingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -255,6 +378,51 @@ def add_MatchmakingServiceServicer_to_server(servicer, server):
                     request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultRequest.FromString,
                     response_serializer=hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultResponse.SerializeToString,
             ),
+            'CancelTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTournament,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.CancelTournamentRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.CancelTournamentResponse.SerializeToString,
+            ),
+            'PreviewRound': grpc.unary_unary_rpc_method_handler(
+                    servicer.PreviewRound,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.PreviewRoundRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.PreviewRoundResponse.SerializeToString,
+            ),
+            'SwapSeats': grpc.unary_unary_rpc_method_handler(
+                    servicer.SwapSeats,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.SwapSeatsRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.SwapSeatsResponse.SerializeToString,
+            ),
+            'GetSeating': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSeating,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.GetSeatingRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.GetSeatingResponse.SerializeToString,
+            ),
+            'AssignPenalty': grpc.unary_unary_rpc_method_handler(
+                    servicer.AssignPenalty,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.AssignPenaltyRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.AssignPenaltyResponse.SerializeToString,
+            ),
+            'CancelPenalty': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelPenalty,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.CancelPenaltyRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.CancelPenaltyResponse.SerializeToString,
+            ),
+            'DissolveTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.DissolveTable,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.DissolveTableRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.DissolveTableResponse.SerializeToString,
+            ),
+            'ListOperatorActions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListOperatorActions,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.ListOperatorActionsRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.ListOperatorActionsResponse.SerializeToString,
+            ),
+            'GetRatings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRatings,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.GetRatingsRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.GetRatingsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'hebei.v1.MatchmakingService', rpc_method_handlers)
@@ -265,8 +433,14 @@ def add_MatchmakingServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class MatchmakingService:
     """MatchmakingService runs tournaments and quick play. Operator RPCs (CreateTournament,
-    StartTournament, Pause, Resume, RemovePlayer) need the operator token in the
-    `authorization: Bearer ...` metadata.
+    StartTournament, Pause, Resume, RemovePlayer, CancelTournament, PreviewRound, SwapSeats,
+    AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
+    the `authorization: Bearer ...` metadata.
+
+    Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
+    characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;
+    players 4-4096; hands per match 1-64; reasons up to 256 characters; penalties 1-1,000,000
+    points; page sizes up to 500.
     """
 
     @staticmethod
@@ -583,6 +757,249 @@ class MatchmakingService:
             '/hebei.v1.MatchmakingService/ReportMatchResult',
             hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultRequest.SerializeToString,
             hebei_dot_v1_dot_matchmaking__pb2.ReportMatchResultResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/CancelTournament',
+            hebei_dot_v1_dot_matchmaking__pb2.CancelTournamentRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.CancelTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PreviewRound(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/PreviewRound',
+            hebei_dot_v1_dot_matchmaking__pb2.PreviewRoundRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.PreviewRoundResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SwapSeats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/SwapSeats',
+            hebei_dot_v1_dot_matchmaking__pb2.SwapSeatsRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.SwapSeatsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSeating(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/GetSeating',
+            hebei_dot_v1_dot_matchmaking__pb2.GetSeatingRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.GetSeatingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AssignPenalty(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/AssignPenalty',
+            hebei_dot_v1_dot_matchmaking__pb2.AssignPenaltyRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.AssignPenaltyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelPenalty(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/CancelPenalty',
+            hebei_dot_v1_dot_matchmaking__pb2.CancelPenaltyRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.CancelPenaltyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DissolveTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/DissolveTable',
+            hebei_dot_v1_dot_matchmaking__pb2.DissolveTableRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.DissolveTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListOperatorActions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/ListOperatorActions',
+            hebei_dot_v1_dot_matchmaking__pb2.ListOperatorActionsRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.ListOperatorActionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRatings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/GetRatings',
+            hebei_dot_v1_dot_matchmaking__pb2.GetRatingsRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.GetRatingsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -28,8 +28,14 @@ GRPC_VERSION: str
 
 class MatchmakingServiceStub:
     """MatchmakingService runs tournaments and quick play. Operator RPCs (CreateTournament,
-    StartTournament, Pause, Resume, RemovePlayer) need the operator token in the
-    `authorization: Bearer ...` metadata.
+    StartTournament, Pause, Resume, RemovePlayer, CancelTournament, PreviewRound, SwapSeats,
+    AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
+    the `authorization: Bearer ...` metadata.
+
+    Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
+    characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;
+    players 4-4096; hands per match 1-64; reasons up to 256 characters; penalties 1-1,000,000
+    points; page sizes up to 500.
     """
 
     @_typing.overload
@@ -41,7 +47,9 @@ class MatchmakingServiceStub:
     Register: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.RegisterRequest, _matchmaking_pb2.RegisterResponse]
     """Register a person, or a bot by policy name and level, while registration is open."""
     Unregister: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.UnregisterRequest, _matchmaking_pb2.UnregisterResponse]
-    """Withdraw a registration before the tournament starts."""
+    """Withdraw a registration before the tournament starts; after the start, withdraw from the
+    next round on (the player's secret or the operator token).
+    """
     StartTournament: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.StartTournamentRequest, _matchmaking_pb2.StartTournamentResponse]
     """Operator: close registration and seat the first round (bots fill incomplete tables)."""
     GetTournament: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.GetTournamentRequest, _matchmaking_pb2.GetTournamentResponse]
@@ -65,12 +73,39 @@ class MatchmakingServiceStub:
     """Service: the table engine reports a match that finished or was dissolved. Idempotent by
     match_id: reporting the same match again changes nothing.
     """
+    CancelTournament: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.CancelTournamentRequest, _matchmaking_pb2.CancelTournamentResponse]
+    """Operator: cancel a tournament that has not finished (its running matches are dissolved)."""
+    PreviewRound: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.PreviewRoundRequest, _matchmaking_pb2.PreviewRoundResponse]
+    """Operator: the seating of the next round as it would be made now (with its quality). It is
+    kept as the round's plan, so SwapSeats can change it; StartTournament and the next round
+    use it while the players are unchanged.
+    """
+    SwapSeats: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.SwapSeatsRequest, _matchmaking_pb2.SwapSeatsResponse]
+    """Operator: swap two players' seats in the planned next round (PreviewRound first)."""
+    GetSeating: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.GetSeatingRequest, _matchmaking_pb2.GetSeatingResponse]
+    """The seating of the rounds seated so far, each with its quality report."""
+    AssignPenalty: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.AssignPenaltyRequest, _matchmaking_pb2.AssignPenaltyResponse]
+    """Operator: a penalty, booked in the ledger as its own entry and counted in the standings."""
+    CancelPenalty: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.CancelPenaltyRequest, _matchmaking_pb2.CancelPenaltyResponse]
+    """Operator: cancel a penalty (its ledger entry is reversed), with a reason."""
+    DissolveTable: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.DissolveTableRequest, _matchmaking_pb2.DissolveTableResponse]
+    """Operator: dissolve one match of a tournament (booked as dissolved; the round goes on)."""
+    ListOperatorActions: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.ListOperatorActionsRequest, _matchmaking_pb2.ListOperatorActionsResponse]
+    """Operator: every operator action on a tournament, oldest first, with who and when."""
+    GetRatings: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.GetRatingsRequest, _matchmaking_pb2.GetRatingsResponse]
+    """Ratings across tournaments (OpenSkill, Plackett-Luce), best first."""
 
 @_typing.type_check_only
 class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     """MatchmakingService runs tournaments and quick play. Operator RPCs (CreateTournament,
-    StartTournament, Pause, Resume, RemovePlayer) need the operator token in the
-    `authorization: Bearer ...` metadata.
+    StartTournament, Pause, Resume, RemovePlayer, CancelTournament, PreviewRound, SwapSeats,
+    AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
+    the `authorization: Bearer ...` metadata.
+
+    Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
+    characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;
+    players 4-4096; hands per match 1-64; reasons up to 256 characters; penalties 1-1,000,000
+    points; page sizes up to 500.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -79,7 +114,9 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     Register: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.RegisterRequest, _matchmaking_pb2.RegisterResponse]  # type: ignore[assignment]
     """Register a person, or a bot by policy name and level, while registration is open."""
     Unregister: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.UnregisterRequest, _matchmaking_pb2.UnregisterResponse]  # type: ignore[assignment]
-    """Withdraw a registration before the tournament starts."""
+    """Withdraw a registration before the tournament starts; after the start, withdraw from the
+    next round on (the player's secret or the operator token).
+    """
     StartTournament: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.StartTournamentRequest, _matchmaking_pb2.StartTournamentResponse]  # type: ignore[assignment]
     """Operator: close registration and seat the first round (bots fill incomplete tables)."""
     GetTournament: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.GetTournamentRequest, _matchmaking_pb2.GetTournamentResponse]  # type: ignore[assignment]
@@ -103,11 +140,38 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     """Service: the table engine reports a match that finished or was dissolved. Idempotent by
     match_id: reporting the same match again changes nothing.
     """
+    CancelTournament: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.CancelTournamentRequest, _matchmaking_pb2.CancelTournamentResponse]  # type: ignore[assignment]
+    """Operator: cancel a tournament that has not finished (its running matches are dissolved)."""
+    PreviewRound: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.PreviewRoundRequest, _matchmaking_pb2.PreviewRoundResponse]  # type: ignore[assignment]
+    """Operator: the seating of the next round as it would be made now (with its quality). It is
+    kept as the round's plan, so SwapSeats can change it; StartTournament and the next round
+    use it while the players are unchanged.
+    """
+    SwapSeats: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.SwapSeatsRequest, _matchmaking_pb2.SwapSeatsResponse]  # type: ignore[assignment]
+    """Operator: swap two players' seats in the planned next round (PreviewRound first)."""
+    GetSeating: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.GetSeatingRequest, _matchmaking_pb2.GetSeatingResponse]  # type: ignore[assignment]
+    """The seating of the rounds seated so far, each with its quality report."""
+    AssignPenalty: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.AssignPenaltyRequest, _matchmaking_pb2.AssignPenaltyResponse]  # type: ignore[assignment]
+    """Operator: a penalty, booked in the ledger as its own entry and counted in the standings."""
+    CancelPenalty: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.CancelPenaltyRequest, _matchmaking_pb2.CancelPenaltyResponse]  # type: ignore[assignment]
+    """Operator: cancel a penalty (its ledger entry is reversed), with a reason."""
+    DissolveTable: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.DissolveTableRequest, _matchmaking_pb2.DissolveTableResponse]  # type: ignore[assignment]
+    """Operator: dissolve one match of a tournament (booked as dissolved; the round goes on)."""
+    ListOperatorActions: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.ListOperatorActionsRequest, _matchmaking_pb2.ListOperatorActionsResponse]  # type: ignore[assignment]
+    """Operator: every operator action on a tournament, oldest first, with who and when."""
+    GetRatings: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.GetRatingsRequest, _matchmaking_pb2.GetRatingsResponse]  # type: ignore[assignment]
+    """Ratings across tournaments (OpenSkill, Plackett-Luce), best first."""
 
 class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
     """MatchmakingService runs tournaments and quick play. Operator RPCs (CreateTournament,
-    StartTournament, Pause, Resume, RemovePlayer) need the operator token in the
-    `authorization: Bearer ...` metadata.
+    StartTournament, Pause, Resume, RemovePlayer, CancelTournament, PreviewRound, SwapSeats,
+    AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
+    the `authorization: Bearer ...` metadata.
+
+    Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
+    characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;
+    players 4-4096; hands per match 1-64; reasons up to 256 characters; penalties 1-1,000,000
+    points; page sizes up to 500.
     """
 
     @_abc_1.abstractmethod
@@ -132,7 +196,9 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaking_pb2.UnregisterRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaking_pb2.UnregisterResponse, _abc.Awaitable[_matchmaking_pb2.UnregisterResponse]]:
-        """Withdraw a registration before the tournament starts."""
+        """Withdraw a registration before the tournament starts; after the start, withdraw from the
+        next round on (the player's secret or the operator token).
+        """
 
     @_abc_1.abstractmethod
     def StartTournament(
@@ -210,5 +276,80 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         """Service: the table engine reports a match that finished or was dissolved. Idempotent by
         match_id: reporting the same match again changes nothing.
         """
+
+    @_abc_1.abstractmethod
+    def CancelTournament(
+        self,
+        request: _matchmaking_pb2.CancelTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.CancelTournamentResponse, _abc.Awaitable[_matchmaking_pb2.CancelTournamentResponse]]:
+        """Operator: cancel a tournament that has not finished (its running matches are dissolved)."""
+
+    @_abc_1.abstractmethod
+    def PreviewRound(
+        self,
+        request: _matchmaking_pb2.PreviewRoundRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.PreviewRoundResponse, _abc.Awaitable[_matchmaking_pb2.PreviewRoundResponse]]:
+        """Operator: the seating of the next round as it would be made now (with its quality). It is
+        kept as the round's plan, so SwapSeats can change it; StartTournament and the next round
+        use it while the players are unchanged.
+        """
+
+    @_abc_1.abstractmethod
+    def SwapSeats(
+        self,
+        request: _matchmaking_pb2.SwapSeatsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.SwapSeatsResponse, _abc.Awaitable[_matchmaking_pb2.SwapSeatsResponse]]:
+        """Operator: swap two players' seats in the planned next round (PreviewRound first)."""
+
+    @_abc_1.abstractmethod
+    def GetSeating(
+        self,
+        request: _matchmaking_pb2.GetSeatingRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.GetSeatingResponse, _abc.Awaitable[_matchmaking_pb2.GetSeatingResponse]]:
+        """The seating of the rounds seated so far, each with its quality report."""
+
+    @_abc_1.abstractmethod
+    def AssignPenalty(
+        self,
+        request: _matchmaking_pb2.AssignPenaltyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.AssignPenaltyResponse, _abc.Awaitable[_matchmaking_pb2.AssignPenaltyResponse]]:
+        """Operator: a penalty, booked in the ledger as its own entry and counted in the standings."""
+
+    @_abc_1.abstractmethod
+    def CancelPenalty(
+        self,
+        request: _matchmaking_pb2.CancelPenaltyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.CancelPenaltyResponse, _abc.Awaitable[_matchmaking_pb2.CancelPenaltyResponse]]:
+        """Operator: cancel a penalty (its ledger entry is reversed), with a reason."""
+
+    @_abc_1.abstractmethod
+    def DissolveTable(
+        self,
+        request: _matchmaking_pb2.DissolveTableRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.DissolveTableResponse, _abc.Awaitable[_matchmaking_pb2.DissolveTableResponse]]:
+        """Operator: dissolve one match of a tournament (booked as dissolved; the round goes on)."""
+
+    @_abc_1.abstractmethod
+    def ListOperatorActions(
+        self,
+        request: _matchmaking_pb2.ListOperatorActionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.ListOperatorActionsResponse, _abc.Awaitable[_matchmaking_pb2.ListOperatorActionsResponse]]:
+        """Operator: every operator action on a tournament, oldest first, with who and when."""
+
+    @_abc_1.abstractmethod
+    def GetRatings(
+        self,
+        request: _matchmaking_pb2.GetRatingsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.GetRatingsResponse, _abc.Awaitable[_matchmaking_pb2.GetRatingsResponse]]:
+        """Ratings across tournaments (OpenSkill, Plackett-Luce), best first."""
 
 def add_MatchmakingServiceServicer_to_server(servicer: MatchmakingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
