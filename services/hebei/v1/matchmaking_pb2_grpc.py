@@ -236,7 +236,8 @@ class MatchmakingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RemovePlayer(self, request, context):
-        """Operator: remove a player (its current match is dissolved; later rounds go on without it).
+        """Operator: remove a player: a filler bot takes its seat in the match being played (the match
+        counts as TournamentConfig.replaced_match says); later rounds go on without it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

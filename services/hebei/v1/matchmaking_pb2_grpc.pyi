@@ -68,7 +68,9 @@ class MatchmakingServiceStub:
     Resume: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.ResumeRequest, _matchmaking_pb2.ResumeResponse]
     """Operator: resume a paused tournament."""
     RemovePlayer: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.RemovePlayerRequest, _matchmaking_pb2.RemovePlayerResponse]
-    """Operator: remove a player (its current match is dissolved; later rounds go on without it)."""
+    """Operator: remove a player: a filler bot takes its seat in the match being played (the match
+    counts as TournamentConfig.replaced_match says); later rounds go on without it.
+    """
     ReportMatchResult: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.ReportMatchResultRequest, _matchmaking_pb2.ReportMatchResultResponse]
     """Service: the table engine reports a match that finished or was dissolved. Idempotent by
     match_id: reporting the same match again changes nothing.
@@ -135,7 +137,9 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     Resume: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.ResumeRequest, _matchmaking_pb2.ResumeResponse]  # type: ignore[assignment]
     """Operator: resume a paused tournament."""
     RemovePlayer: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.RemovePlayerRequest, _matchmaking_pb2.RemovePlayerResponse]  # type: ignore[assignment]
-    """Operator: remove a player (its current match is dissolved; later rounds go on without it)."""
+    """Operator: remove a player: a filler bot takes its seat in the match being played (the match
+    counts as TournamentConfig.replaced_match says); later rounds go on without it.
+    """
     ReportMatchResult: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.ReportMatchResultRequest, _matchmaking_pb2.ReportMatchResultResponse]  # type: ignore[assignment]
     """Service: the table engine reports a match that finished or was dissolved. Idempotent by
     match_id: reporting the same match again changes nothing.
@@ -265,7 +269,9 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaking_pb2.RemovePlayerRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaking_pb2.RemovePlayerResponse, _abc.Awaitable[_matchmaking_pb2.RemovePlayerResponse]]:
-        """Operator: remove a player (its current match is dissolved; later rounds go on without it)."""
+        """Operator: remove a player: a filler bot takes its seat in the match being played (the match
+        counts as TournamentConfig.replaced_match says); later rounds go on without it.
+        """
 
     @_abc_1.abstractmethod
     def ReportMatchResult(

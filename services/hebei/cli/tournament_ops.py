@@ -1,0 +1,731 @@
+"""``hebei tournament create|register|start|status|standings|watch|ratings|penalty|pause|
+resume|cancel|remove|preview|swap|actions|join``: run a tournament on a matchmaking service.
+
+The service is found from ``--address``/``--token``, else ``$HEBEI_MATCHMAKING_ADDRESS`` /
+``$HEBEI_OPERATOR_TOKEN``, else the stack ``hebei up`` runs (its discovery file). The work is
+the service's; this parses, calls and prints (rich tables and progress bars, or ``--json``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import typer
+from google.protobuf import json_format
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from hebei.cli._util import fail
+from hebei.cli.tournament import tournament_app
+
+DEFAULT_ADDRESS = "127.0.0.1:50052"
+ADDRESS_HELP = "Matchmaking HOST:PORT (default: $HEBEI_MATCHMAKING_ADDRESS, else `hebei up`'s)."
+TOKEN_HELP = "The operator token (default: $HEBEI_OPERATOR_TOKEN, else `hebei up`'s)."
+MODES = ("swiss", "random", "schedule", "duplicate")
+TIE_BREAKS = ("hands_won", "best_match", "fewer_dealt_in", "self_draws", "seed_draw")
+
+
+@dataclass
+class Connection:
+    """A channel to matchmaking with the operator token, and the stub."""
+
+    address: str
+    token: str | None
+    channel: grpc.Channel
+    stub: Any
+
+    def call(self, method: str, request: Any, *, actor: str | None = None) -> Any:
+        """A unary call; a failure exits with the service's one-line message."""
+        metadata = (("hebei-actor", actor),) if actor else None
+        try:
+            return getattr(self.stub, method)(request, metadata=metadata)
+        except grpc.RpcError as error:
+            fail(_rpc_message(error, self.address), code=1)
+
+
+def _rpc_message(error: grpc.RpcError, address: str) -> str:
+    code = error.code() if hasattr(error, "code") else None
+    details = (error.details() if hasattr(error, "details") else "") or ""
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return f"matchmaking at {address} is unreachable ({details.splitlines()[0] if details else 'unavailable'}); is `hebei up` running?"
+    name = code.name if code is not None else "ERROR"
+    return f"{name}: {details}"
+
+
+def connect(address: str | None, token: str | None) -> Connection:
+    """Resolve where matchmaking is and with which token (see the module docstring)."""
+    from hebei.common.client import create_channel
+    from hebei.v1 import matchmaking_pb2_grpc
+
+    found = None
+    if not address or not token:
+        try:
+            from hebei.stack.discovery import find_stack
+
+            found = find_stack()
+        except ImportError:
+            found = None
+    address = (
+        address
+        or os.environ.get("HEBEI_MATCHMAKING_ADDRESS")
+        or (found.address("matchmaking") if found else None)
+        or DEFAULT_ADDRESS
+    )
+    if ":" not in address:
+        fail(f"--address must be HOST:PORT, got {address!r}")
+    token = (
+        token or os.environ.get("HEBEI_OPERATOR_TOKEN") or (found.operator_token if found else None)
+    )
+    channel = create_channel(address, token=token, timeout=30.0)
+    return Connection(address, token, channel, matchmaking_pb2_grpc.MatchmakingServiceStub(channel))
+
+
+def _print_json(message: Any) -> None:
+    print(json.dumps(json_format.MessageToDict(message, preserving_proto_field_name=True)))
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+def standings_table(response: Any, title: str) -> Table:
+    """The ranking with the tie-break that decided each place."""
+    table = Table(title=title)
+    for column in ("rank", "player", "points", "won", "dealt in", "best match", "decided by"):
+        table.add_column(column, justify="left" if column in ("player", "decided by") else "right")
+    rows = response.ranking or []
+    for row in rows:
+        s = row.standing
+        note = " (filler)" if row.filler else " (left)" if row.withdrawn else ""
+        table.add_row(
+            str(s.rank) if s.rank else "–",
+            f"{s.player_name or s.player_id}{note}",
+            str(s.points),
+            str(s.hands_won),
+            str(s.hands_dealt_in),
+            str(s.best_match_points),
+            row.decided_by or "",
+        )
+    return table
+
+
+def quality_table(rounds: list[Any], title: str = "seating quality by round") -> Table:
+    table = Table(title=title)
+    for column in ("round", "tables", "repeat pairs", "consecutive", "max meetings", "wind spread",
+                   "standings spread", "seconds"):  # fmt: skip
+        table.add_column(column, justify="right")
+    for r in rounds:
+        q = r.quality
+        table.add_row(
+            str(r.round_no),
+            str(len(r.tables)) if r.tables else "",
+            str(q.repeat_pairs),
+            str(q.consecutive_repeats),
+            str(q.max_pair_meetings),
+            str(q.wind_spread),
+            f"{q.standings_spread:.1f}",
+            f"{q.seconds:.3f}" + (" (deadline)" if q.deadline_hit else ""),
+        )
+    return table
+
+
+def tables_table(tables: list[Any], title: str) -> Table:
+    table = Table(title=title)
+    for column in ("table", "East", "South", "West", "North", "hands", "status"):
+        table.add_column(column)
+    from hebei.v1 import types_pb2 as pb
+
+    for t in tables:
+        names = [s.player_name for s in sorted(t.seats, key=lambda s: s.seat)]
+        table.add_row(
+            t.table_id or t.match_id,
+            *names,
+            str(t.hands_played),
+            pb.MatchStatus.Name(t.status).removeprefix("MATCH_STATUS_").lower(),
+        )
+    return table
+
+
+def follow(
+    conn: Connection,
+    tournament_id: str,
+    console: Console,
+    *,
+    hands_per_match: int,
+    on_event: Callable[[Any], None] | None = None,
+) -> Any:
+    """Watch a tournament with progress bars (rounds, hands of the round) until it ends;
+    return the last event (FINISHED or CANCELLED)."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    kinds = mm.TournamentEventType
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())  # fmt: skip
+    stream = conn.stub.WatchTournament(mm.WatchTournamentRequest(tournament_id=tournament_id))
+    last = None
+    with Progress(*columns, console=console, transient=False) as progress:
+        rounds_task = None
+        hands_task = None
+        played: dict[str, int] = {}
+        try:
+            for event in stream:
+                last = event
+                tournament = event.tournament
+                if rounds_task is None:
+                    rounds_task = progress.add_task("rounds", total=tournament.config.rounds)
+                finished_rounds = sum(1 for r in tournament.rounds if r.finished)
+                progress.update(rounds_task, completed=finished_rounds)
+                if (
+                    event.type
+                    in (
+                        kinds.TOURNAMENT_EVENT_TYPE_ROUND_SEATED,
+                        kinds.TOURNAMENT_EVENT_TYPE_SNAPSHOT,
+                    )
+                    and tournament.tables
+                ):
+                    if hands_task is not None:
+                        progress.update(hands_task, visible=False)
+                    played = {t.match_id: t.hands_played for t in tournament.tables}
+                    hands_task = progress.add_task(
+                        f"round {tournament.current_round}: hands",
+                        total=len(tournament.tables) * hands_per_match,
+                        completed=sum(played.values()),
+                    )  # fmt: skip
+                for table in event.tables:
+                    if table.match_id in played:
+                        played[table.match_id] = max(played[table.match_id], table.hands_played)
+                if hands_task is not None:
+                    progress.update(hands_task, completed=sum(played.values()))
+                if on_event is not None:
+                    on_event(event)
+                if event.type in (
+                    kinds.TOURNAMENT_EVENT_TYPE_FINISHED,
+                    kinds.TOURNAMENT_EVENT_TYPE_CANCELLED,
+                ):
+                    break  # fmt: skip
+        except grpc.RpcError as error:
+            fail(_rpc_message(error, conn.address), code=1)
+    return last
+
+
+# ---------------------------------------------------------------------------- commands
+
+
+def _common(address: str | None, token: str | None) -> Connection:
+    return connect(address, token)
+
+
+AddressOption = typer.Option(None, "--address", help=ADDRESS_HELP)
+TokenOption = typer.Option(None, "--token", help=TOKEN_HELP)
+ActorOption = typer.Option("operator", "--as", help="Your name in the operator record.")
+JsonOption = typer.Option(False, "--json", help="Print JSON instead of tables.")
+
+
+def _parse_policy(spec: str) -> tuple[str, int]:
+    from hebei.bots.policies import parse_policy
+
+    try:
+        name, level = parse_policy(spec)
+    except ValueError as exc:
+        fail(str(exc))
+    return name, level or 0
+
+
+@tournament_app.command("create")
+def create_command(
+    name: str = typer.Option(..., "--name", help="The tournament's name (1-64 characters)."),
+    rounds: int = typer.Option(4, "--rounds", help="Rounds, 1-64."),
+    hands: int = typer.Option(8, "--hands", help="Hands per match, 1-64."),
+    mode: str = typer.Option(
+        "swiss", "--mode", help="Seating: swiss, random, schedule, duplicate."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the seating (0: drawn)."),
+    filler: str = typer.Option("expert", "--filler", help="Filler bots, POLICY[:LEVEL]."),
+    max_players: int = typer.Option(0, "--max-players", help="At most this many (0: no limit)."),
+    late: int = typer.Option(0, "--late-until", help="Late registration until this round."),
+    placement: str = typer.Option("", "--placement", help="Placement points, e.g. 15,5,-5,-15."),
+    fixed: int | None = typer.Option(
+        None, "--fixed-replacement", help="A replaced player's match counts these points."
+    ),
+    hide: bool = typer.Option(False, "--hide-results", help="Hide round results until it ends."),
+    tie_breaks: str = typer.Option(
+        "", "--tie-breaks", help=f"Comma list of {', '.join(TIE_BREAKS)}."
+    ),
+    request_id: str = typer.Option("", "--request-id", help="Makes the call idempotent."),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Create a tournament, open for registration; prints its id."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    if mode not in MODES:
+        fail(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
+    policy, level = _parse_policy(filler)
+    config = mm.TournamentConfig(
+        name=name, rounds=rounds, seed=seed, filler_bot_policy=policy, filler_bot_level=level,
+        max_players=max_players, last_registration_round=late, hide_round_results=hide,
+        seating=mm.SeatingMode.Value(f"SEATING_MODE_{mode.upper()}"),
+    )  # fmt: skip
+    config.length.hands = hands
+    if placement:
+        try:
+            config.placement_points.extend(int(x) for x in placement.split(","))
+        except ValueError:
+            fail(f"--placement must be four integers like 15,5,-5,-15, got {placement!r}")
+    if fixed is not None:
+        config.replaced_match = mm.REPLACED_MATCH_COUNTING_FIXED
+        config.replaced_match_points = fixed
+    for item in filter(None, (t.strip() for t in tie_breaks.split(","))):
+        if item not in TIE_BREAKS:
+            fail(f"--tie-breaks: unknown {item!r}; choose from {', '.join(TIE_BREAKS)}")
+        config.tie_breaks.append(mm.TieBreak.Value(f"TIE_BREAK_{item.upper()}"))
+    conn = _common(address, token)
+    response = conn.call(
+        "CreateTournament", mm.CreateTournamentRequest(config=config, request_id=request_id)
+    )
+    if as_json:
+        _print_json(response.tournament)
+    else:
+        print(response.tournament.tournament_id)
+
+
+@tournament_app.command("register")
+def register_command(
+    tournament_id: str = typer.Argument(..., help="The tournament."),
+    bot: str = typer.Option("", "--bot", help="Register bots: POLICY[:LEVEL]."),
+    count: int = typer.Option(1, "--count", help="How many bots (with --bot), 1-4096."),
+    person: str = typer.Option("", "--person", help="Register a person by name."),
+    rating_id: str = typer.Option("", "--rating-id", help="A person's identity for ratings."),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Register a person (prints its player id and secret) or bots."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    if bool(bot) == bool(person):
+        fail("give either --bot POLICY[:LEVEL] or --person NAME")
+    if not 1 <= count <= 4096:
+        fail(f"--count must be 1-4096, got {count}")
+    conn = _common(address, token)
+    if person:
+        response = conn.call(
+            "Register",
+            mm.RegisterRequest(
+                tournament_id=tournament_id,
+                person=mm.PersonEntrant(name=person, rating_id=rating_id),
+            ),
+        )
+        if as_json:
+            _print_json(response)
+        else:
+            print(f"{response.player.player_id} {response.player_secret}")
+            print(
+                f"join with: hebei tournament join {tournament_id} --player "
+                f"{response.player.player_id} --secret {response.player_secret}",
+                file=__import__("sys").stderr,
+            )
+        return
+    policy, level = _parse_policy(bot)
+    players = []
+    for _ in range(count):
+        response = conn.call(
+            "Register",
+            mm.RegisterRequest(
+                tournament_id=tournament_id, bot=mm.BotEntrant(policy=policy, level=level)
+            ),
+        )
+        players.append(response.player)
+    if as_json:
+        print(json.dumps([json_format.MessageToDict(p, preserving_proto_field_name=True)
+                          for p in players]))  # fmt: skip
+    else:
+        for player in players:
+            print(f"{player.player_id} {player.name}")
+
+
+def _operator_call(method: str, request: Any, address, token, actor, as_json) -> None:
+    conn = _common(address, token)
+    response = conn.call(method, request, actor=actor)
+    if as_json:
+        _print_json(response)
+    else:
+        tournament = getattr(response, "tournament", None)
+        if tournament is not None and tournament.tournament_id:
+            from hebei.v1 import matchmaking_pb2 as mm
+
+            status = mm.TournamentStatus.Name(tournament.status).removeprefix("TOURNAMENT_STATUS_")
+            print(f"{tournament.tournament_id}: {status.lower()}, round {tournament.current_round}"
+                  f" of {tournament.config.rounds}")  # fmt: skip
+        else:
+            _print_json(response)
+
+
+@tournament_app.command("start")
+def start_command(
+    tournament_id: str = typer.Argument(...),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    actor: str = ActorOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Close registration and seat round 1."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.StartTournamentRequest(tournament_id=tournament_id)
+    _operator_call("StartTournament", request, address, token, actor, as_json)
+
+
+@tournament_app.command("pause")
+def pause_command(
+    tournament_id: str = typer.Argument(...),
+    reason: str = typer.Option("", "--reason"),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    actor: str = ActorOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Pause: running matches finish, no new round is seated."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.PauseRequest(tournament_id=tournament_id, reason=reason)
+    _operator_call("Pause", request, address, token, actor, as_json)
+
+
+@tournament_app.command("resume")
+def resume_command(
+    tournament_id: str = typer.Argument(...),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    actor: str = ActorOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Resume a paused tournament."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.ResumeRequest(tournament_id=tournament_id)
+    _operator_call("Resume", request, address, token, actor, as_json)
+
+
+@tournament_app.command("cancel")
+def cancel_command(
+    tournament_id: str = typer.Argument(...),
+    reason: str = typer.Option(..., "--reason"),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    actor: str = ActorOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Cancel a tournament (its open matches are dissolved)."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.CancelTournamentRequest(tournament_id=tournament_id, reason=reason)
+    _operator_call("CancelTournament", request, address, token, actor, as_json)
+
+
+@tournament_app.command("remove")
+def remove_command(
+    tournament_id: str = typer.Argument(...),
+    player_id: str = typer.Argument(...),
+    reason: str = typer.Option(..., "--reason"),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    actor: str = ActorOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Remove a player: a bot takes its seat; later rounds go on without it."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.RemovePlayerRequest(
+        tournament_id=tournament_id, player_id=player_id, reason=reason
+    )
+    _operator_call("RemovePlayer", request, address, token, actor, as_json)
+
+
+@tournament_app.command("penalty")
+def penalty_command(
+    tournament_id: str = typer.Argument(...),
+    player_id: str = typer.Argument("", help="The player (not with --cancel)."),
+    points: int = typer.Argument(0, help="Points taken, 1-1,000,000."),
+    reason: str = typer.Option(..., "--reason"),
+    by: str = typer.Option("operator", "--by", help="Who assigns (or cancels) it."),
+    cancel: str = typer.Option("", "--cancel", help="Cancel this penalty id instead."),
+    request_id: str = typer.Option("", "--request-id"),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Assign a penalty (booked in the ledger), or cancel one with --cancel PENALTY_ID."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    conn = _common(address, token)
+    if cancel:
+        request = mm.CancelPenaltyRequest(
+            tournament_id=tournament_id, penalty_id=cancel, reason=reason, cancelled_by=by
+        )
+        penalty = conn.call("CancelPenalty", request, actor=by).penalty
+    else:
+        if not player_id or points <= 0:
+            fail("give PLAYER_ID and POINTS (or --cancel PENALTY_ID)")
+        request = mm.AssignPenaltyRequest(
+            tournament_id=tournament_id, player_id=player_id, points=points, reason=reason,
+            assigned_by=by, request_id=request_id,
+        )  # fmt: skip
+        penalty = conn.call("AssignPenalty", request, actor=by).penalty
+    if as_json:
+        _print_json(penalty)
+    else:
+        state = "cancelled" if penalty.cancelled else "booked"
+        print(f"{penalty.penalty_id}: {penalty.points} points from {penalty.player_id}, {state}"
+              f" (ledger entry {penalty.entry_id})")  # fmt: skip
+
+
+@tournament_app.command("status")
+def status_command(
+    tournament_id: str = typer.Argument(...),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """The tournament's state: rounds with their seating quality, the current tables."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    conn = _common(address, token)
+    tournament = conn.call(
+        "GetTournament", mm.GetTournamentRequest(tournament_id=tournament_id)
+    ).tournament
+    if as_json:
+        _print_json(tournament)
+        return
+    console = Console()
+    status = mm.TournamentStatus.Name(tournament.status).removeprefix("TOURNAMENT_STATUS_")
+    console.print(
+        f"[bold]{tournament.config.name}[/bold] ({tournament.tournament_id}): {status.lower()}"
+        f", round {tournament.current_round} of {tournament.config.rounds},"
+        f" {sum(1 for p in tournament.players if not p.filler)} players"
+        + (f" — {tournament.status_reason}" if tournament.status_reason else "")
+    )
+    seating = conn.call("GetSeating", mm.GetSeatingRequest(tournament_id=tournament_id))
+    if seating.rounds:
+        console.print(quality_table(list(seating.rounds)))
+    if tournament.tables:
+        console.print(tables_table(list(tournament.tables), f"round {tournament.current_round}"))
+    for problem in tournament.problems:
+        console.print(f"[red]problem:[/red] {problem}")
+
+
+@tournament_app.command("standings")
+def standings_command(
+    tournament_id: str = typer.Argument(...),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """The ranking from the ledger, with the tie-break that decided each place."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    conn = _common(address, token)
+    response = conn.call("GetStandings", mm.GetStandingsRequest(tournament_id=tournament_id))
+    if as_json:
+        _print_json(response)
+        return
+    console = Console()
+    console.print(standings_table(response, f"standings after round {response.round_no}"))
+    for problem in response.problems:
+        console.print(f"[red]mismatch:[/red] {problem}")
+
+
+@tournament_app.command("watch")
+def watch_command(
+    tournament_id: str = typer.Argument(...),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+) -> None:
+    """Follow a tournament live (progress bars) until it ends; then print the ranking."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    conn = _common(address, token)
+    tournament = conn.call(
+        "GetTournament", mm.GetTournamentRequest(tournament_id=tournament_id)
+    ).tournament
+    console = Console()
+    hands = tournament.config.length.hands or tournament.config.length.wind_rounds.max_hands
+    follow(conn, tournament_id, console, hands_per_match=hands or 8)
+    response = conn.call("GetStandings", mm.GetStandingsRequest(tournament_id=tournament_id))
+    console.print(standings_table(response, "final standings"))
+
+
+@tournament_app.command("preview")
+def preview_command(
+    tournament_id: str = typer.Argument(...),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    actor: str = ActorOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Plan the next round (kept, so `swap` can change it) and show it with its quality."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    conn = _common(address, token)
+    response = conn.call(
+        "PreviewRound", mm.PreviewRoundRequest(tournament_id=tournament_id), actor=actor
+    )
+    _print_round(response.round, as_json)
+
+
+@tournament_app.command("swap")
+def swap_command(
+    tournament_id: str = typer.Argument(...),
+    player_a: str = typer.Argument(...),
+    player_b: str = typer.Argument(...),
+    reason: str = typer.Option("", "--reason"),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    actor: str = ActorOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Swap two players' seats in the planned next round."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    conn = _common(address, token)
+    request = mm.SwapSeatsRequest(
+        tournament_id=tournament_id, player_a=player_a, player_b=player_b, reason=reason
+    )
+    _print_round(conn.call("SwapSeats", request, actor=actor).round, as_json)
+
+
+def _print_round(seated: Any, as_json: bool) -> None:
+    if as_json:
+        _print_json(seated)
+        return
+    console = Console()
+    console.print(tables_table(list(seated.tables), f"round {seated.round_no} (planned)"))
+    console.print(quality_table([seated], "its quality"))
+
+
+@tournament_app.command("actions")
+def actions_command(
+    tournament_id: str = typer.Argument(...),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Every operator action, with who and when, and the penalties."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    conn = _common(address, token)
+    response = conn.call(
+        "ListOperatorActions", mm.ListOperatorActionsRequest(tournament_id=tournament_id)
+    )
+    if as_json:
+        _print_json(response)
+        return
+    table = Table(title="operator actions")
+    for column in ("#", "when", "who", "action", "player", "detail"):
+        table.add_column(column)
+    for action in response.actions:
+        table.add_row(
+            str(action.seq), action.at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S"), action.actor,
+            action.action, action.player_id, action.detail,
+        )  # fmt: skip
+    Console().print(table)
+
+
+@tournament_app.command("ratings")
+def ratings_command(
+    limit: int = typer.Option(50, "--limit", help="Rows, 1-500."),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Ratings across tournaments (OpenSkill, Plackett-Luce), best first."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    if not 1 <= limit <= 500:
+        fail(f"--limit must be 1-500, got {limit}")
+    conn = _common(address, token)
+    response = conn.call("GetRatings", mm.GetRatingsRequest(page_size=limit))
+    if as_json:
+        _print_json(response)
+        return
+    table = Table(title="ratings (ordinal = mu - 3 sigma)")
+    for column in ("rank", "identity", "name", "ordinal", "mu", "sigma", "matches"):
+        table.add_column(column, justify="left" if column in ("identity", "name") else "right")
+    for r in response.ratings:
+        table.add_row(str(r.rank), r.rating_id, r.name, f"{r.ordinal:.2f}", f"{r.mu:.2f}",
+                      f"{r.sigma:.2f}", str(r.matches))  # fmt: skip
+    Console().print(table)
+
+
+@tournament_app.command("join")
+def join_command(
+    tournament_id: str = typer.Argument(...),
+    player_id: str = typer.Option(..., "--player", help="Your player id (from register)."),
+    secret: str = typer.Option(..., "--secret", help="Your player secret (from register)."),
+    address: str | None = AddressOption,
+) -> None:
+    """Play your seats of a tournament in the terminal, round after round, as they are seated."""
+    from hebei.common.client import create_channel
+    from hebei.play.session import CLIENT_NAME, run_session
+    from hebei.v1 import matchmaking_pb2 as mm
+    from hebei.v1 import table_pb2
+
+    conn = _common(address, None)
+    console = Console(highlight=False)
+    played: set[str] = set()
+    request = mm.WatchTournamentRequest(
+        tournament_id=tournament_id, player_id=player_id, player_secret=secret
+    )
+    kinds = mm.TournamentEventType
+    try:
+        for event in _reconnecting(conn, request):
+            seating = event.my_seating
+            if seating.match_id and seating.match_id not in played:
+                played.add(seating.match_id)
+                console.print(f"round {event.tournament.current_round}: your seat is {seating.seat}"
+                              f" at {seating.table_id}")  # fmt: skip
+                channel = create_channel(seating.table_endpoint)
+                join = table_pb2.Join(match_id=seating.match_id, seat=seating.seat,
+                                      seat_token=seating.seat_token, client_name=CLIENT_NAME)  # fmt: skip
+                try:
+                    run_session(channel, join, console)
+                finally:
+                    channel.close()
+            elif event.type == kinds.TOURNAMENT_EVENT_TYPE_ROUND_FINISHED:
+                console.print(f"round {event.round_no} finished; waiting for the next seating…")
+            if event.type in (
+                kinds.TOURNAMENT_EVENT_TYPE_FINISHED,
+                kinds.TOURNAMENT_EVENT_TYPE_CANCELLED,
+            ):
+                break  # fmt: skip
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    response = conn.call("GetStandings", mm.GetStandingsRequest(tournament_id=tournament_id))
+    console.print(standings_table(response, "final standings"))
+
+
+def _reconnecting(conn: Connection, request: Any) -> Iterator[Any]:
+    """WatchTournament events, resumed from the last sequence number after a dropped stream."""
+    last = 0
+    failures = 0
+    while True:
+        if last:
+            request.from_seq = last + 1
+        try:
+            for event in conn.stub.WatchTournament(request):
+                failures = 0
+                last = max(last, event.seq)
+                yield event
+            return
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE or failures >= 30:
+                fail(_rpc_message(error, conn.address), code=1)
+            failures += 1
+            time.sleep(min(5.0, 0.5 * failures))

@@ -1,0 +1,688 @@
+"""The round director: drives every running tournament (and quick-play match) forward.
+
+One pass (a *tick*) does what is due, each step idempotent and recorded before the next:
+
+1. a running tournament whose last round finished gets its next round seated — computed
+   outside any transaction, then stored in one (round, fillers, matches with their seat
+   tokens, the change-feed entry), which re-checks that nobody seated it meanwhile: a round is
+   never seated twice;
+2. each match not yet opened is opened on the table engine (OpenMatch is idempotent by
+   match_id) and its bot seats are queued on the fleet (a duplicate seat task finds the seat's
+   lease held and exits), then marked opened;
+3. open matches are followed through the engine's ListTables: progress, results the engine's
+   report has not brought yet, a stall (no event for the tournament's stall timeout: the match
+   is dissolved and reported), and persons absent after the ready check (a filler bot takes the
+   seat with the seat's token; the person can still come back);
+4. each ended match is settled once: placement points and fixed points of replaced players
+   booked in the ledger (idempotent keys), ratings updated in the same transaction that marks
+   it settled;
+5. a round whose matches all ended and settled is closed once the ledger's standings agree with
+   the reported results (a mismatch still there after a grace period is reported, not hidden):
+   its standings are kept and published, and the tournament finishes after its last round.
+
+After a crash (even ``kill -9``) the next process simply ticks again: every step reads its
+state from PostgreSQL. Only one director acts at a time, the holder of a PostgreSQL advisory
+lock, so several replicas can run for availability.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import psycopg
+
+from hebei.common.errors import DomainError, FailedPrecondition, NotFound
+from hebei.matchmaking import metrics, seating
+from hebei.matchmaking.gateways import Line
+from hebei.matchmaking.settings import Settings
+from hebei.matchmaking.store import MatchRow, PlayerRow, RatingRow, RoundRow, TournamentRow
+from hebei.matchmaking.tournaments import (
+    EVENT,
+    SEATING_DEADLINE,
+    TOURNAMENT_ACCOUNT,
+    Tournaments,
+    bot_seed,
+    expected_points,
+    new_round,
+    open_request,
+    placement_lines,
+)
+from hebei.matchmaking.views import quality_message, table_message
+from hebei.v1 import ledger_pb2
+from hebei.v1 import types_pb2 as pb
+
+__all__ = ["Director", "plan_round", "seat_next_round"]
+
+log = logging.getLogger(__name__)
+
+LEDGER_GRACE_SECONDS = 30.0  # how long a round waits for the ledger to catch up
+ENGINE_ENDED = {pb.MATCH_STATUS_FINISHED: "finished", pb.MATCH_STATUS_DISSOLVED: "dissolved"}
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+# ---------------------------------------------------------------------------- seating
+
+
+def _fillers_for(players: Sequence[PlayerRow], entrants: int, tournament_id: str) -> list[str]:
+    """The filler ids that complete ``entrants`` to a multiple of four (existing fillers
+    first, then new ids)."""
+    need = max(4 - entrants, (-entrants) % 4) if entrants else 0
+    existing = [p.player_id for p in players if p.filler and not p.removed]
+    out = existing[:need]
+    number = len([p for p in players if p.filler])
+    while len(out) < need:
+        number += 1
+        out.append(f"filler-{number}")
+    return out
+
+
+def plan_round(ts: Tournaments, tournament_id: str, *, keep: bool) -> RoundRow:
+    """The seating of the tournament's next round; the stored plan when it still fits the
+    players (so an operator's swaps stand), else a new one (stored when ``keep``)."""
+    with ts.store.reading() as conn:
+        row = ts._load(conn, tournament_id)
+        players = ts.store.players(conn, tournament_id)
+        rounds = ts.store.rounds(conn, tournament_id)
+    if row.status not in ("registration", "running", "paused"):
+        raise FailedPrecondition(f"the tournament is {row.status}")
+    if any(r.status == "seated" for r in rounds):
+        raise FailedPrecondition(
+            f"round {row.current_round} is being played: pause the tournament and plan the next "
+            "round once it has finished"
+        )
+    round_no = row.current_round + 1
+    if round_no > row.config.rounds:
+        raise FailedPrecondition("every round has been seated")
+    entrants = [p.player_id for p in players if not p.filler and p.seated_in(round_no)]
+    if not entrants:
+        raise FailedPrecondition(f"nobody is left to seat in round {round_no}")
+    ids = entrants + _fillers_for(players, len(entrants), tournament_id)
+    planned = next((r for r in rounds if r.status == "planned"), None)
+    if planned is not None and planned.round_no == round_no and planned.players == sorted(ids):
+        return planned
+    settings = Settings(row.config)
+    standings = ts._points(tournament_id) if settings.mode == "swiss" and round_no > 1 else None
+    history = [[tuple(t) for t in r.tables] for r in rounds if r.status != "planned"]
+    started = time.perf_counter()
+    seated = seating.seat_round(
+        settings.mode,
+        players=ids,
+        round_no=round_no,
+        rounds=settings.rounds,
+        seed=settings.seed,
+        history=history,
+        standings=standings,
+        deadline=SEATING_DEADLINE,
+    )
+    seconds = time.perf_counter() - started
+    metrics.SEATING_SECONDS.labels(settings.mode).observe(seconds)
+    planned = new_round(tournament_id, round_no, ids, seated, seconds)
+    if keep:
+        with ts.store.transaction() as conn:
+            current = ts._load(conn, tournament_id, lock=True)
+            if current.current_round != row.current_round:
+                raise FailedPrecondition("a round was seated meanwhile; preview again")
+            ts.store.delete_planned(conn, tournament_id)
+            ts.store.save_round(conn, planned)
+    return planned
+
+
+def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
+    """Seat and store the next round of a running tournament; False when there is nothing
+    to seat (not running, a round in play, or someone seated it first)."""
+    try:
+        planned = plan_round(ts, tournament_id, keep=False)
+    except FailedPrecondition:
+        return False
+    round_no = planned.round_no
+    with ts.store.transaction() as conn:
+        row = ts._load(conn, tournament_id, lock=True)
+        if row.status != "running" or row.current_round != round_no - 1:
+            return False
+        players = {p.player_id: p for p in ts.store.players(conn, tournament_id)}
+        policy, level = Settings(row.config).filler
+        for pid in (pid for table in planned.tables for pid in table):
+            if pid not in players:
+                players[pid] = ts.store.insert_player(
+                    conn,
+                    PlayerRow(
+                        tournament_id,
+                        pid,
+                        0,
+                        f"filler {pid.rsplit('-', 1)[-1]}",
+                        "bot",
+                        rating_id=f"bot:{policy}:{level}",
+                        bot_policy=policy,
+                        bot_level=level,
+                        filler=True,
+                        first_round=round_no,
+                    ),
+                )
+        planned.status = "seated"
+        planned.seated_at = _now()
+        ts.store.delete_planned(conn, tournament_id)
+        ts.store.save_round(conn, planned)
+        duplicate = Settings(row.config).mode == "duplicate"
+        group_seeds: dict[int, int] = defaultdict(lambda: secrets.randbits(63))
+        matches = []
+        for number, (ids, group) in enumerate(
+            zip(planned.tables, planned.groups, strict=True), start=1
+        ):
+            match = MatchRow(
+                match_id=f"{tournament_id}-r{round_no}-t{number}",
+                tournament_id=tournament_id,
+                round_no=round_no,
+                table_no=number,
+                table_id=f"{tournament_id}-t{number}",
+                duplicate_group=group + 1 if duplicate else 0,
+                request=open_request(
+                    row,
+                    match_id=f"{tournament_id}-r{round_no}-t{number}",
+                    table_id=f"{tournament_id}-t{number}",
+                    round_no=round_no,
+                    seated=[players[pid] for pid in ids],
+                    seed=group_seeds[group] if duplicate else 0,
+                ),
+            )
+            ts.store.insert_match(conn, match)
+            matches.append(match)
+        row.current_round = round_no
+        ts.store.update_tournament(conn, row)
+        ts._event(
+            conn,
+            tournament_id,
+            EVENT.TOURNAMENT_EVENT_TYPE_ROUND_SEATED,
+            round_no=round_no,
+            tables=[table_message(m, players) for m in matches],
+            quality=quality_message(planned.quality),
+        )
+    mode = Settings(row.config).mode
+    metrics.ROUNDS_SEATED.labels(mode).inc()
+    metrics.SEATING_REPEAT_PAIRS.labels(mode).set(planned.quality.get("repeat_pairs", 0))
+    metrics.SEATING_MAX_PAIR_MEETINGS.labels(mode).set(planned.quality.get("max_pair_meetings", 0))
+    metrics.SEATING_WIND_SPREAD.labels(mode).set(planned.quality.get("wind_spread", 0))
+    log.info(
+        "round seated",
+        extra={"tournament_id": tournament_id, "round_no": round_no, "tables": len(matches)},
+    )
+    ts.changes.notify()
+    return True
+
+
+# ---------------------------------------------------------------------------- the director
+
+
+class Director:
+    """Runs :meth:`tick` on its own thread while it holds the director lock (see the module
+    docstring). ``tick`` may also be called directly (tests)."""
+
+    def __init__(
+        self,
+        ts: Tournaments,
+        database_url: str,
+        schema: str,
+        *,
+        tick_seconds: float = 0.5,
+        follow_seconds: float = 1.0,
+        ledger_grace: float = LEDGER_GRACE_SECONDS,
+    ) -> None:
+        self.ts = ts
+        self.database_url = database_url
+        self.lock_key = int.from_bytes(
+            hashlib.blake2b(
+                f"hebei.matchmaking.director:{schema}".encode(), digest_size=8
+            ).digest(),
+            "big",
+            signed=True,
+        )
+        self.tick_seconds = tick_seconds
+        self.follow_seconds = follow_seconds
+        self.ledger_grace = ledger_grace
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock_conn: psycopg.Connection | None = None
+        self._absent: dict[tuple[str, int], float] = {}
+        self._ledger_waits: dict[tuple[str, int], float] = {}
+        self._followed = 0.0
+        self._errors: dict[str, str] = {}
+
+    # -- the thread and the lock ------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="matchmaking-director", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.ts.changes.notify()
+        if self._thread is not None:
+            self._thread.join(timeout=15)
+        if self._lock_conn is not None:
+            self._lock_conn.close()
+
+    @property
+    def leading(self) -> bool:
+        return self._lock_conn is not None and not self._lock_conn.closed
+
+    def _take_lock(self) -> bool:
+        if self.leading:
+            try:
+                self._lock_conn.execute("SELECT 1")
+                return True
+            except psycopg.Error:
+                self._lock_conn.close()
+                self._lock_conn = None
+        try:
+            conn = psycopg.connect(
+                self.database_url,
+                autocommit=True,
+                connect_timeout=3,
+                application_name="hebei-matchmaking-director",
+            )
+        except psycopg.Error:
+            return False
+        got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self.lock_key,)).fetchone()[0]
+        if got:
+            self._lock_conn = conn
+            log.info("this process directs the tournaments")
+            return True
+        conn.close()
+        return False
+
+    def _run(self) -> None:
+        seen = self.ts.changes.version
+        while not self._stop.is_set():
+            if self._take_lock():
+                started = time.perf_counter()
+                try:
+                    self.tick()
+                except Exception:  # a bug must not stop every tournament: log, go on
+                    log.exception("director tick failed")
+                metrics.DIRECTOR_TICK_SECONDS.observe(time.perf_counter() - started)
+            seen = self.ts.changes.wait(seen, self.tick_seconds)
+
+    # -- one pass ---------------------------------------------------------------------------
+
+    def _guard(self, what: str, step, *args) -> None:
+        """Run one step; a domain error (a service down, ...) is logged once and retried on
+        the next tick."""
+        try:
+            step(*args)
+            self._errors.pop(what, None)
+        except DomainError as error:
+            if self._errors.get(what) != error.message:
+                log.warning("%s: %s", what, error.message)
+                self._errors[what] = error.message
+
+    def tick(self) -> None:
+        """One pass over every live tournament and match (see the module docstring)."""
+        with self.ts.store.reading() as conn:
+            tournaments = self.ts.store.active_tournaments(conn)
+            live = self.ts.store.live_matches(conn)
+            unsettled = self.ts.store.unsettled_matches(conn)
+            counts = conn.execute(
+                "SELECT status, count(*) AS n FROM tournaments GROUP BY status"
+            ).fetchall()
+        for status in ("registration", "running", "paused", "finished", "cancelled"):
+            metrics.TOURNAMENTS.labels(status).set(
+                next((r["n"] for r in counts if r["status"] == status), 0)
+            )
+        metrics.MATCHES_LIVE.labels("pending").set(sum(m.status == "pending" for m in live))
+        metrics.MATCHES_LIVE.labels("opened").set(sum(m.status == "opened" for m in live))
+        for match in live:
+            if match.status == "pending":
+                self._guard(f"open {match.match_id}", self.open_match, match)
+        if time.monotonic() - self._followed >= self.follow_seconds:
+            self._followed = time.monotonic()
+            self._guard("follow", self.follow, [m for m in live if m.status == "opened"])
+        for match in unsettled:
+            self._guard(f"settle {match.match_id}", self.settle, match)
+        for tournament_id in tournaments:
+            self._guard(f"tournament {tournament_id}", self.step, tournament_id)
+
+    def step(self, tournament_id: str) -> None:
+        """Seat the next round, or close the current one, or finish the tournament."""
+        with self.ts.store.reading() as conn:
+            row = self.ts._load(conn, tournament_id)
+            rounds = [r for r in self.ts.store.rounds(conn, tournament_id) if r.status != "planned"]
+            matches = (
+                self.ts.store.matches(conn, tournament_id, row.current_round)
+                if row.current_round
+                else []
+            )
+        current = rounds[-1] if rounds else None
+        if current is None or current.status == "finished":
+            if row.status == "running":
+                if current is not None and current.round_no >= row.config.rounds:
+                    self.finish(row)
+                else:
+                    seat_next_round(self.ts, tournament_id)
+            return
+        if matches and all(m.ended and m.settled for m in matches):
+            self.close_round(row, current, matches)
+
+    def open_match(self, match: MatchRow) -> None:
+        """Open a pending match on the engine and queue its bot seats."""
+        if match.tournament_id:
+            with self.ts.store.reading() as conn:
+                row = self.ts._load(conn, match.tournament_id)
+            if row.status == "cancelled":
+                self.ts.record_result(match.match_id, "dissolved", [0, 0, 0, 0], 0, "cancelled")
+                return
+        self.ts.table.open_match(match.request)
+        policy, level = self._filler(match)
+        for seat in match.request.seats:
+            if seat.kind == pb.SEAT_KIND_BOT:
+                self.ts.fleet.send(
+                    match.match_id,
+                    seat.seat,
+                    seat.seat_token,
+                    seat.bot_policy,
+                    seat.bot_level,
+                    bot_seed(match.match_id, seat.seat),
+                )
+            elif str(seat.seat) in match.replaced:
+                self.ts.fleet.send(
+                    match.match_id,
+                    seat.seat,
+                    seat.seat_token,
+                    policy,
+                    level,
+                    bot_seed(match.match_id, seat.seat),
+                )
+        with self.ts.store.transaction() as conn:
+            current = self.ts.store.match(conn, match.match_id, lock=True)
+            if current.status == "pending":
+                current.status = "opened"
+                current.opened_at = current.progress_at = _now()
+                self.ts.store.update_match(conn, current)
+
+    def _filler(self, match: MatchRow) -> tuple[str, int]:
+        if not match.tournament_id:
+            return "expert", 0
+        with self.ts.store.reading() as conn:
+            return Settings(self.ts._load(conn, match.tournament_id).config).filler
+
+    def _stall_seconds(self, match: MatchRow) -> float:
+        if not match.tournament_id:
+            return 600.0
+        with self.ts.store.reading() as conn:
+            return Settings(self.ts._load(conn, match.tournament_id).config).stall_seconds
+
+    def follow(self, opened: Sequence[MatchRow]) -> None:
+        """Read the open matches' state from the engine (one ListTables per tournament)."""
+        by_tournament: dict[str, list[MatchRow]] = defaultdict(list)
+        for match in opened:
+            by_tournament[match.tournament_id].append(match)
+        for tournament_id, matches in by_tournament.items():
+            if tournament_id:
+                infos = {i.match_id: i for i in self.ts.table.tournament_matches(tournament_id)}
+            else:
+                infos = {}
+                for match in matches:
+                    try:
+                        infos[match.match_id] = self.ts.table.get_match(match.match_id)
+                    except NotFound:
+                        continue
+            settings = None
+            if tournament_id:
+                with self.ts.store.reading() as conn:
+                    settings = Settings(self.ts._load(conn, tournament_id).config)
+            for match in matches:
+                info = infos.get(match.match_id)
+                if info is not None:
+                    self._follow_one(match, info, settings)
+
+    def _follow_one(self, match: MatchRow, info, settings: Settings | None) -> None:
+        if info.status in ENGINE_ENDED:
+            scores = [s.score for s in sorted(info.seats, key=lambda s: s.seat)]
+            self.ts.record_result(
+                match.match_id, ENGINE_ENDED[info.status], scores, info.hands_played
+            )
+            return
+        now = _now()
+        if info.event_count != match.event_count:
+            self._progress(match, info, now)
+        elif (now - (match.progress_at or now)).total_seconds() > (
+            settings.stall_seconds if settings else 600.0
+        ):
+            seconds = settings.stall_seconds if settings else 600.0
+            reason = f"stalled: no event for {seconds:.0f} s"
+            self.ts.dissolve_match(match, reason)
+            if match.tournament_id:
+                self._problem(match.tournament_id, f"match {match.match_id} {reason}; dissolved")
+            return
+        if info.status != pb.MATCH_STATUS_PLAYING:
+            return
+        absent_after = settings.replace_absent_seconds if settings else 30.0
+        for seat in info.seats:
+            key = (match.match_id, seat.seat)
+            if (
+                seat.kind != pb.SEAT_KIND_PERSON
+                or seat.connected
+                or str(seat.seat) in match.replaced
+            ):
+                self._absent.pop(key, None)
+                continue
+            first = self._absent.setdefault(key, time.monotonic())
+            if time.monotonic() - first >= absent_after:
+                self.ts.replace_seat(match.match_id, seat.seat, "absent", "as_played")
+                self._absent.pop(key, None)
+
+    def _progress(self, match: MatchRow, info, now: datetime) -> None:
+        with self.ts.store.transaction() as conn:
+            if match.tournament_id:
+                self.ts._load(conn, match.tournament_id, lock=True)
+            current = self.ts.store.match(conn, match.match_id, lock=True)
+            if current.ended:
+                return
+            played = current.hands_played
+            current.event_count = info.event_count
+            current.hands_played = info.hands_played
+            current.progress_at = now
+            self.ts.store.update_match(conn, current)
+            if match.tournament_id and info.hands_played != played:
+                players = {p.player_id: p for p in self.ts.store.players(conn, match.tournament_id)}
+                self.ts._event(
+                    conn,
+                    match.tournament_id,
+                    EVENT.TOURNAMENT_EVENT_TYPE_PROGRESS,
+                    round_no=current.round_no,
+                    tables=[table_message(current, players)],
+                )
+
+    def _problem(self, tournament_id: str, text: str) -> None:
+        with self.ts.store.transaction() as conn:
+            row = self.ts._load(conn, tournament_id, lock=True)
+            if text not in row.problems:
+                row.problems = [*row.problems, text][-100:]
+                self.ts.store.update_tournament(conn, row)
+        log.warning("tournament %s: %s", tournament_id, text)
+
+    # -- settling ----------------------------------------------------------------------------
+
+    def settle(self, match: MatchRow) -> None:
+        """Book an ended match's placement and fixed points, rate it, mark it settled."""
+        row: TournamentRow | None = None
+        if match.tournament_id:
+            with self.ts.store.reading() as conn:
+                row = self.ts._load(conn, match.tournament_id)
+        if row is not None and match.scores is not None:
+            settings = Settings(row.config)
+            if settings.placement_points and match.status == "finished":
+                lines = placement_lines(match, settings.placement_points)
+                if lines:
+                    self.ts.ledger.post_adjustment(
+                        key=f"placement:{match.match_id}",
+                        tournament_id=match.tournament_id,
+                        kind=ledger_pb2.ADJUSTMENT_KIND_PLACEMENT,
+                        lines=lines,
+                        reason="placement points",
+                        round_no=match.round_no,
+                        match_id=match.match_id,
+                    )
+            for seat, replaced in sorted(match.replaced.items()):
+                if replaced.get("counting") != "fixed":
+                    continue
+                delta = settings.config.replaced_match_points - match.scores[int(seat)]
+                if delta:
+                    self.ts.ledger.post_adjustment(
+                        key=f"replacement:{match.match_id}:{seat}",
+                        tournament_id=match.tournament_id,
+                        kind=ledger_pb2.ADJUSTMENT_KIND_REPLACEMENT,
+                        lines=[
+                            Line(replaced["player_id"], delta),
+                            Line(TOURNAMENT_ACCOUNT, -delta),
+                        ],
+                        reason="fixed points of a replaced player's match",
+                        round_no=match.round_no,
+                        match_id=match.match_id,
+                    )
+        with self.ts.store.transaction() as conn:
+            current = self.ts.store.match(conn, match.match_id, lock=True)
+            if current.settled:
+                return
+            if row is not None and current.status == "finished" and current.scores:
+                self._rate(conn, current)
+            current.settled = True
+            self.ts.store.update_match(conn, current)
+
+    def _rate(self, conn: psycopg.Connection, match: MatchRow) -> None:
+        """Update the ratings of the match's rated players (not fillers, not replaced seats;
+        an identity seated twice at one table is not rated on that match)."""
+        from hebei.matchmaking.ratings import DEFAULT_RATING, Rating, rate_match
+
+        players = {p.player_id: p for p in self.ts.store.players(conn, match.tournament_id)}
+        seats = []
+        for seat, (pid, score) in enumerate(zip(match.player_ids(), match.scores, strict=True)):
+            player = players.get(pid)
+            if player is None or player.filler or str(seat) in match.replaced:
+                continue
+            seats.append((player, score))
+        counts = defaultdict(int)
+        for player, _ in seats:
+            counts[player.rating_id] += 1
+        seats = [(p, s) for p, s in seats if counts[p.rating_id] == 1]
+        if len(seats) < 2:
+            return
+        stored = self.ts.store.ratings_for(conn, [p.rating_id for p, _ in seats])
+        before = {
+            p.rating_id: Rating(
+                stored[p.rating_id].mu, stored[p.rating_id].sigma, stored[p.rating_id].matches
+            )
+            if p.rating_id in stored
+            else DEFAULT_RATING
+            for p, _ in seats
+        }
+        after = rate_match(before, [(p.rating_id, float(s)) for p, s in seats])
+        self.ts.store.save_ratings(
+            conn,
+            [
+                RatingRow(
+                    p.rating_id,
+                    p.name if p.kind == "person" else p.rating_id,
+                    after[p.rating_id].mu,
+                    after[p.rating_id].sigma,
+                    after[p.rating_id].matches,
+                )
+                for p, _ in seats
+            ],
+        )
+
+    # -- closing -----------------------------------------------------------------------------
+
+    def close_round(
+        self, row: TournamentRow, current: RoundRow, matches: Sequence[MatchRow]
+    ) -> None:
+        """Close a round whose matches all ended: cross-check the ledger, publish standings."""
+        tournament_id = row.tournament_id
+        with self.ts.store.reading() as conn:
+            every_match = self.ts.store.matches(conn, tournament_id)
+            penalties = self.ts.store.penalties(conn, tournament_id)
+            players = self.ts.store.players(conn, tournament_id)
+        ledger_rows = self.ts.ledger.standings(tournament_id)
+        expected = expected_points(every_match, penalties, Settings(row.config))
+        actual = {s.player_id: s.points for s in ledger_rows}
+        differ = sorted(
+            pid
+            for pid in set(expected) | set(actual)
+            if pid != TOURNAMENT_ACCOUNT and expected.get(pid, 0) != actual.get(pid, 0)
+        )
+        problems = []
+        if differ:
+            key = (tournament_id, current.round_no)
+            waited = time.monotonic() - self._ledger_waits.setdefault(key, time.monotonic())
+            if waited < self.ledger_grace:
+                return  # the engine's outbox may still be posting settlements
+            shown = ", ".join(
+                f"{pid} ledger {actual.get(pid, 0)} vs results {expected.get(pid, 0)}"
+                for pid in differ[:5]
+            )
+            problems.append(
+                f"ledger standings differ from the match results after round "
+                f"{current.round_no}: {shown}"
+            )
+            metrics.STANDINGS_MISMATCHES.inc()
+        self._ledger_waits.pop((tournament_id, current.round_no), None)
+        response = self.ts.rank(row, players, ledger_rows)
+        response.round_no = current.round_no
+        with self.ts.store.transaction() as conn:
+            locked = self.ts._load(conn, tournament_id, lock=True)
+            if locked.current_round != current.round_no:
+                return
+            locked.problems = [*locked.problems, *problems][-100:]
+            response.problems[:] = [p for p in locked.problems if "ledger" in p]
+            response.mismatch = bool(response.problems)
+            self.ts.store.finish_round(
+                conn, tournament_id, current.round_no, response.SerializeToString()
+            )
+            self.ts._event(
+                conn,
+                tournament_id,
+                EVENT.TOURNAMENT_EVENT_TYPE_ROUND_FINISHED,
+                round_no=current.round_no,
+                standings=response.standings,
+            )
+            if current.round_no >= locked.config.rounds and locked.status == "running":
+                self._finish_locked(conn, locked, response)
+            else:
+                self.ts.store.update_tournament(conn, locked)
+        metrics.ROUNDS_FINISHED.inc()
+        log.info(
+            "round finished", extra={"tournament_id": tournament_id, "round_no": current.round_no}
+        )
+        self.ts.changes.notify()
+
+    def finish(self, row: TournamentRow) -> None:
+        """Finish a tournament whose last round closed while it was paused."""
+        with self.ts.store.reading() as conn:
+            players = self.ts.store.players(conn, row.tournament_id)
+        response = self.ts.rank(row, players, self.ts.ledger.standings(row.tournament_id))
+        with self.ts.store.transaction() as conn:
+            locked = self.ts._load(conn, row.tournament_id, lock=True)
+            if locked.status == "running":
+                self._finish_locked(conn, locked, response)
+        self.ts.changes.notify()
+
+    def _finish_locked(self, conn, row: TournamentRow, response) -> None:
+        row.status = "finished"
+        row.finished_at = _now()
+        self.ts.store.update_tournament(conn, row)
+        self.ts._event(
+            conn,
+            row.tournament_id,
+            EVENT.TOURNAMENT_EVENT_TYPE_FINISHED,
+            round_no=row.current_round,
+            standings=response.standings,
+        )
+        log.info("tournament finished", extra={"tournament_id": row.tournament_id})

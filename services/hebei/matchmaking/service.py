@@ -1,0 +1,167 @@
+"""The matchmaking service assembled: configuration, store, gateways, director, servicer.
+
+``python -m hebei.matchmaking`` (or ``hebei matchmaking serve``) runs :func:`main`; tests build
+a :class:`Matchmaking` and serve it with :func:`hebei.common.server.create_server` on port 0.
+Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT``,
+``HEBEI_OPERATOR_TOKEN``, ``HEBEI_SERVICE_TOKEN``, ...):
+
+- ``HEBEI_MATCHMAKING_TABLE_ADDRESS`` (required): the table engine, host:port;
+- ``HEBEI_MATCHMAKING_LEDGER_ADDRESS`` (required): the ledger, host:port;
+- ``HEBEI_MATCHMAKING_TABLE_ENDPOINT``: the engine's address as people and bot workers reach
+  it (default: the table address);
+- ``HEBEI_DATABASE_URL`` (or ``HEBEI_MATCHMAKING_DATABASE_URL``): PostgreSQL, else embedded;
+- ``HEBEI_BROKER_URL``: the bot fleet's Celery broker (bot seats are queued there), else the
+  embedded Redis; ``HEBEI_BOTS_REDIS_URL`` when the broker is not Redis;
+- ``HEBEI_MATCHMAKING_SCHEMA`` (default ``matchmaking``), ``..._POOL_SIZE`` (default 10);
+- ``HEBEI_MATCHMAKING_QUICK_PLAY_WAIT_SECONDS`` (default 3): how long quick play waits for
+  other people before filling the table with bots;
+- ``HEBEI_MATCHMAKING_READY_SECONDS`` (default 15): the engine's ready check, as told to people;
+- ``HEBEI_MATCHMAKING_MAX_STREAMS`` (default 256): watchers and quick-play streams at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import psycopg
+from psycopg_pool import PoolTimeout
+
+from hebei.common import embedded
+from hebei.common.auth import TokenAuthority
+from hebei.common.config import ConfigError, EnvReader, ServerConfig, StartupError, run_main
+from hebei.common.db import validate_schema_name
+from hebei.common.errors import Unavailable
+from hebei.common.server import ServiceSpec, serve
+from hebei.matchmaking.director import Director
+from hebei.matchmaking.gateways import BotFleet, LedgerGateway, TableGateway
+from hebei.matchmaking.quickplay import QuickPlay
+from hebei.matchmaking.servicer import SERVICE_NAME, MatchmakingServicer
+from hebei.matchmaking.store import Store
+from hebei.matchmaking.tournaments import Tournaments
+from hebei.v1 import matchmaking_pb2_grpc
+
+__all__ = ["Matchmaking", "MatchmakingConfig", "main", "run"]
+
+DEFAULT_PORT = 50052
+DEFAULT_METRICS_PORT = 9102
+
+
+@dataclass(frozen=True, slots=True)
+class MatchmakingConfig:
+    """The matchmaking service's settings (``HEBEI_MATCHMAKING_*``, shared ``HEBEI_*``)."""
+
+    server: ServerConfig
+    table_address: str
+    ledger_address: str
+    database_url: str | None = None  # None: an embedded PostgreSQL
+    table_endpoint: str | None = None  # None: table_address
+    schema: str = "matchmaking"
+    pool_size: int = 10
+    quick_play_wait: float = 3.0
+    ready_seconds: float = 15.0
+    max_streams: int = 256
+    tick_seconds: float = 0.5
+    ledger_grace: float = 30.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> MatchmakingConfig:
+        """Read and validate the environment (ConfigError names the bad variable)."""
+        read = EnvReader("matchmaking", env)
+        server = ServerConfig.from_env(
+            "matchmaking",
+            default_port=DEFAULT_PORT,
+            default_metrics_port=DEFAULT_METRICS_PORT,
+            env=env,
+        )
+        schema = read.text("SCHEMA", "matchmaking")
+        try:
+            validate_schema_name(schema)
+        except ValueError as error:
+            raise ConfigError(f"{read.prefix}SCHEMA: {error}") from None
+        max_streams = read.integer("MAX_STREAMS", 256, lo=1, hi=100_000)
+        # Every open stream holds a worker thread: keep room for the unary calls.
+        server = dataclasses.replace(server, max_workers=max(server.max_workers, max_streams + 32))
+        return cls(
+            server=server,
+            table_address=read.text("TABLE_ADDRESS"),
+            ledger_address=read.text("LEDGER_ADDRESS"),
+            database_url=read.optional_text("DATABASE_URL", shared=True),
+            table_endpoint=read.optional_text("TABLE_ENDPOINT"),
+            schema=schema,
+            pool_size=read.integer("POOL_SIZE", 10, lo=2, hi=500),
+            quick_play_wait=read.number("QUICK_PLAY_WAIT_SECONDS", 3.0, lo=0.0, hi=600),
+            ready_seconds=read.number("READY_SECONDS", 15.0, lo=0.01, hi=3600),
+            max_streams=max_streams,
+        )
+
+
+class Matchmaking:
+    """Store + gateways + director + servicer, started together and closed together."""
+
+    def __init__(self, config: MatchmakingConfig) -> None:
+        self.config = config
+        url = config.database_url or embedded.database_url()
+        try:
+            self.store = Store.open(url, config.schema, max_size=config.pool_size)
+        except (Unavailable, PoolTimeout, psycopg.Error) as error:
+            first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise StartupError(f"cannot open the matchmaking database: {first_line}") from None
+        token = config.server.service_token or config.server.operator_token
+        endpoint = config.table_endpoint or config.table_address
+        self.table = TableGateway(config.table_address, token)
+        self.ledger = LedgerGateway(config.ledger_address, token)
+        self.tournaments = Tournaments(
+            self.store, self.table, self.ledger, BotFleet(endpoint), table_endpoint=endpoint
+        )
+        self.quick_play = QuickPlay(
+            self.tournaments,
+            wait_seconds=config.quick_play_wait,
+            ready_seconds=config.ready_seconds,
+        )
+        service_tokens = [config.server.service_token] if config.server.service_token else []
+        self.servicer = MatchmakingServicer(
+            self.tournaments,
+            self.quick_play,
+            TokenAuthority(config.server.operator_token, service_tokens),
+            max_streams=config.max_streams,
+        )
+        self.director = Director(
+            self.tournaments,
+            url,
+            config.schema,
+            tick_seconds=config.tick_seconds,
+            ledger_grace=config.ledger_grace,
+        )
+        self.director.start()
+
+    def spec(self) -> ServiceSpec:
+        """The service to host on a server."""
+        return ServiceSpec(
+            SERVICE_NAME,
+            matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server,
+            self.servicer,
+        )
+
+    def close(self) -> None:
+        """Stop the director, close the channels and the pool."""
+        self.director.stop()
+        self.table.close()
+        self.ledger.close()
+        self.store.close()
+
+
+def main() -> None:
+    """Run the matchmaking service until SIGTERM."""
+    config = MatchmakingConfig.from_env()
+    service = Matchmaking(config)
+    try:
+        serve(service.spec(), config.server)
+    finally:
+        service.close()
+
+
+def run() -> None:
+    """``python -m hebei.matchmaking``: main with one-line configuration errors."""
+    run_main("hebei-matchmaking", main)

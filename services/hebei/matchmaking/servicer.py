@@ -1,0 +1,194 @@
+"""The thin gRPC layer of matchmaking: messages in, :class:`Tournaments` calls, messages out.
+
+Operator-only methods are checked by the bootstrap's AuthInterceptor (``METHOD_ROLES``); a
+public method that does more for the operator (hidden standings, Unregister of anyone) asks
+:meth:`MatchmakingServicer._operator`. Who acted is the ``hebei-actor`` metadata, else
+``operator``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from hebei.common.auth import Role, TokenAuthority, token_from_metadata
+from hebei.common.errors import ResourceExhausted
+from hebei.common.validation import MAX_NAME_LENGTH, check_text
+from hebei.matchmaking import metrics
+from hebei.matchmaking.quickplay import QuickPlay
+from hebei.matchmaking.tournaments import Tournaments
+from hebei.v1 import matchmaking_pb2 as mm
+from hebei.v1 import matchmaking_pb2_grpc
+
+__all__ = ["ACTOR_METADATA", "SERVICE_NAME", "MatchmakingServicer"]
+
+SERVICE_NAME = mm.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
+ACTOR_METADATA = "hebei-actor"
+
+
+class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
+    """MatchmakingService over :class:`Tournaments` and :class:`QuickPlay`. Streams beyond
+    ``max_streams`` (watchers and quick-play requests together) are RESOURCE_EXHAUSTED."""
+
+    def __init__(
+        self,
+        tournaments: Tournaments,
+        quick_play: QuickPlay,
+        authority: TokenAuthority,
+        *,
+        max_streams: int = 256,
+    ) -> None:
+        self.ts = tournaments
+        self.quick = quick_play
+        self.authority = authority
+        self.max_streams = max_streams
+        self._streams = 0
+        self._lock = threading.Lock()
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _operator(self, context: Any) -> bool:
+        token = token_from_metadata(context.invocation_metadata())
+        return token is not None and self.authority.role_of(token) is Role.OPERATOR
+
+    @staticmethod
+    def _actor(context: Any) -> str:
+        for key, value in context.invocation_metadata() or ():
+            if key == ACTOR_METADATA:
+                text = value.decode() if isinstance(value, bytes) else str(value)
+                return check_text("hebei-actor", text, max_length=MAX_NAME_LENGTH) or "operator"
+        return "operator"
+
+    @contextlib.contextmanager
+    def _stream_slot(self) -> Iterator[None]:
+        with self._lock:
+            if self._streams >= self.max_streams:
+                raise ResourceExhausted(
+                    f"matchmaking serves {self.max_streams} streams at most; try again later"
+                )
+            self._streams += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._streams -= 1
+
+    # -- tournaments ------------------------------------------------------------------------
+
+    def CreateTournament(self, request: mm.CreateTournamentRequest, context: Any) -> Any:
+        return mm.CreateTournamentResponse(
+            tournament=self.ts.create(request.config, request.request_id)
+        )
+
+    def Register(self, request: mm.RegisterRequest, context: Any) -> Any:
+        player, secret = self.ts.register(request)
+        return mm.RegisterResponse(player=player, player_secret=secret)
+
+    def Unregister(self, request: mm.UnregisterRequest, context: Any) -> Any:
+        tournament = self.ts.unregister(
+            request.tournament_id,
+            request.player_id,
+            request.player_secret,
+            operator=self._operator(context),
+            actor=self._actor(context),
+        )
+        return mm.UnregisterResponse(tournament=tournament)
+
+    def StartTournament(self, request: mm.StartTournamentRequest, context: Any) -> Any:
+        return mm.StartTournamentResponse(
+            tournament=self.ts.start(request.tournament_id, self._actor(context))
+        )
+
+    def GetTournament(self, request: mm.GetTournamentRequest, context: Any) -> Any:
+        return mm.GetTournamentResponse(tournament=self.ts.get(request.tournament_id))
+
+    def GetStandings(self, request: mm.GetStandingsRequest, context: Any) -> Any:
+        return self.ts.standings(request.tournament_id, operator=self._operator(context))
+
+    def WatchTournament(self, request: mm.WatchTournamentRequest, context: Any) -> Any:
+        with self._stream_slot():
+            metrics.WATCH_STREAMS.labels("watch").inc()
+            try:
+                yield from self.ts.watch(
+                    request, context.is_active, operator=self._operator(context)
+                )
+            finally:
+                metrics.WATCH_STREAMS.labels("watch").dec()
+
+    def Pause(self, request: mm.PauseRequest, context: Any) -> Any:
+        return mm.PauseResponse(
+            tournament=self.ts.pause(request.tournament_id, request.reason, self._actor(context))
+        )
+
+    def Resume(self, request: mm.ResumeRequest, context: Any) -> Any:
+        return mm.ResumeResponse(
+            tournament=self.ts.resume(request.tournament_id, self._actor(context))
+        )
+
+    def CancelTournament(self, request: mm.CancelTournamentRequest, context: Any) -> Any:
+        return mm.CancelTournamentResponse(
+            tournament=self.ts.cancel(request.tournament_id, request.reason, self._actor(context))
+        )
+
+    def RemovePlayer(self, request: mm.RemovePlayerRequest, context: Any) -> Any:
+        tournament = self.ts.remove_player(
+            request.tournament_id, request.player_id, request.reason, self._actor(context)
+        )
+        return mm.RemovePlayerResponse(tournament=tournament)
+
+    def ReportMatchResult(self, request: mm.ReportMatchResultRequest, context: Any) -> Any:
+        return mm.ReportMatchResultResponse(duplicate=self.ts.report(request))
+
+    # -- seating ----------------------------------------------------------------------------
+
+    def PreviewRound(self, request: mm.PreviewRoundRequest, context: Any) -> Any:
+        return mm.PreviewRoundResponse(
+            round=self.ts.preview(request.tournament_id, self._actor(context))
+        )
+
+    def SwapSeats(self, request: mm.SwapSeatsRequest, context: Any) -> Any:
+        seating = self.ts.swap(
+            request.tournament_id,
+            request.player_a,
+            request.player_b,
+            request.reason,
+            self._actor(context),
+        )
+        return mm.SwapSeatsResponse(round=seating)
+
+    def GetSeating(self, request: mm.GetSeatingRequest, context: Any) -> Any:
+        return mm.GetSeatingResponse(
+            rounds=self.ts.seating(request.tournament_id, request.round_no)
+        )
+
+    # -- penalties, tables, the record ----------------------------------------------------------
+
+    def AssignPenalty(self, request: mm.AssignPenaltyRequest, context: Any) -> Any:
+        return mm.AssignPenaltyResponse(
+            penalty=self.ts.assign_penalty(request, self._actor(context))
+        )
+
+    def CancelPenalty(self, request: mm.CancelPenaltyRequest, context: Any) -> Any:
+        return mm.CancelPenaltyResponse(
+            penalty=self.ts.cancel_penalty(request, self._actor(context))
+        )
+
+    def DissolveTable(self, request: mm.DissolveTableRequest, context: Any) -> Any:
+        table = self.ts.dissolve_table(
+            request.tournament_id, request.match_id, request.reason, self._actor(context)
+        )
+        return mm.DissolveTableResponse(table=table)
+
+    def ListOperatorActions(self, request: mm.ListOperatorActionsRequest, context: Any) -> Any:
+        return self.ts.actions(request.tournament_id)
+
+    def GetRatings(self, request: mm.GetRatingsRequest, context: Any) -> Any:
+        return self.ts.ratings(request)
+
+    # -- quick play -------------------------------------------------------------------------
+
+    def QuickPlay(self, request: mm.QuickPlayRequest, context: Any) -> Any:
+        with self._stream_slot():
+            yield from self.quick.play(request, context.is_active)

@@ -1,0 +1,1045 @@
+"""Tournaments: what organisers, players and the table engine ask of matchmaking.
+
+Plain Python over the store and the gateways; the gRPC servicer only translates messages. Every
+change is one transaction that locks the tournament's row first and appends its entry to the
+change feed; operator actions are also recorded with who did them and when. The rounds
+themselves are driven by :class:`hebei.matchmaking.director.Director`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import psycopg
+
+from hebei.common.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+)
+from hebei.common.validation import (
+    MAX_NAME_LENGTH,
+    MAX_REASON_LENGTH,
+    check_id,
+    check_int,
+    check_text,
+)
+from hebei.matchmaking import metrics, seating
+from hebei.matchmaking.gateways import BotFleet, LedgerGateway, Line, TableGateway
+from hebei.matchmaking.settings import (
+    MAX_PLAYERS,
+    Settings,
+    check_policy,
+    fingerprint,
+    normalise_config,
+)
+from hebei.matchmaking.standings import Figures, placement_shares, rank_players
+from hebei.matchmaking.store import (
+    MatchRow,
+    PenaltyRow,
+    PlayerRow,
+    RoundRow,
+    Store,
+    TournamentRow,
+)
+from hebei.matchmaking.views import (
+    penalty_message,
+    player_message,
+    round_message,
+    table_message,
+    tournament_message,
+)
+from hebei.v1 import ledger_pb2, table_pb2
+from hebei.v1 import matchmaking_pb2 as mm
+from hebei.v1 import types_pb2 as pb
+
+__all__ = ["TOURNAMENT_ACCOUNT", "Changes", "Tournaments"]
+
+log = logging.getLogger(__name__)
+
+TOURNAMENT_ACCOUNT = "#tournament"  # the ledger's account of the tournament itself
+MAX_PENALTY = 1_000_000
+SEATING_DEADLINE = 2.0
+EVENT = mm.TournamentEventType
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}{secrets.token_hex(5)}"
+
+
+class Changes:
+    """Wakes whoever waits for a tournament's next change (watchers, the director)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._version = 0
+
+    def notify(self) -> None:
+        with self._cond:
+            self._version += 1
+            self._cond.notify_all()
+
+    def wait(self, seen: int, timeout: float) -> int:
+        """Wait until the version passes ``seen`` or ``timeout``; return the version."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._version != seen, timeout)
+            return self._version
+
+    @property
+    def version(self) -> int:
+        with self._cond:
+            return self._version
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A new player and, for a person, the secret that proves it is them."""
+
+    player: PlayerRow
+    secret: str
+
+
+class Tournaments:
+    """The tournaments of this service (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: Store,
+        table: TableGateway,
+        ledger: LedgerGateway,
+        fleet: BotFleet,
+        *,
+        table_endpoint: str,
+        changes: Changes | None = None,
+    ) -> None:
+        self.store = store
+        self.table = table
+        self.ledger = ledger
+        self.fleet = fleet
+        self.table_endpoint = table_endpoint  # what people are told to connect to
+        self.changes = changes or Changes()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _load(self, conn: psycopg.Connection, tournament_id: str, *, lock: bool = False):
+        check_id("tournament_id", tournament_id)
+        row = (
+            self.store.tournament_for_update(conn, tournament_id)
+            if lock
+            else self.store.tournament(conn, tournament_id)
+        )
+        if row is None:
+            raise NotFound(f"no tournament {tournament_id!r}")
+        return row
+
+    def snapshot(self, conn: psycopg.Connection, row: TournamentRow) -> mm.Tournament:
+        players = self.store.players(conn, row.tournament_id)
+        rounds = self.store.rounds(conn, row.tournament_id)
+        current = (
+            self.store.matches(conn, row.tournament_id, row.current_round)
+            if row.current_round
+            else []
+        )
+        return tournament_message(row, players, rounds, current)
+
+    def get(self, tournament_id: str) -> mm.Tournament:
+        with self.store.reading() as conn:
+            return self.snapshot(conn, self._load(conn, tournament_id))
+
+    def _event(
+        self,
+        conn: psycopg.Connection,
+        tournament_id: str,
+        kind: int,
+        *,
+        round_no: int = 0,
+        tables: Sequence[mm.TableAssignment] = (),
+        standings: Sequence[pb.Standing] = (),
+        quality: mm.SeatingQuality | None = None,
+        action: mm.OperatorAction | None = None,
+    ) -> None:
+        event = mm.WatchTournamentResponse(
+            type=kind, round_no=round_no, tables=tables, standings=standings
+        )
+        if quality is not None:
+            event.quality.CopyFrom(quality)
+        if action is not None:
+            event.action.CopyFrom(action)
+        self.store.append_event(conn, tournament_id, event)
+
+    def _action(
+        self,
+        conn: psycopg.Connection,
+        tournament_id: str,
+        action: str,
+        actor: str,
+        detail: str,
+        player_id: str = "",
+    ) -> None:
+        record = self.store.record_action(conn, tournament_id, action, actor, detail, player_id)
+        metrics.OPERATOR_ACTIONS.labels(action).inc()
+        self._event(conn, tournament_id, EVENT.TOURNAMENT_EVENT_TYPE_OPERATOR_ACTION, action=record)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def create(self, config: mm.TournamentConfig, request_id: str) -> mm.Tournament:
+        """A new tournament open for registration (idempotent by ``request_id``)."""
+        check_id("request_id", request_id, required=False)
+        normal = normalise_config(config)
+        print_ = fingerprint(normal, seed_given=bool(config.seed))
+        row = TournamentRow(_new_id("t-"), normal, "registration")
+        with self.store.transaction() as conn:
+            earlier = self.store.insert_tournament(conn, row, request_id or None, print_)
+            if earlier is not None:
+                existing, existing_print = earlier
+                if existing_print != print_:
+                    raise AlreadyExists(
+                        f"request_id {request_id!r} was used for a different tournament"
+                    )
+                return self.snapshot(conn, existing)
+            row = self._load(conn, row.tournament_id)
+            return self.snapshot(conn, row)
+
+    def register(self, request: mm.RegisterRequest) -> tuple[mm.Player, str]:
+        """Register a person or a bot; return the player and (for a person) its secret."""
+        which = request.WhichOneof("entrant")
+        if which is None:
+            raise InvalidArgument("entrant: a person or a bot is required")
+        with self.store.transaction() as conn:
+            row = self._load(conn, request.tournament_id, lock=True)
+            first_round = self._registration_round(row)
+            players = self.store.players(conn, row.tournament_id)
+            entrants = [p for p in players if not p.filler and not p.removed]
+            limit = row.config.max_players or MAX_PLAYERS
+            if len(entrants) >= limit:
+                raise FailedPrecondition(f"the tournament is full ({limit} players)")
+            secret = ""
+            if which == "person":
+                name = check_text(
+                    "person.name", request.person.name, max_length=MAX_NAME_LENGTH, required=True
+                )
+                rating_id = check_text(
+                    "person.rating_id", request.person.rating_id, max_length=MAX_NAME_LENGTH
+                )
+                secret = secrets.token_urlsafe(24)
+                player = PlayerRow(
+                    row.tournament_id,
+                    _new_id("p-"),
+                    0,
+                    name,
+                    "person",
+                    rating_id=rating_id or f"person:{name}",
+                    secret_hash=_hash(secret),
+                    first_round=first_round,
+                )
+            else:
+                policy, level = check_policy("bot", request.bot.policy, request.bot.level)
+                name = check_text("bot.name", request.bot.name, max_length=MAX_NAME_LENGTH)
+                number = sum(1 for p in players if p.kind == "bot" and not p.filler) + 1
+                player = PlayerRow(
+                    row.tournament_id,
+                    _new_id("b-"),
+                    0,
+                    name or f"{policy}-{level} #{number}",
+                    "bot",
+                    rating_id=f"bot:{policy}:{level}",
+                    bot_policy=policy,
+                    bot_level=level,
+                    first_round=first_round,
+                )
+            if any(p.name == player.name for p in entrants):
+                raise AlreadyExists(f"a player named {player.name!r} is already registered")
+            self.store.insert_player(conn, player)
+            self._event(conn, row.tournament_id, EVENT.TOURNAMENT_EVENT_TYPE_PLAYERS_CHANGED)
+        self.changes.notify()
+        return player_message(player), secret
+
+    @staticmethod
+    def _registration_round(row: TournamentRow) -> int:
+        """The first round a player registering now plays (FailedPrecondition when closed)."""
+        if row.status == "registration":
+            return 1
+        late = row.config.last_registration_round
+        if row.status in ("running", "paused") and row.current_round < late:
+            return row.current_round + 1
+        raise FailedPrecondition(
+            f"registration is closed: the tournament is {row.status}"
+            + (
+                f", round {row.current_round} seated (late registration ends at round {late})"
+                if row.status in ("running", "paused")
+                else ""
+            )
+        )
+
+    def _authorise_player(
+        self,
+        conn: psycopg.Connection,
+        tournament_id: str,
+        player_id: str,
+        secret: str,
+        *,
+        operator: bool,
+    ) -> PlayerRow:
+        check_id("player_id", player_id)
+        player = self.store.player(conn, tournament_id, player_id)
+        if player is None or player.filler:
+            raise NotFound(f"no player {player_id!r} in tournament {tournament_id!r}")
+        if not operator:
+            if not secret:
+                raise PermissionDenied("the player's secret (or the operator token) is required")
+            if player.secret_hash is None or not secrets.compare_digest(
+                player.secret_hash, _hash(secret)
+            ):
+                raise PermissionDenied("wrong player secret")
+        return player
+
+    def unregister(
+        self, tournament_id: str, player_id: str, secret: str, *, operator: bool, actor: str
+    ) -> mm.Tournament:
+        """Withdraw: before the start the registration goes; later the player is not seated
+        after the current round."""
+        with self.store.transaction() as conn:
+            row = self._load(conn, tournament_id, lock=True)
+            player = self._authorise_player(
+                conn, tournament_id, player_id, secret, operator=operator
+            )
+            if row.status == "registration":
+                self.store.delete_player(conn, tournament_id, player_id)
+            elif row.status in ("running", "paused"):
+                if player.withdrawn_after is not None or player.removed:
+                    raise FailedPrecondition(f"player {player_id!r} has already left")
+                player.withdrawn_after = row.current_round
+                self.store.update_player(conn, player)
+                if operator:
+                    self._action(
+                        conn,
+                        tournament_id,
+                        "withdraw",
+                        actor,
+                        "withdrawn by the operator",
+                        player_id,
+                    )
+            else:
+                raise FailedPrecondition(f"the tournament is {row.status}")
+            self.store.delete_planned(conn, tournament_id)
+            self._event(conn, tournament_id, EVENT.TOURNAMENT_EVENT_TYPE_PLAYERS_CHANGED)
+            message = self.snapshot(conn, row)
+        self.changes.notify()
+        return message
+
+    def start(self, tournament_id: str, actor: str) -> mm.Tournament:
+        """Close registration; the director seats round 1 at once."""
+        with self.store.transaction() as conn:
+            row = self._load(conn, tournament_id, lock=True)
+            if row.status != "registration":
+                raise FailedPrecondition(f"the tournament is {row.status}, not open to start")
+            entrants = [p for p in self.store.players(conn, tournament_id) if not p.filler]
+            if not entrants:
+                raise FailedPrecondition("nobody is registered")
+            row.status = "running"
+            row.started_at = _now()
+            self.store.update_tournament(conn, row)
+            self._action(conn, tournament_id, "start", actor, f"{len(entrants)} players")
+        self.changes.notify()
+        # Seat round 1 now, so the caller sees it (the director would do it on its next tick).
+        from hebei.matchmaking.director import seat_next_round
+
+        seat_next_round(self, tournament_id)
+        return self.get(tournament_id)
+
+    def pause(self, tournament_id: str, reason: str, actor: str) -> mm.Tournament:
+        return self._set_status(tournament_id, "pause", ("running",), "paused", reason, actor)
+
+    def resume(self, tournament_id: str, actor: str) -> mm.Tournament:
+        return self._set_status(tournament_id, "resume", ("paused",), "running", "", actor)
+
+    def _set_status(
+        self,
+        tournament_id: str,
+        action: str,
+        allowed: tuple[str, ...],
+        status: str,
+        reason: str,
+        actor: str,
+    ) -> mm.Tournament:
+        reason = check_text("reason", reason, max_length=MAX_REASON_LENGTH)
+        kinds = {
+            "paused": EVENT.TOURNAMENT_EVENT_TYPE_PAUSED,
+            "running": EVENT.TOURNAMENT_EVENT_TYPE_RESUMED,
+        }
+        with self.store.transaction() as conn:
+            row = self._load(conn, tournament_id, lock=True)
+            if row.status not in allowed:
+                raise FailedPrecondition(f"cannot {action}: the tournament is {row.status}")
+            row.status = status
+            row.status_reason = reason
+            self.store.update_tournament(conn, row)
+            self._action(conn, tournament_id, action, actor, reason)
+            self._event(conn, tournament_id, kinds[status], round_no=row.current_round)
+            message = self.snapshot(conn, row)
+        self.changes.notify()
+        return message
+
+    def cancel(self, tournament_id: str, reason: str, actor: str) -> mm.Tournament:
+        """Cancel: no more rounds; the open matches are dissolved (booked as such)."""
+        reason = check_text("reason", reason, max_length=MAX_REASON_LENGTH, required=True)
+        with self.store.transaction() as conn:
+            row = self._load(conn, tournament_id, lock=True)
+            if row.status in ("finished", "cancelled"):
+                raise FailedPrecondition(f"the tournament is already {row.status}")
+            row.status = "cancelled"
+            row.status_reason = reason
+            row.finished_at = _now()
+            self.store.update_tournament(conn, row)
+            self._action(conn, tournament_id, "cancel", actor, reason)
+            self._event(conn, tournament_id, EVENT.TOURNAMENT_EVENT_TYPE_CANCELLED)
+            live = [m for m in self.store.matches(conn, tournament_id) if not m.ended]
+        for match in live:  # the director also retries what fails here
+            self.dissolve_match(match, f"tournament cancelled: {reason}")
+        self.changes.notify()
+        return self.get(tournament_id)
+
+    # -- players during the event --------------------------------------------------------------
+
+    def remove_player(
+        self, tournament_id: str, player_id: str, reason: str, actor: str
+    ) -> mm.Tournament:
+        """Remove a player: a filler bot takes its seat in the match being played; later
+        rounds go on without it (the match counts as the tournament's setting says)."""
+        reason = check_text("reason", reason, max_length=MAX_REASON_LENGTH, required=True)
+        with self.store.transaction() as conn:
+            row = self._load(conn, tournament_id, lock=True)
+            if row.status not in ("registration", "running", "paused"):
+                raise FailedPrecondition(f"the tournament is {row.status}")
+            player = self._authorise_player(conn, tournament_id, player_id, "", operator=True)
+            if player.removed:
+                raise FailedPrecondition(f"player {player_id!r} was already removed")
+            player.removed = True
+            policy, level = Settings(row.config).filler
+            live = [
+                m
+                for m in self.store.matches(conn, tournament_id, row.current_round or None)
+                if not m.ended and player_id in m.player_ids()
+            ]
+            if live:
+                player.replaced_by = f"bot:{policy}:{level}"
+            self.store.update_player(conn, player)
+            self.store.delete_planned(conn, tournament_id)
+            self._action(conn, tournament_id, "remove", actor, reason, player_id)
+            self._event(conn, tournament_id, EVENT.TOURNAMENT_EVENT_TYPE_PLAYERS_CHANGED)
+        for match in live:
+            seat = match.player_ids().index(player_id)
+            counting = "fixed" if Settings(row.config).fixed_replacement else "as_played"
+            self.replace_seat(match.match_id, seat, "removed", counting)
+        self.changes.notify()
+        return self.get(tournament_id)
+
+    def replace_seat(self, match_id: str, seat: int, cause: str, counting: str) -> None:
+        """A filler bot plays ``seat`` of ``match_id`` from now on (with the seat's token; a
+        person who comes back takes the seat again by joining)."""
+        with self.store.transaction() as conn:
+            match = self.store.match(conn, match_id, lock=True)
+            if match is None or match.ended or str(seat) in match.replaced:
+                return
+            row = self.store.tournament(conn, match.tournament_id) if match.tournament_id else None
+            policy, level = Settings(row.config).filler if row is not None else ("expert", 0)
+            assignment = next(s for s in match.request.seats if s.seat == seat)
+            match.replaced[str(seat)] = {
+                "player_id": assignment.player_id,
+                "by": f"bot:{policy}:{level}",
+                "cause": cause,
+                "counting": counting,
+            }
+            self.store.update_match(conn, match)
+            if match.status == "opened":  # a pending match gets its bots when it opens
+                self.fleet.send(
+                    match.match_id,
+                    seat,
+                    assignment.seat_token,
+                    policy,
+                    level,
+                    bot_seed(match.match_id, seat),
+                )
+        metrics.REPLACEMENTS.labels(cause).inc()
+
+    # -- seating ---------------------------------------------------------------------------
+
+    def preview(self, tournament_id: str, actor: str) -> mm.RoundSeating:
+        """Plan the next round now (kept, so SwapSeats can edit it)."""
+        from hebei.matchmaking.director import plan_round
+
+        planned = plan_round(self, tournament_id, keep=True)
+        with self.store.reading() as conn:
+            players = {p.player_id: p for p in self.store.players(conn, tournament_id)}
+        return round_message(planned, [], players)
+
+    def swap(
+        self, tournament_id: str, player_a: str, player_b: str, reason: str, actor: str
+    ) -> mm.RoundSeating:
+        """Swap two players in the planned next round; its quality is recomputed."""
+        check_id("player_a", player_a)
+        check_id("player_b", player_b)
+        if player_a == player_b:
+            raise InvalidArgument("player_a and player_b must differ")
+        reason = check_text("reason", reason, max_length=MAX_REASON_LENGTH)
+        with self.store.transaction() as conn:
+            row = self._load(conn, tournament_id, lock=True)
+            rounds = self.store.rounds(conn, tournament_id)
+            planned = next((r for r in rounds if r.status == "planned"), None)
+            if planned is None:
+                raise FailedPrecondition("no round is planned: call PreviewRound first")
+            flat = [pid for table in planned.tables for pid in table]
+            for pid in (player_a, player_b):
+                if pid not in flat:
+                    raise NotFound(f"player {pid!r} is not seated in round {planned.round_no}")
+            swapped = {player_a: player_b, player_b: player_a}
+            planned.tables = [[swapped.get(pid, pid) for pid in table] for table in planned.tables]
+            history = [r.tables for r in rounds if r.status != "planned"]
+            quality = seating.round_quality(
+                [tuple(t) for t in planned.tables],
+                history=[[tuple(t) for t in past] for past in history],
+                standings=self._points(tournament_id)
+                if Settings(row.config).mode == "swiss"
+                else None,
+            )
+            planned.quality = quality_dict(quality, seconds=0.0)
+            self.store.save_round(conn, planned)
+            self._action(
+                conn,
+                tournament_id,
+                "swap",
+                actor,
+                f"round {planned.round_no}: {player_a} <-> {player_b}"
+                + (f" ({reason})" if reason else ""),
+            )
+            players = {p.player_id: p for p in self.store.players(conn, tournament_id)}
+        return round_message(planned, [], players)
+
+    def seating(self, tournament_id: str, round_no: int) -> list[mm.RoundSeating]:
+        check_int("round_no", round_no, lo=0, hi=10_000)
+        with self.store.reading() as conn:
+            self._load(conn, tournament_id)
+            players = {p.player_id: p for p in self.store.players(conn, tournament_id)}
+            rounds = [
+                r
+                for r in self.store.rounds(conn, tournament_id)
+                if r.status != "planned" and (round_no == 0 or r.round_no == round_no)
+            ]
+            if round_no and not rounds:
+                raise NotFound(f"round {round_no} has not been seated")
+            out = []
+            for r in rounds:
+                matches = self.store.matches(conn, tournament_id, r.round_no)
+                out.append(round_message(r, matches, players))
+            return out
+
+    # -- standings ---------------------------------------------------------------------------
+
+    def _points(self, tournament_id: str) -> dict[str, float]:
+        return {s.player_id: float(s.points) for s in self.ledger.standings(tournament_id)}
+
+    def standings(self, tournament_id: str, *, operator: bool) -> mm.GetStandingsResponse:
+        """The ranking from the ledger's figures, with the tie-break chain (see
+        :mod:`hebei.matchmaking.standings`). With hidden round results, a player (not the
+        operator) sees the standings of the last finished round while a round runs."""
+        with self.store.reading() as conn:
+            row = self._load(conn, tournament_id)
+            rounds = self.store.rounds(conn, tournament_id)
+            players = self.store.players(conn, tournament_id)
+        finished = [r for r in rounds if r.status == "finished"]
+        running = any(r.status == "seated" for r in rounds)
+        if row.config.hide_round_results and running and not operator:
+            if not finished or finished[-1].standings is None:
+                return mm.GetStandingsResponse(round_no=0)
+            return mm.GetStandingsResponse.FromString(finished[-1].standings)
+        response = self.rank(row, players, self.ledger.standings(tournament_id))
+        response.round_no = finished[-1].round_no if finished else 0
+        return response
+
+    def rank(
+        self, row: TournamentRow, players: Sequence[PlayerRow], rows: Sequence[pb.Standing]
+    ) -> mm.GetStandingsResponse:
+        """Rank the ledger's ``rows``: registered players by the chain, fillers after them."""
+        by_id = {s.player_id: s for s in rows}
+        known = {p.player_id: p for p in players}
+        entrants = [p for p in players if not p.filler]
+        figures = [
+            Figures(
+                p.player_id,
+                points=by_id[p.player_id].points if p.player_id in by_id else 0,
+                hands_won=by_id[p.player_id].hands_won if p.player_id in by_id else 0,
+                self_draw_wins=by_id[p.player_id].self_draw_wins if p.player_id in by_id else 0,
+                hands_dealt_in=by_id[p.player_id].hands_dealt_in if p.player_id in by_id else 0,
+                best_match_points=by_id[p.player_id].best_match_points
+                if p.player_id in by_id
+                else 0,
+            )
+            for p in entrants
+        ]
+        ranked = rank_players(figures, Settings(row.config).tie_breaks, row.config.seed)
+        response = mm.GetStandingsResponse(problems=[p for p in row.problems if "ledger" in p])
+        response.mismatch = bool(response.problems)
+        for entry in ranked:
+            player = known[entry.figures.player_id]
+            standing = pb.Standing()
+            if player.player_id in by_id:
+                standing.CopyFrom(by_id[player.player_id])
+            standing.player_id = player.player_id
+            standing.player_name = player.name
+            standing.rank = entry.rank
+            response.standings.append(standing)
+            response.ranking.append(
+                mm.TournamentStanding(
+                    standing=standing,
+                    decided_by=entry.decided_by,
+                    penalty_points=getattr(standing, "penalty_points", 0),
+                    placement_points=getattr(standing, "placement_points", 0),
+                    withdrawn=player.removed or player.withdrawn_after is not None,
+                )
+            )
+        for player in players:
+            if player.filler and player.player_id in by_id:
+                standing = pb.Standing()
+                standing.CopyFrom(by_id[player.player_id])
+                standing.rank = 0
+                standing.player_name = player.name
+                response.ranking.append(mm.TournamentStanding(standing=standing, filler=True))
+        return response
+
+    # -- penalties ---------------------------------------------------------------------------
+
+    def assign_penalty(self, request: mm.AssignPenaltyRequest, actor: str) -> mm.Penalty:
+        """A penalty booked in the ledger against the tournament's own account."""
+        check_id("request_id", request.request_id, required=False)
+        check_int("points", request.points, lo=1, hi=MAX_PENALTY)
+        reason = check_text("reason", request.reason, max_length=MAX_REASON_LENGTH, required=True)
+        by = check_text(
+            "assigned_by", request.assigned_by, max_length=MAX_NAME_LENGTH, required=True
+        )
+        penalty = PenaltyRow(
+            _new_id("pen-"),
+            request.tournament_id,
+            request.player_id,
+            request.points,
+            reason,
+            by,
+            request_id=request.request_id or None,
+        )
+        with self.store.transaction() as conn:
+            row = self._load(conn, request.tournament_id, lock=True)
+            if row.status in ("registration", "cancelled"):
+                raise FailedPrecondition(f"penalties are for a started tournament ({row.status})")
+            self._authorise_player(
+                conn, request.tournament_id, request.player_id, "", operator=True
+            )
+            earlier = self.store.insert_penalty(conn, penalty)
+            if earlier is not None:
+                if (earlier.player_id, earlier.points, earlier.reason) != (
+                    penalty.player_id,
+                    penalty.points,
+                    penalty.reason,
+                ):
+                    raise AlreadyExists(
+                        f"request_id {request.request_id!r} was used for another penalty"
+                    )
+                penalty = earlier
+        if not penalty.entry_id:
+            penalty.entry_id = self.ledger.post_adjustment(
+                key=f"penalty:{penalty.penalty_id}",
+                tournament_id=penalty.tournament_id,
+                kind=ledger_pb2.ADJUSTMENT_KIND_PENALTY,
+                lines=[
+                    Line(penalty.player_id, -penalty.points),
+                    Line(TOURNAMENT_ACCOUNT, penalty.points),
+                ],
+                reason=penalty.reason,
+                assigned_by=penalty.assigned_by,
+                round_no=row.current_round,
+            )
+            with self.store.transaction() as conn:
+                self._load(conn, penalty.tournament_id, lock=True)
+                self.store.update_penalty(conn, penalty)
+                self._action(
+                    conn,
+                    penalty.tournament_id,
+                    "penalty",
+                    actor,
+                    f"{penalty.points} points by {penalty.assigned_by}: {penalty.reason}",
+                    penalty.player_id,
+                )
+        self.changes.notify()
+        return penalty_message(self._penalty(penalty.tournament_id, penalty.penalty_id))
+
+    def _penalty(self, tournament_id: str, penalty_id: str) -> PenaltyRow:
+        with self.store.reading() as conn:
+            found = [
+                p for p in self.store.penalties(conn, tournament_id) if p.penalty_id == penalty_id
+            ]
+        if not found:
+            raise NotFound(f"no penalty {penalty_id!r} in tournament {tournament_id!r}")
+        return found[0]
+
+    def cancel_penalty(self, request: mm.CancelPenaltyRequest, actor: str) -> mm.Penalty:
+        check_id("tournament_id", request.tournament_id)
+        check_id("penalty_id", request.penalty_id)
+        reason = check_text("reason", request.reason, max_length=MAX_REASON_LENGTH, required=True)
+        by = check_text("cancelled_by", request.cancelled_by, max_length=MAX_NAME_LENGTH)
+        penalty = self._penalty(request.tournament_id, request.penalty_id)
+        if penalty.cancelled:
+            raise FailedPrecondition(f"penalty {penalty.penalty_id} is already cancelled")
+        if penalty.entry_id:
+            self.ledger.cancel_adjustment(
+                penalty.entry_id, reason, key=f"cancel:penalty:{penalty.penalty_id}"
+            )
+        with self.store.transaction() as conn:
+            self._load(conn, request.tournament_id, lock=True)
+            penalty.cancelled = True
+            penalty.cancel_reason = reason
+            self.store.update_penalty(conn, penalty)
+            self._action(
+                conn,
+                request.tournament_id,
+                "cancel_penalty",
+                by or actor,
+                f"penalty {penalty.penalty_id} ({penalty.points} points): {reason}",
+                penalty.player_id,
+            )
+        self.changes.notify()
+        return penalty_message(penalty)
+
+    def actions(self, tournament_id: str) -> mm.ListOperatorActionsResponse:
+        with self.store.reading() as conn:
+            self._load(conn, tournament_id)
+            return mm.ListOperatorActionsResponse(
+                actions=self.store.actions(conn, tournament_id),
+                penalties=[penalty_message(p) for p in self.store.penalties(conn, tournament_id)],
+            )
+
+    # -- matches -------------------------------------------------------------------------------
+
+    def dissolve_table(
+        self, tournament_id: str, match_id: str, reason: str, actor: str
+    ) -> mm.TableAssignment:
+        reason = check_text("reason", reason, max_length=MAX_REASON_LENGTH, required=True)
+        check_id("match_id", match_id)
+        with self.store.transaction() as conn:
+            self._load(conn, tournament_id, lock=True)
+            match = self.store.match(conn, match_id)
+            if match is None or match.tournament_id != tournament_id:
+                raise NotFound(f"no match {match_id!r} in tournament {tournament_id!r}")
+            if match.ended:
+                raise FailedPrecondition(f"match {match_id} has already {match.status}")
+            self._action(conn, tournament_id, "dissolve", actor, f"{match_id}: {reason}")
+        self.dissolve_match(match, f"dissolved by the operator: {reason}")
+        with self.store.reading() as conn:
+            players = {p.player_id: p for p in self.store.players(conn, tournament_id)}
+            return table_message(self.store.match(conn, match_id), players)
+
+    def dissolve_match(self, match: MatchRow, reason: str) -> None:
+        """Dissolve a match on the engine (if opened) and record it as dissolved."""
+        scores = [0, 0, 0, 0]
+        hands = match.hands_played
+        if match.status == "opened":
+            info = self.table.dissolve(match.match_id, reason)
+            scores = [s.score for s in sorted(info.seats, key=lambda s: s.seat)]
+            hands = info.hands_played
+        self.record_result(match.match_id, "dissolved", scores, hands, reason)
+
+    def record_result(
+        self,
+        match_id: str,
+        status: str,
+        scores: Sequence[int],
+        hands_played: int,
+        reason: str = "",
+        ended_at: datetime | None = None,
+    ) -> bool | None:
+        """A match ended; return True when it was already recorded, None when unknown."""
+        with self.store.transaction() as conn:
+            found = self.store.match(conn, match_id)
+            if found is None:
+                metrics.MATCH_RESULTS.labels("unknown").inc()
+                return None
+            if found.tournament_id:
+                self._load(conn, found.tournament_id, lock=True)  # lock order: tournament first
+            match = self.store.match(conn, match_id, lock=True)
+            if match.ended:
+                metrics.MATCH_RESULTS.labels("duplicate").inc()
+                return True
+            match.status = status
+            match.scores = [int(s) for s in scores]
+            match.hands_played = hands_played
+            match.reason = reason
+            match.ended_at = ended_at or _now()
+            self.store.update_match(conn, match)
+            if match.tournament_id:
+                players = {p.player_id: p for p in self.store.players(conn, match.tournament_id)}
+                self._event(
+                    conn,
+                    match.tournament_id,
+                    EVENT.TOURNAMENT_EVENT_TYPE_MATCH_FINISHED,
+                    round_no=match.round_no,
+                    tables=[table_message(match, players)],
+                )
+        metrics.MATCH_RESULTS.labels("recorded").inc()
+        how = "stalled" if reason.startswith("stalled") else status
+        metrics.MATCHES_ENDED.labels(how).inc()
+        self.changes.notify()
+        return False
+
+    def report(self, request: mm.ReportMatchResultRequest) -> bool:
+        """The table engine's report of an ended match (idempotent by match_id)."""
+        check_id("match_id", request.match_id)
+        statuses = {pb.MATCH_STATUS_FINISHED: "finished", pb.MATCH_STATUS_DISSOLVED: "dissolved"}
+        if request.status not in statuses:
+            raise InvalidArgument("status must be MATCH_STATUS_FINISHED or MATCH_STATUS_DISSOLVED")
+        if sorted(s.seat for s in request.seats) != [0, 1, 2, 3]:
+            raise InvalidArgument("seats: four results, one per seat 0-3")
+        reason = check_text("reason", request.reason, max_length=MAX_REASON_LENGTH)
+        check_int("hands_played", request.hands_played, lo=0, hi=10_000)
+        scores = [s.score for s in sorted(request.seats, key=lambda s: s.seat)]
+        ended = request.ended_at.ToDatetime(tzinfo=UTC) if request.HasField("ended_at") else None
+        duplicate = self.record_result(
+            request.match_id, statuses[request.status], scores, request.hands_played, reason, ended
+        )
+        if duplicate is None:
+            log.warning("result of unknown match %s ignored", request.match_id[:64])
+        return bool(duplicate)
+
+    # -- watching ------------------------------------------------------------------------------
+
+    def watch(
+        self,
+        request: mm.WatchTournamentRequest,
+        active,
+        *,
+        operator: bool,
+        poll_seconds: float = 1.0,
+    ) -> Iterator[mm.WatchTournamentResponse]:
+        """The tournament's changes: a snapshot (or the feed from ``from_seq``), then each
+        change as it commits, until the tournament ends or ``active()`` turns false."""
+        with self.store.reading() as conn:
+            row = self._load(conn, request.tournament_id)
+            person = None
+            if request.player_id or request.player_secret:
+                person = self._authorise_player(
+                    conn,
+                    row.tournament_id,
+                    request.player_id,
+                    request.player_secret,
+                    operator=False,
+                )
+            last = self.store.last_event_seq(conn, row.tournament_id)
+        if request.from_seq:
+            last = min(last, request.from_seq - 1)
+        else:
+            snapshot = mm.WatchTournamentResponse(
+                type=EVENT.TOURNAMENT_EVENT_TYPE_SNAPSHOT, seq=last, round_no=row.current_round
+            )
+            snapshot.standings.extend(
+                self.standings(row.tournament_id, operator=operator).standings
+            )
+            with self.store.reading() as conn:
+                snapshot.tournament.CopyFrom(self.snapshot(conn, row))
+            self._fill_seating(snapshot, person)
+            yield snapshot
+            if row.status in ("finished", "cancelled"):
+                return
+        seen = self.changes.version
+        ending = (EVENT.TOURNAMENT_EVENT_TYPE_FINISHED, EVENT.TOURNAMENT_EVENT_TYPE_CANCELLED)
+        while active():
+            with self.store.reading() as conn:
+                events = self.store.events_after(conn, row.tournament_id, last)
+                current = (
+                    self.snapshot(conn, self._load(conn, row.tournament_id)) if events else None
+                )
+            for event in events:
+                event.tournament.CopyFrom(current)
+                if event.type == EVENT.TOURNAMENT_EVENT_TYPE_ROUND_SEATED:
+                    self._fill_seating(event, person)
+                last = event.seq
+                yield event
+                if event.type in ending:
+                    return
+            if not events:
+                seen = self.changes.wait(seen, poll_seconds)
+
+    def _fill_seating(self, event: mm.WatchTournamentResponse, person: PlayerRow | None) -> None:
+        """Tell a person its seat (and token) in the round being played."""
+        if person is None or not event.tournament.current_round:
+            return
+        with self.store.reading() as conn:
+            matches = self.store.matches(
+                conn, person.tournament_id, event.round_no or event.tournament.current_round
+            )
+        for match in matches:
+            for seat in match.request.seats:
+                if seat.player_id == person.player_id and not match.ended:
+                    event.my_seating.CopyFrom(
+                        mm.Seating(
+                            table_id=match.table_id,
+                            match_id=match.match_id,
+                            seat=seat.seat,
+                            seat_token=seat.seat_token,
+                            table_endpoint=self.table_endpoint,
+                        )
+                    )
+                    return
+
+    # -- ratings -------------------------------------------------------------------------------
+
+    def ratings(self, request: mm.GetRatingsRequest) -> mm.GetRatingsResponse:
+        from hebei.matchmaking.ratings import Rating
+
+        size = request.page_size or 50
+        check_int("page_size", size, lo=1, hi=500)
+        if len(request.rating_ids) > 500:
+            raise InvalidArgument("rating_ids: at most 500")
+        for rating_id in request.rating_ids:
+            check_text("rating_ids", rating_id, max_length=MAX_NAME_LENGTH + 16, required=True)
+        offset = 0
+        if request.page_token:
+            if not (request.page_token.isascii() and request.page_token.isdigit()):
+                raise InvalidArgument("page_token: not a token from this service")
+            offset = int(request.page_token)
+        with self.store.reading() as conn:
+            rows = self.store.ratings_page(conn, list(request.rating_ids), offset, size + 1)
+        response = mm.GetRatingsResponse()
+        for index, row in enumerate(rows[:size]):
+            rating = Rating(row.mu, row.sigma, row.matches)
+            response.ratings.append(
+                mm.Rating(
+                    rating_id=row.rating_id,
+                    name=row.name,
+                    mu=row.mu,
+                    sigma=row.sigma,
+                    ordinal=rating.ordinal,
+                    matches=row.matches,
+                    rank=offset + index + 1,
+                )
+            )
+        if len(rows) > size:
+            response.next_page_token = str(offset + size)
+        return response
+
+
+def quality_dict(quality, *, seconds: float) -> dict:
+    """A seating quality report as stored (JSON)."""
+    return {
+        "repeat_pairs": quality.repeat_pairs,
+        "consecutive_repeats": quality.consecutive_repeats,
+        "max_pair_meetings": quality.max_pair_meetings,
+        "wind_spread": quality.wind_spread,
+        "standings_spread": round(float(quality.standings_spread), 3),
+        "deadline_hit": bool(quality.deadline_hit),
+        "seconds": round(seconds, 4),
+    }
+
+
+def bot_seed(match_id: str, seat: int) -> int:
+    """The randomness of a bot's policy at a seat (recorded: derived from the ids)."""
+    digest = hashlib.sha256(f"hebei.bot:{match_id}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def placement_lines(match: MatchRow, points: Sequence[int]) -> list[Line]:
+    """The placement-point lines of an ended match."""
+    shares = placement_shares(match.scores or [0, 0, 0, 0], points)
+    return [
+        Line(pid, share) for pid, share in zip(match.player_ids(), shares, strict=True) if share
+    ]
+
+
+def expected_points(
+    matches: Sequence[MatchRow], penalties: Sequence[PenaltyRow], settings: Settings
+) -> dict[str, int]:
+    """Each player's points by matchmaking's own arithmetic (reported scores, placement
+    points, fixed points of replaced matches, penalties) — to cross-check the ledger."""
+    out: dict[str, int] = {}
+    for match in matches:
+        if not match.ended or match.scores is None:
+            continue
+        for seat, (pid, score) in enumerate(zip(match.player_ids(), match.scores, strict=True)):
+            replaced = match.replaced.get(str(seat))
+            if replaced and replaced.get("counting") == "fixed":
+                score = settings.config.replaced_match_points
+            out[pid] = out.get(pid, 0) + score
+        if settings.placement_points and match.status == "finished":
+            for line in placement_lines(match, settings.placement_points):
+                out[line.player_id] = out.get(line.player_id, 0) + line.amount
+    for penalty in penalties:
+        if not penalty.cancelled and penalty.entry_id:
+            out[penalty.player_id] = out.get(penalty.player_id, 0) - penalty.points
+    return out
+
+
+def open_request(
+    tournament: TournamentRow | None,
+    *,
+    match_id: str,
+    table_id: str,
+    round_no: int,
+    seated: Sequence[PlayerRow],
+    seed: int = 0,
+    profile: str = "",
+    length: pb.MatchLength | None = None,
+) -> table_pb2.OpenMatchRequest:
+    """The OpenMatch request of a new match, with a fresh token per seat."""
+    request = table_pb2.OpenMatchRequest(
+        table_id=table_id,
+        match_id=match_id,
+        tournament_id=tournament.tournament_id if tournament else "",
+        round_no=round_no,
+        seed=seed,
+    )
+    if tournament is not None:
+        request.rule_profile.CopyFrom(tournament.config.rule_profile)
+        request.length.CopyFrom(tournament.config.length)
+        request.time_control.CopyFrom(tournament.config.time_control)
+    else:
+        request.rule_profile.name = profile or "main"
+        request.length.CopyFrom(length)
+    for seat, player in enumerate(seated):
+        request.seats.append(
+            table_pb2.SeatAssignment(
+                seat=seat,
+                player_id=player.player_id,
+                player_name=player.name,
+                kind=pb.SEAT_KIND_PERSON if player.kind == "person" else pb.SEAT_KIND_BOT,
+                seat_token=secrets.token_urlsafe(24),
+                bot_policy=player.bot_policy,
+                bot_level=player.bot_level,
+            )
+        )
+    return request
+
+
+def new_round(
+    tournament_id: str, round_no: int, players: Sequence[str], seated, seconds: float
+) -> RoundRow:
+    """A round row from a seating (``seated``: :class:`hebei.matchmaking.seating.SeatedRound`)."""
+    return RoundRow(
+        tournament_id=tournament_id,
+        round_no=round_no,
+        status="planned",
+        players=sorted(players),
+        tables=[list(t) for t in seated.tables],
+        groups=list(seated.groups),
+        quality=quality_dict(seated.quality, seconds=seconds),
+    )
