@@ -15,7 +15,7 @@ import itertools
 import math
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from hebei.bots.player import PolicyPlayer, warm_policies
@@ -162,6 +162,33 @@ def check_lineup(lineup: Sequence[str]) -> tuple[str, ...]:
     return specs
 
 
+def play_lineup(
+    lineup: Sequence[str],
+    match_seed: int,
+    hands_per_match: int,
+    rotation: int = 0,
+    timings: Mapping[str, list[float]] | None = None,
+) -> tuple[tuple[str, ...], tuple[int, ...], int]:
+    """Play one in-process match of four policy specs on the wall of ``match_seed``.
+
+    Seat ``s`` plays ``lineup[(s + rotation) % 4]``; each policy's randomness comes from the
+    match seed, the rotation and its seat. With ``timings`` (a list per spec), each decision's
+    seconds are appended to its spec's list. Returns the specs as seated, the final match
+    points per seat and the hands played.
+    """
+    match = Match(match_seed, MatchLength(hands=hands_per_match))
+    seated = tuple(lineup[(s + rotation) % 4] for s in range(4))
+    players = []
+    for s, spec in enumerate(seated):
+        name, level = parse_policy(spec)
+        policy = make_policy(name, level, seed=match_seed * 16 + rotation * 4 + s)
+        clock = None if timings is None else timings[spec]
+        players.append(PolicyPlayer(policy, match.scores, clock))
+    summary = SimulationSummary()
+    play_match(match, players, summary)
+    return seated, tuple(match.scores), summary.hands
+
+
 def run_duplicate(
     lineup: Sequence[str] = DEFAULT_LINEUP,
     seeds: int = 50,
@@ -177,6 +204,7 @@ def run_duplicate(
     if warm_hands:
         warm_policies(seed, warm_hands)
     results = {spec: PolicyResult(spec, specs.count(spec)) for spec in dict.fromkeys(specs)}
+    timings = {spec: result.timings for spec, result in results.items()}
     hands = 0
     start = time.perf_counter()
     for n in range(seeds):
@@ -184,19 +212,13 @@ def run_duplicate(
         points = dict.fromkeys(results, 0)
         seat_hands = dict.fromkeys(results, 0)
         for rotation in range(4):
-            match = Match(match_seed, MatchLength(hands=hands_per_match))
-            seated = [specs[(s + rotation) % 4] for s in range(4)]
-            players = []
+            seated, scores, played = play_lineup(
+                specs, match_seed, hands_per_match, rotation, timings
+            )
+            hands += played
             for s, spec in enumerate(seated):
-                name, level = parse_policy(spec)
-                policy = make_policy(name, level, seed=match_seed * 16 + rotation * 4 + s)
-                players.append(PolicyPlayer(policy, match.scores, results[spec].timings))
-            summary = SimulationSummary()
-            play_match(match, players, summary)
-            hands += summary.hands
-            for s, spec in enumerate(seated):
-                points[spec] += match.scores[s]
-                seat_hands[spec] += summary.hands
+                points[spec] += scores[s]
+                seat_hands[spec] += played
             if on_match is not None:
                 on_match()
         for spec, result in results.items():

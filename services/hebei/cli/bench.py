@@ -142,3 +142,89 @@ def bots_command(
                 console.print(line)
     if check and not holds:
         raise typer.Exit(1)
+
+
+def ratings_tables(result: dict) -> tuple[Table, Table]:
+    """The rich tables of a ratings bench result: the predictions, then the ratings."""
+    test = result["test"]
+    predictions = Table(
+        title=(
+            f"hebei bench ratings: {result['train']} training and {test} held-out matches of"
+            f" {result['hands_per_match']} hands, seed {result['seed']}"
+        ),
+        caption="first place on the held-out matches; ± is the 95% interval",
+    )
+    predictions.add_column("predictor")
+    predictions.add_column("top-1 accuracy", justify="right")
+    predictions.add_column("log-likelihood / match", justify="right")
+    predictions.add_row(
+        "ratings (best ordinal)",
+        f"{result['top1_accuracy']:.1%} ± {result['top1_ci95']:.1%}",
+        f"{result['log_likelihood_per_match']:.3f}",
+    )
+    predictions.add_row(
+        "oracle (designed order)",
+        f"{result['oracle_accuracy']:.1%} ± {result['oracle_ci95']:.1%}",
+        "",
+    )
+    predictions.add_row(
+        "chance (uniform)",
+        f"{result['chance']:.1%}",
+        f"{result['uniform_log_likelihood_per_match']:.3f}",
+    )
+    ratings = Table(title="ratings after training, best first")
+    for column in ("rank", "identity", "mu", "sigma", "ordinal", "matches"):
+        ratings.add_column(column, justify="left" if column == "identity" else "right")
+    for row in result["ratings"]:
+        ratings.add_row(
+            str(row["rank"]),
+            row["rating_id"],
+            f"{row['mu']:.2f}",
+            f"{row['sigma']:.2f}",
+            f"{row['ordinal']:.2f}",
+            str(row["matches"]),
+        )
+    return predictions, ratings
+
+
+@bench_app.command("ratings")
+def ratings_command(
+    train: int = typer.Option(400, "--train", help="Training matches (rated in order)."),
+    test: int = typer.Option(400, "--test", help="Held-out matches (predicted, not rated)."),
+    seed: int = typer.Option(1, "--seed", "-s", help="Seed of the walls and line-ups."),
+    hands: int = typer.Option(8, "--hands", help="Hands per match."),
+    pool: str | None = typer.Option(
+        None,
+        "--pool",
+        help="Identities (policy or policy:level), comma-separated, weakest first by design"
+        " (default: random,efficiency,expert:1,expert:2,expert:3).",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead."),
+) -> None:
+    """How well OpenSkill ratings, fitted on bot matches, predict held-out winners."""
+    from hebei.bench.ratings import MAX_MATCHES, POOL, check_pool, run_ratings_bench
+
+    if not 1 <= train <= MAX_MATCHES:
+        fail(f"--train must be 1 to {MAX_MATCHES:,}, got {train}")
+    if not 2 <= test <= MAX_MATCHES:
+        fail(f"--test must be 2 to {MAX_MATCHES:,}, got {test}")
+    if hands < 1:
+        fail(f"--hands must be at least 1, got {hands}")
+    try:
+        specs = check_pool(pool.split(",")) if pool is not None else POOL
+    except ValueError as exc:
+        fail(str(exc))
+    console = Console(stderr=as_json)
+    with console.status("playing") as status:
+        done = [0]
+
+        def advance() -> None:
+            done[0] += 1
+            status.update(f"{done[0]}/{train + test} matches")
+
+        result = run_ratings_bench(train, test, seed, hands, specs, on_match=advance).to_json()
+    if as_json:
+        print(json.dumps(result))
+        return
+    for table in ratings_tables(result):
+        console.print(table)
