@@ -46,9 +46,18 @@ METHOD_ROLES: Mapping[str, Role] = {
     "/hebei.v1.MatchmakingService/Pause": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/Resume": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/RemovePlayer": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/CancelTournament": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/PreviewRound": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/SwapSeats": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/AssignPenalty": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/CancelPenalty": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/DissolveTable": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/ListOperatorActions": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/ReportMatchResult": Role.SERVICE,  # the table engine reports
     "/hebei.v1.LedgerService/PostSettlement": Role.SERVICE,  # the table engine books hands
     "/hebei.v1.LedgerService/ReverseEntry": Role.OPERATOR,
+    "/hebei.v1.LedgerService/PostAdjustment": Role.SERVICE,  # matchmaking: penalties, uma
+    "/hebei.v1.LedgerService/CancelAdjustment": Role.SERVICE,  # matchmaking cancels penalties
 }
 OPERATOR_METHODS = frozenset(m for m, role in METHOD_ROLES.items() if role is Role.OPERATOR)
 

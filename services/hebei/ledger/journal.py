@@ -1,21 +1,30 @@
-"""The ledger's domain logic: book settlements and corrections, read standings, history, audits.
+"""The ledger's domain logic: book settlements, adjustments and corrections, read standings,
+history, audits.
 
 Plain Python over psycopg 3 and a connection pool; the invariants themselves (balanced entries,
 append-only journal, balances following postings) are enforced by the database, see
-``migrations/0001_ledger.sql``.
+``migrations/``. Every argument is checked by :mod:`hebei.ledger.model` before any work.
 
 Postings: one ``hand`` posting per seat, always, even for zero points (it records that the
 player played the hand), plus one ``kong`` posting per seat whose kong payments are not zero.
-An account is a player in a tournament (``''`` for quick play).
+An adjustment posts one ``penalty``, ``placement`` or ``replacement`` line per account, without
+a seat. An account is a player in a tournament (``''`` for quick play); ``#tournament``
+(:data:`~hebei.ledger.TOURNAMENT_ACCOUNT`) is the tournament's own account, the counterpart of
+penalties and of the fixed totals of replaced matches, left out of standings.
+
+Keys: a settlement is booked under its own key ("match_id:hand_no"); the ledger's other
+entries under "<prefix>:..." keys (``adjustment:``, ``cancel:`` + the caller's key,
+``reverse:``/``correct:`` + the entry id), prefixes no settlement key can take
+(:data:`~hebei.ledger.model.KEY_PREFIXES`).
 
 Group commit: settlements posted concurrently (the table engine posts from many tables at
 once) are booked together, several entries per statement and per commit, so one WAL flush
 serves many; each caller still returns only once its own entry has committed, and a
 duplicate or refused settlement in a batch affects no other.
 
-Standings count only *effective* entries: settlements and corrections that were not reversed.
-Points are the account balances, which equal the sum of effective entries' postings because a
-reversal negates its entry exactly.
+Standings count only *effective* entries: settlements, corrections and adjustments that were
+not reversed. Points are the account balances, which equal the sum of effective entries'
+postings because a reversal negates its entry exactly.
 """
 
 from __future__ import annotations
@@ -30,8 +39,9 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import psycopg
+from prometheus_client import Counter
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from hebei.common import db
 from hebei.common.errors import (
@@ -41,15 +51,29 @@ from hebei.common.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    Unavailable,
 )
-from hebei.ledger import metrics
-from hebei.ledger.model import Settlement, canonical_json
+from hebei.ledger import TOURNAMENT_ACCOUNT, metrics
+from hebei.ledger.model import (
+    KEY_PREFIXES,
+    MAX_ID_LENGTH,
+    MAX_KEY_LENGTH,
+    MAX_REASON_LENGTH,
+    Adjustment,
+    Settlement,
+    canonical_json,
+    check_entry_id,
+    check_text,
+    parse_entry_id,
+    show,
+)
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
     "MAX_PAGE_SIZE",
     "MIGRATIONS_PACKAGE",
     "AuditReport",
+    "CancelResult",
     "Entry",
     "HistoryPage",
     "Ledger",
@@ -65,14 +89,42 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 _RETRIES = 3  # deadlocks and serialization failures are retried this many times
 _MAX_PROBLEMS = 100
+# A caller waiting for a connection asks the pool again this often (see Ledger._checkout).
+_PROBE_SECONDS = 0.5
 
 
-def _copy_error(error: DomainError) -> DomainError:
+def _copy_error(error: BaseException) -> BaseException:
     """A fresh instance per waiting caller (one exception object raised in many threads would
-    share its traceback)."""
+    share its traceback); other errors as they are."""
+    if not isinstance(error, DomainError):
+        return error
     copy = type(error)(error.message)
     copy.__cause__ = error.__cause__
     return copy
+
+
+def _key(prefix: str, rest: object) -> str:
+    """One of the ledger's own idempotency keys, "<prefix>:<rest>"."""
+    assert prefix in KEY_PREFIXES, prefix
+    return f"{prefix}:{rest}"
+
+
+def _request_hash(request: Mapping[str, Any]) -> bytes:
+    return hashlib.sha256(canonical_json(request).encode()).digest()
+
+
+@contextlib.contextmanager
+def _numeric_overflow() -> Iterator[None]:
+    """A sum or balance leaving bigint in PostgreSQL (SQLSTATE 22003) becomes a clear refusal.
+    Amounts are bounded (model.MAX_AMOUNT), so only an account already near the bound gets
+    here; the statement, or the transaction, was rolled back."""
+    try:
+        yield
+    except psycopg.errors.NumericValueOutOfRange as error:
+        raise FailedPrecondition(
+            "numbers out of range: an account balance or a sum of points would leave the "
+            "64-bit range; nothing was changed"
+        ) from error
 
 
 T = TypeVar("T")
@@ -87,6 +139,14 @@ class PostResult:
 
 
 @dataclass(frozen=True)
+class CancelResult:
+    """An adjustment cancelled: the reversal booked, and whether it had been booked before."""
+
+    reversal_entry_id: int
+    duplicate: bool
+
+
+@dataclass(frozen=True)
 class ReverseResult:
     """A reversal booked, with the correction booked beside it (if any)."""
 
@@ -97,10 +157,10 @@ class ReverseResult:
 
 @dataclass(frozen=True)
 class Posting:
-    """One line of an entry."""
+    """One line of an entry (no seat on an adjustment's lines)."""
 
     player_id: str
-    seat: int
+    seat: int | None
     component: str
     amount: int
 
@@ -119,6 +179,7 @@ class Entry:
     reversed_by_entry_id: int | None
     reason: str
     booked_at: datetime
+    adjustment: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -131,7 +192,8 @@ class HistoryPage:
 
 @dataclass(frozen=True)
 class Standing:
-    """A player's line in a tournament's standings."""
+    """A player's line in a tournament's standings. ``points`` include the adjustments, whose
+    shares are ``penalty_points``, ``placement_points`` and ``replacement_points``."""
 
     rank: int
     player_id: str
@@ -143,6 +205,9 @@ class Standing:
     hands_played: int
     matches_played: int
     kong_points: int
+    penalty_points: int = 0
+    placement_points: int = 0
+    replacement_points: int = 0
 
 
 @dataclass(frozen=True)
@@ -175,7 +240,7 @@ class AuditReport:
 @dataclass(frozen=True)
 class _Line:
     player_id: str
-    seat: int
+    seat: int | None
     component: str
     amount: int
 
@@ -194,6 +259,7 @@ class _Header:
     settlement: dict[str, Any] | None
     reverses_entry_id: int | None = None
     reason: str = ""
+    adjustment: dict[str, Any] | None = None
 
 
 @dataclass(eq=False)
@@ -237,6 +303,52 @@ def _settlement_header(
     )
 
 
+def _adjustment_header(adjustment: Adjustment) -> _Header:
+    return _Header(
+        idempotency_key=_key("adjustment", adjustment.idempotency_key),
+        request_hash=adjustment.request_hash(),
+        kind="adjustment",
+        tournament_id=adjustment.tournament_id,
+        round_no=adjustment.round_no,
+        table_id="",
+        match_id=adjustment.match_id,
+        hand_no=0,
+        outcome="",
+        settlement=None,
+        reason=adjustment.reason,
+        adjustment=adjustment.to_dict(),
+    )
+
+
+def _adjustment_lines(adjustment: Adjustment) -> list[_Line]:
+    return [
+        _Line(line.player_id, None, adjustment.component, line.amount) for line in adjustment.lines
+    ]
+
+
+@dataclass(frozen=True)
+class _Original:
+    """An entry about to be reversed, and its reversal if it has one."""
+
+    entry_id: int
+    kind: str
+    tournament_id: str
+    round_no: int
+    table_id: str
+    match_id: str
+    hand_no: int
+    outcome: str
+    reversed_by: int | None
+
+
+_ORIGINAL = """
+SELECT e.kind, e.tournament_id, e.round_no, e.table_id, e.match_id, e.hand_no, e.outcome,
+       r.entry_id
+FROM journal_entries e LEFT JOIN journal_entries r ON r.reverses_entry_id = e.entry_id
+WHERE e.entry_id = %s
+"""
+
+
 _INSERT_ACCOUNTS = """
 INSERT INTO accounts (tournament_id, player_id)
 SELECT %s, player_id FROM unnest(%s::text[]) AS p(player_id)
@@ -255,11 +367,11 @@ SELECT player_id, account_id FROM accounts WHERE tournament_id = %s AND player_i
 _INSERT_ENTRIES = """
 WITH entry AS (
     INSERT INTO journal_entries (idempotency_key, request_hash, kind, tournament_id, round_no,
-        table_id, match_id, hand_no, outcome, settlement, reverses_entry_id, reason)
+        table_id, match_id, hand_no, outcome, settlement, reverses_entry_id, reason, adjustment)
     SELECT * FROM unnest(%(keys)b::text[], %(hashes)b::bytea[], %(kinds)b::text[],
         %(tournaments)b::text[], %(rounds)b::int[], %(tables)b::text[], %(matches)b::text[],
         %(hands)b::int[], %(outcomes)b::text[], %(settlements)b::jsonb[],
-        %(reverses)b::bigint[], %(reasons)b::text[])
+        %(reverses)b::bigint[], %(reasons)b::text[], %(adjustments)b::jsonb[])
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING entry_id, idempotency_key
 ), posted AS (
@@ -321,10 +433,40 @@ class Ledger:
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[psycopg.Connection]:
+        """A pool connection for the ``with`` block (like ``pool.connection()``, through
+        :meth:`_checkout`), with the database's errors mapped to domain errors."""
         started = time.perf_counter()
-        with db.database_errors(), self.pool.connection() as conn:
+        with db.database_errors(), _numeric_overflow():
+            conn = self._checkout()
             metrics.POOL_WAIT_SECONDS.observe(time.perf_counter() - started)
-            yield conn
+            try:
+                with conn:
+                    yield conn
+            finally:
+                self.pool.putconn(conn)
+
+    def _checkout(self) -> psycopg.Connection:
+        """A checked connection within the pool's timeout, asked for in short probes.
+
+        The pool tries a new connection only when a caller starts waiting, and gives up on it
+        at once while PostgreSQL is down (db.create_pool's reconnect_timeout=0); between stale
+        connections failing their check it sleeps 1, 2, 4 s... So a caller already waiting when
+        PostgreSQL came back sat out its whole timeout, and behind a group-commit flusher every
+        poster waited with it. Asking again every _PROBE_SECONDS makes the pool try again and
+        caps those sleeps, so bookings resume within about a probe of the database's return;
+        a busy pool still gives a caller its whole timeout (at the price of its place in the
+        pool's queue at each probe).
+        """
+        deadline = time.monotonic() + self.pool.timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                return self.pool.getconn(timeout=max(min(remaining, _PROBE_SECONDS), 0.001))
+            except PoolTimeout:
+                if remaining <= _PROBE_SECONDS:
+                    raise PoolTimeout(
+                        f"couldn't get a connection after {self.pool.timeout:.2f} sec"
+                    ) from None
 
     def _booking(self, book: Callable[[psycopg.Connection], T], *, transaction: bool) -> T:
         """Run ``book(conn)`` (in one transaction if asked), retrying deadlocks, serialization
@@ -399,6 +541,7 @@ class Ledger:
             "settlements": [None if h.settlement is None else Jsonb(h.settlement) for h in headers],
             "reverses": [h.reverses_entry_id for h in headers],
             "reasons": [h.reason for h in headers],
+            "adjustments": [None if h.adjustment is None else Jsonb(h.adjustment) for h in headers],
             "line_keys": [h.idempotency_key for h, _ in line_rows],
             "accounts": [accounts[h.tournament_id, line.player_id] for h, line in line_rows],
             "seats": [line.seat for _, line in line_rows],
@@ -414,7 +557,7 @@ class Ledger:
         return self._book_entries(conn, [(header, lines)]).get(header.idempotency_key)
 
     def _submit(self, header: _Header, lines: Sequence[_Line]) -> int | None:
-        """Book one settlement through the group-commit queue; its entry id, or None when its
+        """Book one entry through the group-commit queue; its entry id, or None when its
         key was already taken (nothing booked). Returns once the booking has committed.
 
         The caller queues its settlement. While fewer than ``flushers`` callers are flushing,
@@ -470,10 +613,11 @@ class Ledger:
             )
             for item in unique:
                 item.entry_id = booked.get(item.header.idempotency_key)
-        except DomainError as error:  # the database is away, or conflicts persisted
+        except (Unavailable, Conflict) as error:  # the database is away, or conflicts persisted
             for item in batch:
                 item.error = _copy_error(error)
-        except psycopg.Error:  # one bad entry must not fail the others: book them one by one
+        except (psycopg.Error, DomainError):  # one bad entry (an account overflowing, ...)
+            # must not fail the others: book them one by one
             for item in unique:
                 try:
                     item.entry_id = self._booking(
@@ -488,10 +632,40 @@ class Ledger:
         finally:
             for item in batch:
                 leader = first[item.header.idempotency_key]
+                # a duplicate of a failed leader fails alike; else its entry_id stays None
+                # and its caller reads the key's holder
                 if item is not leader and leader.error is not None and item.error is None:
-                    item.error = leader.error  # else entry_id None: the key's holder is read
+                    item.error = _copy_error(leader.error)
                 item.done = True
                 item.wakeup.set()
+
+    def _post(
+        self, counter: Counter, prepare: Callable[[], tuple[_Header, list[_Line]]]
+    ) -> PostResult:
+        """Book the entry ``prepare()`` checks and builds, idempotently by its key, counting
+        the outcome in ``counter``.
+
+        Settlements and adjustments alike go through the group commit: one statement books
+        each batch in its own transaction (the database checks every entry balances at its
+        commit), a refused or duplicate entry affects no other, and concurrent posts share a
+        commit (a round's placement points are posted together with the settlements still
+        coming from other tables). Adjustments are few, but nothing would be gained by a path
+        of their own: the idempotency (same key, same request hash) is the same code.
+        """
+        try:
+            header, lines = prepare()
+            entry_id = self._submit(header, lines)
+            if entry_id is not None:
+                result = PostResult(entry_id, duplicate=False)
+            else:
+                with self._connection() as conn:
+                    entry_id = self._existing(conn, header.idempotency_key, header.request_hash)
+                result = PostResult(entry_id, duplicate=True)
+        except (InvalidArgument, AlreadyExists):
+            counter.labels("refused").inc()
+            raise
+        counter.labels("deduplicated" if result.duplicate else "posted").inc()
+        return result
 
     def post_settlement(self, settlement: Settlement | Mapping[str, Any]) -> PostResult:
         """Book one hand's settlement, idempotently by its key.
@@ -500,41 +674,96 @@ class Ledger:
         same key with other figures raises AlreadyExists and books nothing. Concurrent
         duplicates book exactly one entry. An invalid settlement raises InvalidArgument.
         """
-        try:
-            if not isinstance(settlement, Settlement):
-                settlement = Settlement.from_dict(settlement)
-            else:
-                settlement.validate()
-            header = _settlement_header(
-                settlement, "settlement", settlement.idempotency_key, settlement.request_hash()
-            )
-            lines = _settlement_lines(settlement)
 
-            entry_id = self._submit(header, lines)
-            if entry_id is not None:
-                result = PostResult(entry_id, duplicate=False)
-            else:
-                with self._connection() as conn:
-                    result = PostResult(self._existing(conn, header), duplicate=True)
-        except (InvalidArgument, AlreadyExists):
-            metrics.SETTLEMENTS.labels("refused").inc()
-            raise
-        metrics.SETTLEMENTS.labels("deduplicated" if result.duplicate else "posted").inc()
-        return result
+        def prepare() -> tuple[_Header, list[_Line]]:
+            parsed = Settlement.parse(settlement)
+            header = _settlement_header(
+                parsed, "settlement", parsed.idempotency_key, parsed.request_hash()
+            )
+            return header, _settlement_lines(parsed)
+
+        return self._post(metrics.SETTLEMENTS, prepare)
+
+    def post_adjustment(self, adjustment: Adjustment | Mapping[str, Any]) -> PostResult:
+        """Book an adjustment (a penalty, placement points, a replaced match's fixed total),
+        idempotently by its key, like :meth:`post_settlement`.
+
+        ``adjustment`` is a :class:`~hebei.ledger.model.Adjustment` or its protobuf JSON
+        mapping (``{"idempotency_key", "tournament_id", "round_no", "match_id", "kind":
+        "ADJUSTMENT_KIND_PENALTY", "lines": [{"player_id", "amount"}], "reason",
+        "assigned_by"}``); the tournament's own account is ``TOURNAMENT_ACCOUNT``. The same key
+        and body return the first entry (``duplicate=True``), the same key with another body
+        raises AlreadyExists; an invalid adjustment raises InvalidArgument.
+        """
+
+        def prepare() -> tuple[_Header, list[_Line]]:
+            parsed = Adjustment.parse(adjustment)
+            return _adjustment_header(parsed), _adjustment_lines(parsed)
+
+        return self._post(metrics.ADJUSTMENTS, prepare)
 
     @staticmethod
-    def _existing(conn: psycopg.Connection, header: _Header) -> int:
-        """The entry holding ``header``'s key if it has the same request hash, else refuse."""
-        row = conn.execute(_FIND_BY_KEY, (header.idempotency_key,)).fetchone()
-        if row is None:  # the key holder rolled back between our insert and this read
-            raise Conflict(f"key {header.idempotency_key!r} changed hands; retry")
-        entry_id, request_hash, _kind = row
-        if bytes(request_hash) != header.request_hash:
+    def _find(conn: psycopg.Connection, key: str, request_hash: bytes) -> int | None:
+        """The entry booked under ``key`` if it has ``request_hash``, None if there is none;
+        AlreadyExists when it was booked for a different request."""
+        row = conn.execute(_FIND_BY_KEY, (key,)).fetchone()
+        if row is None:
+            return None
+        entry_id, booked_hash, _kind = row
+        if bytes(booked_hash) != request_hash:
             raise AlreadyExists(
-                f"key {header.idempotency_key!r} is already booked as entry {entry_id} "
-                "with different figures"
+                f"key {show(key)} is already booked as entry {entry_id} with different figures"
             )
         return int(entry_id)
+
+    @classmethod
+    def _existing(cls, conn: psycopg.Connection, key: str, request_hash: bytes) -> int:
+        """The entry holding ``key`` (whose insert was just skipped) if it has the same
+        request hash, else refuse."""
+        entry_id = cls._find(conn, key, request_hash)
+        if entry_id is None:  # the key holder rolled back between our insert and this read
+            raise Conflict(f"key {show(key)} changed hands; retry")
+        return entry_id
+
+    @staticmethod
+    def _original(conn: psycopg.Connection, entry_id: int) -> _Original:
+        row = conn.execute(_ORIGINAL, (entry_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"entry {entry_id} does not exist")
+        return _Original(entry_id, *row)
+
+    def _book_reversal(
+        self,
+        conn: psycopg.Connection,
+        original: _Original,
+        key: str,
+        request_hash: bytes,
+        reason: str,
+    ) -> int | None:
+        """Book the exact negation of ``original`` under ``key`` (None: the key is taken)."""
+        postings = conn.execute(
+            "SELECT a.player_id, p.seat, p.component, p.amount FROM postings p"
+            " JOIN accounts a USING (account_id) WHERE p.entry_id = %s",
+            (original.entry_id,),
+        ).fetchall()
+        header = _Header(
+            idempotency_key=key,
+            request_hash=request_hash,
+            kind="reversal",
+            tournament_id=original.tournament_id,
+            round_no=original.round_no,
+            table_id=original.table_id,
+            match_id=original.match_id,
+            hand_no=original.hand_no,
+            outcome=original.outcome,
+            settlement=None,
+            reverses_entry_id=original.entry_id,
+            reason=reason,
+        )
+        lines = [
+            _Line(player, seat, component, -amount) for player, seat, component, amount in postings
+        ]
+        return self._book_entry(conn, header, lines)
 
     def reverse_entry(
         self,
@@ -547,72 +776,45 @@ class Ledger:
         Both entries are booked in one transaction. An entry is reversed at most once: asking
         again with the same reason and correction returns the first result
         (``duplicate=True``); asking differently raises AlreadyExists. A reversal cannot itself
-        be reversed (reverse the correction instead).
+        be reversed (reverse the correction instead), nor an adjustment (FailedPrecondition:
+        :meth:`cancel_adjustment` is how, so that whoever booked it knows).
         """
-        if not reason.strip():
+        entry_id = check_entry_id(entry_id)
+        if not check_text(reason, "reason", MAX_REASON_LENGTH).strip():
             raise InvalidArgument("reason: say why the entry is reversed")
-        if corrected is not None and not isinstance(corrected, Settlement):
-            corrected = Settlement.from_dict(corrected, "corrected")
-        request = {
-            "entry_id": entry_id,
-            "reason": reason,
-            "corrected": corrected.to_dict() if corrected is not None else None,
-        }
-        request_hash = hashlib.sha256(canonical_json(request).encode()).digest()
-        reversal_key = f"reverse:{entry_id}"
-        correction_key = f"correct:{entry_id}"
+        if corrected is not None:
+            corrected = Settlement.parse(corrected, "corrected")
+        request_hash = _request_hash(
+            {
+                "entry_id": entry_id,
+                "reason": reason,
+                "corrected": corrected.to_dict() if corrected is not None else None,
+            }
+        )
+        reversal_key = _key("reverse", entry_id)
+        correction_key = _key("correct", entry_id)
 
         def book(conn: psycopg.Connection) -> ReverseResult:
-            original = conn.execute(
-                "SELECT kind, tournament_id, round_no, table_id, match_id, hand_no, outcome"
-                " FROM journal_entries WHERE entry_id = %s",
-                (entry_id,),
-            ).fetchone()
-            if original is None:
-                raise NotFound(f"entry {entry_id} does not exist")
-            kind, tournament_id, round_no, table_id, match_id, hand_no, outcome = original
-            if kind == "reversal":
+            original = self._original(conn, entry_id)
+            if original.kind == "reversal":
                 raise FailedPrecondition(f"entry {entry_id} is a reversal and cannot be reversed")
-            same_hand = (tournament_id, match_id, hand_no)
+            if original.kind == "adjustment":
+                raise FailedPrecondition(
+                    f"entry {entry_id} is an adjustment: cancel it with CancelAdjustment"
+                )
+            same_hand = (original.tournament_id, original.match_id, original.hand_no)
             if (
                 corrected is not None
-                and (
-                    corrected.tournament_id,
-                    corrected.match_id,
-                    corrected.hand_no,
-                )
-                != same_hand
+                and (corrected.tournament_id, corrected.match_id, corrected.hand_no) != same_hand
             ):
                 raise InvalidArgument(
-                    "corrected: must be the same hand as the entry (tournament "
-                    f"{tournament_id!r}, match {match_id!r}, hand {hand_no})"
+                    f"corrected: must be the same hand as the entry (tournament "
+                    f"{show(original.tournament_id)}, match {show(original.match_id)}, "
+                    f"hand {original.hand_no})"
                 )
-            postings = conn.execute(
-                "SELECT a.player_id, p.seat, p.component, p.amount FROM postings p"
-                " JOIN accounts a USING (account_id) WHERE p.entry_id = %s",
-                (entry_id,),
-            ).fetchall()
-            header = _Header(
-                idempotency_key=reversal_key,
-                request_hash=request_hash,
-                kind="reversal",
-                tournament_id=tournament_id,
-                round_no=round_no,
-                table_id=table_id,
-                match_id=match_id,
-                hand_no=hand_no,
-                outcome=outcome,
-                settlement=None,
-                reverses_entry_id=entry_id,
-                reason=reason,
-            )
-            lines = [
-                _Line(player, seat, component, -amount)
-                for player, seat, component, amount in postings
-            ]
-            reversal_id = self._book_entry(conn, header, lines)
+            reversal_id = self._book_reversal(conn, original, reversal_key, request_hash, reason)
             if reversal_id is None:
-                existing = self._existing(conn, header)
+                existing = self._existing(conn, reversal_key, request_hash)
                 row = conn.execute(_FIND_BY_KEY, (correction_key,)).fetchone()
                 return ReverseResult(existing, int(row[0]) if row else None, duplicate=True)
             correction_id = None
@@ -627,13 +829,57 @@ class Ledger:
 
         return self._booking(book, transaction=True)
 
+    def cancel_adjustment(self, entry_id: int, reason: str, idempotency_key: str) -> CancelResult:
+        """Cancel the adjustment ``entry_id`` by booking its exact reversal, with ``reason``.
+
+        Only adjustment entries can be cancelled (FailedPrecondition otherwise), each once.
+        Idempotent by ``idempotency_key``: the same key with the same entry and reason returns
+        the first reversal (``duplicate=True``); the same key for another entry or reason
+        raises AlreadyExists; an entry already cancelled under another key raises
+        FailedPrecondition.
+        """
+        entry_id = check_entry_id(entry_id)
+        check_text(reason, "reason", MAX_REASON_LENGTH, required=True)
+        check_text(idempotency_key, "idempotency_key", MAX_KEY_LENGTH, required=True)
+        request_hash = _request_hash(
+            {"entry_id": entry_id, "reason": reason, "idempotency_key": idempotency_key}
+        )
+        key = _key("cancel", idempotency_key)
+
+        def book(conn: psycopg.Connection) -> CancelResult:
+            booked = self._find(conn, key, request_hash)
+            if booked is not None:
+                return CancelResult(booked, duplicate=True)
+            original = self._original(conn, entry_id)
+            if original.kind != "adjustment":
+                raise FailedPrecondition(
+                    f"entry {entry_id} is a {original.kind}, not an adjustment: only "
+                    "adjustments can be cancelled"
+                )
+            if original.reversed_by is not None:
+                raise FailedPrecondition(
+                    f"entry {entry_id} is already cancelled by entry {original.reversed_by}"
+                )
+            try:
+                reversal_id = self._book_reversal(conn, original, key, request_hash, reason)
+            except psycopg.errors.UniqueViolation as error:  # cancelled meanwhile, another key
+                raise Conflict(f"entry {entry_id} was cancelled concurrently; retry") from error
+            if reversal_id is None:  # the same key, booked meanwhile
+                return CancelResult(self._existing(conn, key, request_hash), duplicate=True)
+            return CancelResult(reversal_id, duplicate=False)
+
+        return self._booking(book, transaction=True)
+
     # -- reading ---------------------------------------------------------------------------
 
     def standings(self, tournament_id: str) -> list[Standing]:
         """Every player of ``tournament_id`` ranked by points, then hands won, fewer hands dealt
-        in, best single match; players tied on all four share a rank (listed by player id)."""
+        in, best single match; players tied on all four share a rank (listed by player id).
+        The tournament's own account is left out."""
+        check_text(tournament_id, "tournament_id", MAX_ID_LENGTH)
+        params = {"tournament_id": tournament_id, "tournament_account": TOURNAMENT_ACCOUNT}
         with self._connection() as conn:
-            rows = conn.execute(_STANDINGS, {"tournament_id": tournament_id}).fetchall()
+            rows = conn.execute(_STANDINGS, params).fetchall()
         return [Standing(*row) for row in rows]
 
     def history(
@@ -651,36 +897,52 @@ class Ledger:
         ``page_size`` 0 means the default (50); at most 500. ``page_token`` comes from the
         previous page.
         """
+        filters = {"player_id": player_id, "table_id": table_id, "match_id": match_id}
+        for name, value in filters.items():
+            check_text(value, name, MAX_ID_LENGTH)
+        if tournament_id is not None:
+            check_text(tournament_id, "tournament_id", MAX_ID_LENGTH)
         if page_size < 0:
             raise InvalidArgument(f"page_size: must be 0 or more, got {page_size}")
         size = min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        before: int | None = None
-        if page_token:
-            if not page_token.isdigit():
-                raise InvalidArgument(f"page_token: not a token from this service: {page_token!r}")
-            before = int(page_token)
+        before = parse_entry_id(page_token, "page_token") if page_token else None
         params = {
             "player_id": player_id or None,
             "table_id": table_id or None,
             "tournament_id": tournament_id,
             "match_id": match_id or None,
+            "entry_id": None,
             "before": before,
             "limit": size + 1,
         }
+        entries = self._entries(params)
+        more = len(entries) > size
+        entries = entries[:size]
+        return HistoryPage(entries, str(entries[-1].entry_id) if more else "")
+
+    def entry(self, entry_id: int) -> Entry:
+        """One entry by id (NotFound if there is none)."""
+        entry_id = check_entry_id(entry_id)
+        params = dict.fromkeys(("player_id", "table_id", "tournament_id", "match_id", "before"))
+        found = self._entries({**params, "entry_id": entry_id, "limit": 1})
+        if not found:
+            raise NotFound(f"entry {entry_id} does not exist")
+        return found[0]
+
+    def _entries(self, params: Mapping[str, Any]) -> tuple[Entry, ...]:
+        """The entries _HISTORY selects with ``params``, with their postings."""
         with self._connection() as conn:
             rows = conn.execute(_HISTORY, params).fetchall()
-            more = len(rows) > size
-            rows = rows[:size]
             ids = [row[0] for row in rows]
             postings: dict[int, list[Posting]] = {entry: [] for entry in ids}
             for entry, player, seat, component, amount in conn.execute(
                 "SELECT p.entry_id, a.player_id, p.seat, p.component, p.amount FROM postings p"
                 " JOIN accounts a USING (account_id) WHERE p.entry_id = ANY(%s)"
-                " ORDER BY p.entry_id, p.seat, p.component DESC",
+                " ORDER BY p.entry_id, p.seat, p.component DESC, a.player_id",
                 (ids,),
             ):
                 postings[entry].append(Posting(player, seat, component, amount))
-        entries = tuple(
+        return tuple(
             Entry(
                 entry_id=row[0],
                 kind=row[1],
@@ -692,25 +954,17 @@ class Ledger:
                 reversed_by_entry_id=row[6],
                 reason=row[7],
                 booked_at=row[8],
+                adjustment=row[9],
             )
             for row in rows
         )
-        return HistoryPage(entries, str(ids[-1]) if more else "")
-
-    def entry(self, entry_id: int) -> Entry:
-        """One entry by id (NotFound if there is none)."""
-        with self._connection() as conn:
-            row = conn.execute(
-                "SELECT tournament_id FROM journal_entries WHERE entry_id = %s", (entry_id,)
-            ).fetchone()
-        if row is None:
-            raise NotFound(f"entry {entry_id} does not exist")
-        page = self.history(tournament_id=row[0], page_size=1, page_token=str(entry_id + 1))
-        return page.entries[0]
 
     def audit(self, tournament_id: str | None = None) -> AuditReport:
         """Check every entry balances, every balance equals its postings and every tournament
-        sums to zero, on one consistent snapshot; return the figures and the problems found."""
+        sums to zero, on one consistent snapshot; return the figures and the problems found.
+        A tournament's sum includes its own account (TOURNAMENT_ACCOUNT)."""
+        if tournament_id is not None:
+            check_text(tournament_id, "tournament_id", MAX_ID_LENGTH)
         params = {"tournament_id": tournament_id}
         with self._connection() as conn:
             conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
@@ -730,13 +984,13 @@ class Ledger:
             for entry, count, total in unbalanced
         ]
         problems += [
-            f"account {player!r} of tournament {tournament!r} has balance {balance} "
+            f"account {show(player)} of tournament {show(tournament)} has balance {balance} "
             f"but its postings sum to {total}"
             for tournament, player, balance, total in mismatches
         ]
         tournaments = tuple(TournamentSum(t, int(n), int(total)) for t, n, total in sums)
         problems += [
-            f"tournament {t.tournament_id!r} sums to {t.total}" for t in tournaments if t.total
+            f"tournament {show(t.tournament_id)} sums to {t.total}" for t in tournaments if t.total
         ]
         return AuditReport(
             entries_checked=int(entries),
@@ -751,10 +1005,11 @@ class Ledger:
 
 _HISTORY = """
 SELECT e.entry_id, e.kind, e.idempotency_key, e.tournament_id, e.settlement,
-       e.reverses_entry_id, r.entry_id, e.reason, e.booked_at
+       e.reverses_entry_id, r.entry_id, e.reason, e.booked_at, e.adjustment
 FROM journal_entries e
 LEFT JOIN journal_entries r ON r.reverses_entry_id = e.entry_id
-WHERE (%(tournament_id)s::text IS NULL OR e.tournament_id = %(tournament_id)s)
+WHERE (%(entry_id)s::bigint IS NULL OR e.entry_id = %(entry_id)s)
+  AND (%(tournament_id)s::text IS NULL OR e.tournament_id = %(tournament_id)s)
   AND (%(table_id)s::text IS NULL OR e.table_id = %(table_id)s)
   AND (%(match_id)s::text IS NULL OR e.match_id = %(match_id)s)
   AND (%(player_id)s::text IS NULL OR e.entry_id IN (
@@ -765,6 +1020,10 @@ ORDER BY e.entry_id DESC
 LIMIT %(limit)s
 """
 
+# Effective entries only (neither reversals nor reversed). Hand, win and match counts come from
+# settlements ("hand" postings); the best match sums a match's hands, kongs, placement and
+# replacement points, never penalties nor entries without a match; the tournament's own
+# account is not ranked.
 _STANDINGS = """
 WITH effective AS (
     SELECT e.entry_id, e.match_id, e.settlement
@@ -790,10 +1049,16 @@ WITH effective AS (
 ), matches AS (
     SELECT account_id, max(points) AS best_match_points
     FROM (SELECT account_id, match_id, sum(amount) AS points FROM lines
+          WHERE component <> 'penalty' AND match_id <> ''
           GROUP BY account_id, match_id) per_match
     GROUP BY account_id
-), kongs AS (
-    SELECT account_id, sum(amount) AS kong_points FROM lines WHERE component = 'kong'
+), components AS (
+    SELECT account_id,
+           sum(amount) FILTER (WHERE component = 'kong') AS kong_points,
+           sum(amount) FILTER (WHERE component = 'penalty') AS penalty_points,
+           sum(amount) FILTER (WHERE component = 'placement') AS placement_points,
+           sum(amount) FILTER (WHERE component = 'replacement') AS replacement_points
+    FROM lines WHERE component <> 'hand'
     GROUP BY account_id
 ), rows AS (
     SELECT a.player_id, a.balance AS points,
@@ -803,19 +1068,23 @@ WITH effective AS (
            coalesce(matches.best_match_points, 0) AS best_match_points,
            coalesce(hands.hands_played, 0) AS hands_played,
            coalesce(hands.matches_played, 0) AS matches_played,
-           coalesce(kongs.kong_points, 0) AS kong_points
+           coalesce(components.kong_points, 0) AS kong_points,
+           coalesce(components.penalty_points, 0) AS penalty_points,
+           coalesce(components.placement_points, 0) AS placement_points,
+           coalesce(components.replacement_points, 0) AS replacement_points
     FROM accounts a
     LEFT JOIN hands USING (account_id)
     LEFT JOIN wins USING (account_id)
     LEFT JOIN matches USING (account_id)
-    LEFT JOIN kongs USING (account_id)
-    WHERE a.tournament_id = %(tournament_id)s
+    LEFT JOIN components USING (account_id)
+    WHERE a.tournament_id = %(tournament_id)s AND a.player_id <> %(tournament_account)s
       AND EXISTS (SELECT 1 FROM postings p WHERE p.account_id = a.account_id)
 )
 SELECT rank() OVER (ORDER BY points DESC, hands_won DESC, hands_dealt_in ASC,
                              best_match_points DESC)::int,
        player_id, points, hands_won::int, self_draw_wins::int, hands_dealt_in::int,
-       best_match_points::bigint, hands_played::int, matches_played::int, kong_points::bigint
+       best_match_points::bigint, hands_played::int, matches_played::int, kong_points::bigint,
+       penalty_points::bigint, placement_points::bigint, replacement_points::bigint
 FROM rows
 ORDER BY 1, player_id
 """

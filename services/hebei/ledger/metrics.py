@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Histogram
 
-__all__ = ["COMMIT_SECONDS", "POOL_WAIT_SECONDS", "SETTLEMENTS"]
+__all__ = ["ADJUSTMENTS", "COMMIT_SECONDS", "POOL_WAIT_SECONDS", "SETTLEMENTS"]
 
 _LATENCY_BUCKETS = (
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -17,8 +17,16 @@ SETTLEMENTS = Counter(
     "with different figures).",
     ["result"],
 )
+
+ADJUSTMENTS = Counter(
+    "hebei_ledger_adjustments",
+    "Adjustments (penalties, placement points, replaced matches' fixed totals) received by the "
+    "ledger, by result: posted, deduplicated or refused, as for settlements.",
+    ["result"],
+)
 for _result in ("posted", "deduplicated", "refused"):
     SETTLEMENTS.labels(_result)
+    ADJUSTMENTS.labels(_result)
 
 COMMIT_SECONDS = Histogram(
     "hebei_ledger_commit_seconds",

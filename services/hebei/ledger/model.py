@@ -1,17 +1,26 @@
-"""The settlement as the ledger sees it: parsed, checked and hashed, in plain Python.
+"""What the ledger books, as it sees it: parsed, checked and hashed, in plain Python.
 
-A settlement arrives as a dict in the protobuf JSON mapping of ``hebei.v1.Settlement`` (field
-names as in the .proto, enums by name, int64 as a number or a decimal string). The servicer
-gets that dict from the request message; tests, the benchmark and tools can build it by hand.
-:meth:`Settlement.from_dict` checks every type and :meth:`Settlement.validate` every rule the
-ledger relies on, both raising :class:`~hebei.common.errors.InvalidArgument` with the path of
-the offending field. :meth:`Settlement.request_hash` is the SHA-256 of the canonical JSON of
-the parsed settlement, so two requests with the same meaning hash the same whatever defaults
-they spelled out.
+A settlement or an adjustment arrives as a dict in the protobuf JSON mapping of
+``hebei.v1.Settlement`` or ``hebei.v1.Adjustment`` (field names as in the .proto, enums by
+name, int64 as a number or a decimal string). The servicer gets that dict from the request
+message; tests, the benchmark and tools can build it by hand. ``from_dict`` checks every type
+and limit, ``validate`` every rule the ledger relies on, both raising
+:class:`~hebei.common.errors.InvalidArgument` with the path of the offending field.
+``request_hash`` is the SHA-256 of the canonical JSON of the parsed value, so two requests with
+the same meaning hash the same whatever defaults they spelled out.
+
+Every argument of every ledger call is checked here, before any work (:func:`check_text`,
+:func:`check_entry_id`, :func:`parse_entry_id`): strings hold no NUL (PostgreSQL text cannot)
+and stay within :data:`MAX_ID_LENGTH`, :data:`MAX_KEY_LENGTH`, :data:`MAX_NAME_LENGTH` or
+:data:`MAX_REASON_LENGTH` characters; entry ids are ASCII decimal numbers that fit a bigint;
+every amount is within ±:data:`MAX_AMOUNT`, so that no sum the ledger keeps can leave int64
+before some nine million maximal postings. Error messages quote values through ``show``
+(hebei.common.validation.shown), never whole.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -19,19 +28,40 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from google.protobuf import timestamp_pb2
+
 from hebei.common.errors import InvalidArgument
-from hebei.v1 import types_pb2
+from hebei.common.validation import shown as show
+from hebei.ledger import RESERVED_PREFIX, TOURNAMENT_ACCOUNT
+from hebei.v1 import ledger_pb2, types_pb2
 
 __all__ = [
+    "ADJUSTMENT_COMPONENTS",
+    "ADJUSTMENT_KINDS",
+    "MAX_AMOUNT",
+    "MAX_ENTRY_ID",
+    "MAX_ID_LENGTH",
+    "MAX_KEY_LENGTH",
+    "MAX_NAME_LENGTH",
+    "MAX_REASON_LENGTH",
     "OUTCOMES",
+    "PENALTY",
+    "PLACEMENT",
+    "REPLACEMENT",
     "SEATS",
     "WIN_KINDS",
+    "Adjustment",
+    "AdjustmentLine",
     "Fan",
     "Meld",
     "SeatResult",
     "Settlement",
     "Win",
     "canonical_json",
+    "check_entry_id",
+    "check_text",
+    "parse_entry_id",
+    "show",
 ]
 
 SEATS = (0, 1, 2, 3)
@@ -43,9 +73,37 @@ SELF_DRAW = "WIN_KIND_SELF_DRAW"
 WIN = "HAND_OUTCOME_WIN"
 EXHAUSTIVE_DRAW = "HAND_OUTCOME_EXHAUSTIVE_DRAW"
 
+ADJUSTMENT_KINDS = frozenset(ledger_pb2.AdjustmentKind.keys())
+PENALTY = "ADJUSTMENT_KIND_PENALTY"
+PLACEMENT = "ADJUSTMENT_KIND_PLACEMENT"
+REPLACEMENT = "ADJUSTMENT_KIND_REPLACEMENT"
+# The posting component of each kind of adjustment (settlements post "hand" and "kong").
+ADJUSTMENT_COMPONENTS = {PENALTY: "penalty", PLACEMENT: "placement", REPLACEMENT: "replacement"}
+
+# The limits of ledger.proto's service comment.
+MAX_ID_LENGTH = 128  # tournament, table, match and player ids
+MAX_KEY_LENGTH = 160  # idempotency keys: "match_id:hand_no" always fits
+MAX_NAME_LENGTH = 128  # rule profile, fan ids and names, assigned_by
+MAX_REASON_LENGTH = 256
+MAX_AMOUNT = 10**12  # every amount, in absolute value
+MAX_ENTRY_ID = 2**63 - 1  # entry ids are bigint
+_MAX_WINS = 3  # a discard pays at most the three other seats
+_MAX_FANS = 64
+_MAX_CONCEALED = 14
+_MAX_MELDS = 4
+_MAX_MELD_TILES = 4
+_ADJUSTMENT_LINES = (2, 8)
+_PLACEMENT_LINES = 4  # the players of one match
+_TIMESTAMP_LENGTH = 40
+# The ledger's own idempotency keys are "<prefix>:..." (journal.py). A settlement's key is
+# "match_id:hand_no", so a match id whose first ":"-separated part is one of these is refused:
+# its settlements could take such a key.
+KEY_PREFIXES = frozenset({"reverse", "correct", "adjustment", "cancel"})
+
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
-_DECIMAL = re.compile(r"^-?[0-9]+$")
+_DECIMAL = re.compile(r"-?[0-9]+")  # fullmatch: ASCII digits only, no trailing newline
+_ENTRY_ID = re.compile(r"[0-9]{1,19}")
 
 
 def canonical_json(value: Any) -> str:
@@ -53,32 +111,94 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def check_text(value: Any, path: str, limit: int, *, required: bool = False) -> str:
+    """``value`` if it is a string PostgreSQL can store (no NUL, no lone surrogate) of at most
+    ``limit`` characters, and not empty when ``required``; else raise InvalidArgument."""
+    if not isinstance(value, str):
+        raise InvalidArgument(f"{path}: expected a string, got {show(value)}")
+    if len(value) > limit:
+        raise InvalidArgument(f"{path}: at most {limit} characters, got {len(value)}")
+    if "\x00" in value:
+        raise InvalidArgument(f"{path}: contains a NUL character")
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        raise InvalidArgument(f"{path}: not valid Unicode text: {show(value)}") from None
+    if required and not value.strip():
+        raise InvalidArgument(f"{path}: missing")
+    return value
+
+
+def check_entry_id(value: Any, path: str = "entry_id") -> int:
+    """``value`` if it is an int that can be an entry id (1 to 2^63 - 1); else InvalidArgument."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ENTRY_ID:
+        raise InvalidArgument(f"{path}: expected an entry id, got {show(value)}")
+    return value
+
+
+def parse_entry_id(text: Any, path: str = "entry_id") -> int:
+    """An entry id (or page token) from its text: ASCII decimal digits only (``int`` would
+    also read other scripts' digits), 1 to 2^63 - 1; else InvalidArgument."""
+    if not isinstance(text, str) or not _ENTRY_ID.fullmatch(text):
+        raise InvalidArgument(f"{path}: expected an entry id, got {show(text)}")
+    if not 1 <= int(text) <= MAX_ENTRY_ID:
+        raise InvalidArgument(f"{path}: expected an entry id, got {show(text)}")
+    return int(text)
+
+
+def _check_player(player_id: Any, path: str, *, allow: frozenset[str] = frozenset()) -> str:
+    """A player id: required, bounded, and not one of the ledger's reserved accounts (except
+    those in ``allow``)."""
+    check_text(player_id, path, MAX_ID_LENGTH, required=True)
+    if player_id.startswith(RESERVED_PREFIX) and player_id not in allow:
+        raise InvalidArgument(
+            f"{path}: player ids starting with {RESERVED_PREFIX!r} are reserved for the "
+            f"ledger's own accounts, got {show(player_id)}"
+        )
+    return player_id
+
+
 class _Fields:
     """Typed reads from one JSON object, with the object's path for error messages."""
 
     def __init__(self, data: Any, path: str, known: tuple[str, ...]) -> None:
         if not isinstance(data, Mapping):
-            raise InvalidArgument(f"{path}: expected an object, got {_show(data)}")
+            raise InvalidArgument(f"{path}: expected an object, got {show(data)}")
         unknown = sorted(str(key) for key in data if key not in known)
         if unknown:
-            raise InvalidArgument(f"{path}: unknown field {unknown[0]!r}")
+            raise InvalidArgument(f"{path}: unknown field {show(unknown[0])}")
         self.data = data
         self.path = path
 
     def int(self, name: str, bits: int = 32) -> int:
         return _int(self.data.get(name, 0), f"{self.path}.{name}", bits)
 
+    def amount(self, name: str) -> int:
+        return _amount(self.data.get(name, 0), f"{self.path}.{name}")
+
     def optional_int(self, name: str) -> int | None:
         value = self.data.get(name)
         return None if value is None else _int(value, f"{self.path}.{name}", 32)
 
-    def str(self, name: str) -> str:
-        value = self.data.get(name, "")
-        if not isinstance(value, str):
-            raise InvalidArgument(f"{self.path}.{name}: expected a string, got {_show(value)}")
-        if "\x00" in value:
-            raise InvalidArgument(f"{self.path}.{name}: contains a NUL character")
-        return value
+    def str(self, name: str, limit: int = MAX_ID_LENGTH) -> str:
+        return check_text(self.data.get(name, ""), f"{self.path}.{name}", limit)
+
+    def timestamp(self, name: str) -> str:
+        """An RFC 3339 timestamp in protobuf's range, in its canonical spelling ("" if unset)."""
+        value = self.str(name, _TIMESTAMP_LENGTH)
+        if not value:
+            return ""
+        message = timestamp_pb2.Timestamp()
+        try:
+            if not value.isascii():  # strptime would read other scripts' digits
+                raise ValueError(value)
+            message.FromJsonString(value)
+            return message.ToJsonString()
+        except (ValueError, OverflowError):
+            raise InvalidArgument(
+                f"{self.path}.{name}: expected an RFC 3339 timestamp between 0001-01-01 and "
+                f"9999-12-31, got {show(value)}"
+            ) from None
 
     def enum(self, name: str, allowed: frozenset[str]) -> str:
         value = self.data.get(name)
@@ -87,42 +207,49 @@ class _Fields:
         if not isinstance(value, str) or value not in allowed:
             raise InvalidArgument(
                 f"{self.path}.{name}: expected one of {', '.join(sorted(allowed))}, "
-                f"got {_show(value)}"
+                f"got {show(value)}"
             )
         return value
 
-    def list(self, name: str) -> list[Any]:
+    def list(self, name: str, limit: int) -> list[Any]:
         value = self.data.get(name, [])
         if not isinstance(value, list):
-            raise InvalidArgument(f"{self.path}.{name}: expected a list, got {_show(value)}")
+            raise InvalidArgument(f"{self.path}.{name}: expected a list, got {show(value)}")
+        if len(value) > limit:
+            raise InvalidArgument(f"{self.path}.{name}: at most {limit} entries, got {len(value)}")
         return value
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _int(value: Any, path: str, bits: int) -> int:
     low, high = _INT32 if bits == 32 else _INT64
-    if isinstance(value, str) and _DECIMAL.match(value):
+    if isinstance(value, str) and _DECIMAL.fullmatch(value):
         number = int(value)
     elif isinstance(value, int) and not isinstance(value, bool):
         number = value
     elif isinstance(value, float) and value.is_integer():
         number = int(value)
     else:
-        raise InvalidArgument(f"{path}: expected an integer, got {_show(value)}")
+        raise InvalidArgument(f"{path}: expected an integer, got {show(value)}")
     if not low <= number <= high:
-        raise InvalidArgument(f"{path}: {number} is out of range for int{bits}")
+        raise InvalidArgument(f"{path}: {show(number)} is out of range for int{bits}")
     return number
 
 
-def _tiles(fields: _Fields, name: str) -> tuple[str, ...]:
-    items = fields.list(name)
+def _amount(value: Any, path: str) -> int:
+    """An int64 of at most MAX_AMOUNT in absolute value (bounded, no sum can overflow)."""
+    number = _int(value, path, 64)
+    if abs(number) > MAX_AMOUNT:
+        raise InvalidArgument(
+            f"{path}: {show(number)} is out of range: an amount is at most 10^12 in absolute value"
+        )
+    return number
+
+
+def _tiles(fields: _Fields, name: str, limit: int) -> tuple[str, ...]:
+    items = fields.list(name, limit)
     for index, item in enumerate(items):
         if not isinstance(item, str) or item not in TILES:
-            raise InvalidArgument(f"{fields.path}.{name}[{index}]: not a tile: {_show(item)}")
+            raise InvalidArgument(f"{fields.path}.{name}[{index}]: not a tile: {show(item)}")
     return tuple(items)
 
 
@@ -138,7 +265,11 @@ class Fan:
     def from_dict(cls, data: Any, path: str) -> Fan:
         """Parse a ``hebei.v1.Fan`` JSON object."""
         fields = _Fields(data, path, ("id", "name_zh", "fan"))
-        return cls(fields.str("id"), fields.str("name_zh"), fields.int("fan"))
+        return cls(
+            fields.str("id", MAX_NAME_LENGTH),
+            fields.str("name_zh", MAX_NAME_LENGTH),
+            fields.int("fan"),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The canonical JSON object."""
@@ -162,7 +293,7 @@ class Meld:
             kind=fields.enum("kind", MELD_KINDS),
             tile=fields.enum("tile", TILES),
             from_seat=fields.optional_int("from_seat"),
-            tiles=_tiles(fields, "tiles"),
+            tiles=_tiles(fields, "tiles", _MAX_MELD_TILES),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -204,18 +335,18 @@ class Win:
             win_tile=fields.enum("win_tile", TILES),
             fans=tuple(
                 Fan.from_dict(item, f"{path}.fans[{index}]")
-                for index, item in enumerate(fields.list("fans"))
+                for index, item in enumerate(fields.list("fans", _MAX_FANS))
             ),
             bonus=fields.int("bonus"),
             base=fields.int("base"),
             deltas=tuple(
-                _int(item, f"{path}.deltas[{index}]", 64)
-                for index, item in enumerate(fields.list("deltas"))
+                _amount(item, f"{path}.deltas[{index}]")
+                for index, item in enumerate(fields.list("deltas", len(SEATS)))
             ),
-            concealed=_tiles(fields, "concealed"),
+            concealed=_tiles(fields, "concealed", _MAX_CONCEALED),
             melds=tuple(
                 Meld.from_dict(item, f"{path}.melds[{index}]")
-                for index, item in enumerate(fields.list("melds"))
+                for index, item in enumerate(fields.list("melds", _MAX_MELDS))
             ),
         )
 
@@ -284,9 +415,9 @@ class SeatResult:
         return cls(
             seat=fields.int("seat"),
             player_id=fields.str("player_id"),
-            hand_delta=fields.int("hand_delta", 64),
-            kong_delta=fields.int("kong_delta", 64),
-            total_delta=fields.int("total_delta", 64),
+            hand_delta=fields.amount("hand_delta"),
+            kong_delta=fields.amount("kong_delta"),
+            total_delta=fields.amount("total_delta"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -323,11 +454,17 @@ class Settlement:
     )  # fmt: skip
 
     @classmethod
+    def parse(cls, value: Settlement | Mapping[str, Any], path: str = "settlement") -> Settlement:
+        """Parse and validate a JSON object, or check an instance the same way (every limit
+        included, not only :meth:`validate`'s rules)."""
+        return cls.from_dict(value.to_dict() if isinstance(value, Settlement) else value, path)
+
+    @classmethod
     def from_dict(cls, data: Any, path: str = "settlement") -> Settlement:
         """Parse and validate a ``hebei.v1.Settlement`` JSON object; raise InvalidArgument."""
         fields = _Fields(data, path, cls._FIELDS)
         settlement = cls(
-            idempotency_key=fields.str("idempotency_key"),
+            idempotency_key=fields.str("idempotency_key", MAX_KEY_LENGTH),
             tournament_id=fields.str("tournament_id"),
             round_no=fields.int("round_no"),
             table_id=fields.str("table_id"),
@@ -337,14 +474,14 @@ class Settlement:
             outcome=fields.enum("outcome", OUTCOMES),
             results=tuple(
                 SeatResult.from_dict(item, f"{path}.results[{index}]")
-                for index, item in enumerate(fields.list("results"))
+                for index, item in enumerate(fields.list("results", len(SEATS)))
             ),
             wins=tuple(
                 Win.from_dict(item, f"{path}.wins[{index}]")
-                for index, item in enumerate(fields.list("wins"))
+                for index, item in enumerate(fields.list("wins", _MAX_WINS))
             ),
-            rule_profile=fields.str("rule_profile"),
-            ended_at=fields.str("ended_at"),
+            rule_profile=fields.str("rule_profile", MAX_NAME_LENGTH),
+            ended_at=fields.timestamp("ended_at"),
         )
         settlement.validate(path)
         return settlement
@@ -378,6 +515,12 @@ class Settlement:
             raise InvalidArgument(f"{path}.idempotency_key: missing")
         if not self.match_id:
             raise InvalidArgument(f"{path}.match_id: missing")
+        prefix = self.match_id.split(":", 1)[0]
+        if prefix in KEY_PREFIXES:
+            raise InvalidArgument(
+                f"{path}.match_id: must not start with {prefix!r}, which starts the ledger's "
+                "own keys"
+            )
         if not self.table_id:
             raise InvalidArgument(f"{path}.table_id: missing")
         if self.hand_no < 1:
@@ -387,8 +530,8 @@ class Settlement:
         expected_key = f"{self.match_id}:{self.hand_no}"
         if self.idempotency_key != expected_key:
             raise InvalidArgument(
-                f"{path}.idempotency_key: must be match_id:hand_no ({expected_key!r}), "
-                f"got {self.idempotency_key!r}"
+                f"{path}.idempotency_key: must be match_id:hand_no ({show(expected_key)}), "
+                f"got {show(self.idempotency_key)}"
             )
         if self.dealer not in SEATS:
             raise InvalidArgument(f"{path}.dealer: unknown seat {self.dealer}")
@@ -406,10 +549,9 @@ class Settlement:
                 raise InvalidArgument(f"{where}.seat: unknown seat {result.seat}")
             if result.seat in seen_seats:
                 raise InvalidArgument(f"{where}.seat: seat {result.seat} appears twice")
-            if not result.player_id:
-                raise InvalidArgument(f"{where}.player_id: missing")
+            _check_player(result.player_id, f"{where}.player_id")
             if result.player_id in seen_players:
-                raise InvalidArgument(f"{where}.player_id: {result.player_id!r} appears twice")
+                raise InvalidArgument(f"{where}.player_id: {show(result.player_id)} appears twice")
             if result.total_delta != result.hand_delta + result.kong_delta:
                 raise InvalidArgument(
                     f"{where}.total_delta: {result.total_delta} is not hand_delta + kong_delta "
@@ -429,6 +571,14 @@ class Settlement:
             raise InvalidArgument(f"{path}.wins: an exhaustive draw has no wins")
         if self.outcome not in (WIN, EXHAUSTIVE_DRAW):
             raise InvalidArgument(f"{path}.outcome: missing")
+        if self.outcome == EXHAUSTIVE_DRAW:
+            for index, result in enumerate(self.results):
+                if result.hand_delta or result.kong_delta:
+                    raise InvalidArgument(
+                        f"{path}.results[{index}]: an exhaustive draw pays nothing (kong "
+                        f"payments are void), got hand_delta {result.hand_delta} and "
+                        f"kong_delta {result.kong_delta}"
+                    )
         for index, win in enumerate(self.wins):
             win.validate(f"{path}.wins[{index}]")
         if self.wins and all(win.deltas for win in self.wins):
@@ -439,3 +589,153 @@ class Settlement:
                         f"{path}.results: seat {result.seat} hand_delta {result.hand_delta} "
                         f"differs from its wins' deltas ({from_wins})"
                     )
+
+
+@dataclass(frozen=True)
+class AdjustmentLine:
+    """One line of an adjustment: points to (or from) an account."""
+
+    player_id: str
+    amount: int
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> AdjustmentLine:
+        """Parse a ``hebei.v1.AdjustmentLine`` JSON object."""
+        fields = _Fields(data, path, ("player_id", "amount"))
+        return cls(player_id=fields.str("player_id"), amount=fields.amount("amount"))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical JSON object."""
+        return {"player_id": self.player_id, "amount": self.amount}
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """Points booked outside hand settlements (``hebei.v1.Adjustment``): a penalty, placement
+    points of a match, or the fixed total of a replaced player's match. Its lines are kept in
+    player order, so the order they were sent in does not change the request hash."""
+
+    idempotency_key: str
+    tournament_id: str
+    round_no: int
+    match_id: str
+    kind: str
+    lines: tuple[AdjustmentLine, ...]
+    reason: str
+    assigned_by: str
+
+    _FIELDS = (
+        "idempotency_key", "tournament_id", "round_no", "match_id", "kind", "lines", "reason",
+        "assigned_by",
+    )  # fmt: skip
+
+    @classmethod
+    def parse(cls, value: Adjustment | Mapping[str, Any], path: str = "adjustment") -> Adjustment:
+        """Parse and validate a JSON object, or check an instance the same way."""
+        return cls.from_dict(value.to_dict() if isinstance(value, Adjustment) else value, path)
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str = "adjustment") -> Adjustment:
+        """Parse and validate a ``hebei.v1.Adjustment`` JSON object; raise InvalidArgument."""
+        fields = _Fields(data, path, cls._FIELDS)
+        lines = [
+            AdjustmentLine.from_dict(item, f"{path}.lines[{index}]")
+            for index, item in enumerate(fields.list("lines", _ADJUSTMENT_LINES[1]))
+        ]
+        adjustment = cls(
+            idempotency_key=fields.str("idempotency_key", MAX_KEY_LENGTH),
+            tournament_id=fields.str("tournament_id"),
+            round_no=fields.int("round_no"),
+            match_id=fields.str("match_id"),
+            kind=fields.enum("kind", ADJUSTMENT_KINDS),
+            lines=tuple(lines),
+            reason=fields.str("reason", MAX_REASON_LENGTH),
+            assigned_by=fields.str("assigned_by", MAX_NAME_LENGTH),
+        )
+        adjustment.validate(path)
+        return dataclasses.replace(
+            adjustment, lines=tuple(sorted(lines, key=lambda line: line.player_id))
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical JSON object (every field spelled out, int64 as numbers)."""
+        return {
+            "idempotency_key": self.idempotency_key,
+            "tournament_id": self.tournament_id,
+            "round_no": self.round_no,
+            "match_id": self.match_id,
+            "kind": self.kind,
+            "lines": [line.to_dict() for line in self.lines],
+            "reason": self.reason,
+            "assigned_by": self.assigned_by,
+        }
+
+    def request_hash(self) -> bytes:
+        """SHA-256 of the canonical JSON: equal for requests with the same meaning."""
+        return hashlib.sha256(canonical_json(self.to_dict()).encode()).digest()
+
+    @property
+    def component(self) -> str:
+        """The component of its postings: "penalty", "placement" or "replacement"."""
+        return ADJUSTMENT_COMPONENTS[self.kind]
+
+    def validate(self, path: str = "adjustment") -> None:
+        """Check everything the ledger relies on; raise InvalidArgument naming the field."""
+        if not self.idempotency_key:
+            raise InvalidArgument(f"{path}.idempotency_key: missing")
+        if not self.tournament_id:
+            raise InvalidArgument(f"{path}.tournament_id: missing")
+        if self.round_no < 0:
+            raise InvalidArgument(f"{path}.round_no: must be 0 or more, got {self.round_no}")
+        if self.kind not in ADJUSTMENT_COMPONENTS:
+            raise InvalidArgument(f"{path}.kind: missing")
+        if self.kind != PENALTY and not self.match_id:
+            raise InvalidArgument(f"{path}.match_id: missing, a {self.kind} belongs to a match")
+        low, high = _ADJUSTMENT_LINES
+        if not low <= len(self.lines) <= high:
+            raise InvalidArgument(f"{path}.lines: expected {low}-{high}, got {len(self.lines)}")
+        seen: set[str] = set()
+        for index, line in enumerate(self.lines):
+            where = f"{path}.lines[{index}]"
+            _check_player(line.player_id, f"{where}.player_id", allow=_ADJUSTMENT_ACCOUNTS)
+            if line.player_id in seen:
+                raise InvalidArgument(f"{where}.player_id: {show(line.player_id)} appears twice")
+            seen.add(line.player_id)
+            if line.amount == 0:
+                raise InvalidArgument(f"{where}.amount: must not be zero")
+        total = sum(line.amount for line in self.lines)
+        if total != 0:
+            raise InvalidArgument(f"{path}.lines: unbalanced, the amounts sum to {total}")
+        self._validate_shape(path)
+
+    def _validate_shape(self, path: str) -> None:
+        """The lines each kind takes (see hebei.v1.AdjustmentKind)."""
+        players = [line for line in self.lines if line.player_id != TOURNAMENT_ACCOUNT]
+        with_tournament = len(players) < len(self.lines)
+        if self.kind == PLACEMENT:
+            if with_tournament:
+                raise InvalidArgument(
+                    f"{path}.lines: placement points are shared among the players of the "
+                    f"match, without {TOURNAMENT_ACCOUNT!r}"
+                )
+            if len(self.lines) > _PLACEMENT_LINES:
+                raise InvalidArgument(
+                    f"{path}.lines: at most {_PLACEMENT_LINES} players share placement points, "
+                    f"got {len(self.lines)}"
+                )
+            return
+        if not with_tournament:
+            raise InvalidArgument(
+                f"{path}.lines: a {self.kind} is booked against {TOURNAMENT_ACCOUNT!r}, which "
+                "has no line"
+            )
+        if self.kind == PENALTY:
+            for index, line in enumerate(self.lines):
+                if line.player_id != TOURNAMENT_ACCOUNT and line.amount > 0:
+                    raise InvalidArgument(
+                        f"{path}.lines[{index}].amount: a penalty takes points, got "
+                        f"{line.amount} for {show(line.player_id)}"
+                    )
+
+
+_ADJUSTMENT_ACCOUNTS = frozenset({TOURNAMENT_ACCOUNT})

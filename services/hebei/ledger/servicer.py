@@ -1,6 +1,8 @@
 """The thin gRPC layer of the ledger: messages in, :class:`~hebei.ledger.journal.Ledger` calls,
 messages out. Errors are domain errors, mapped to status codes by the bootstrap's
-ErrorInterceptor; ReverseEntry's operator token is checked by its AuthInterceptor."""
+ErrorInterceptor; the tokens of PostSettlement, PostAdjustment, CancelAdjustment (service) and
+ReverseEntry (operator) are checked by its AuthInterceptor. Every field is checked by the
+ledger (hebei.ledger.model) before any work."""
 
 from __future__ import annotations
 
@@ -8,12 +10,14 @@ from typing import Any
 
 import grpc
 from google.protobuf import json_format
+from google.protobuf.message import Message
 
 from hebei.common.errors import InvalidArgument
 from hebei.ledger.journal import AuditReport, Entry, Ledger, Standing
+from hebei.ledger.model import parse_entry_id
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc, types_pb2
 
-__all__ = ["SERVICE_NAME", "LedgerServicer", "settlement_to_dict"]
+__all__ = ["SERVICE_NAME", "LedgerServicer", "adjustment_to_dict", "settlement_to_dict"]
 
 SERVICE_NAME = ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name
 
@@ -21,18 +25,32 @@ _ENTRY_KINDS = {
     "settlement": ledger_pb2.ENTRY_KIND_SETTLEMENT,
     "reversal": ledger_pb2.ENTRY_KIND_REVERSAL,
     "correction": ledger_pb2.ENTRY_KIND_CORRECTION,
+    "adjustment": ledger_pb2.ENTRY_KIND_ADJUSTMENT,
 }
+NO_SEAT = -1  # Posting.seat of an adjustment's lines
+_MAX_CONVERSION_MESSAGE = 200
 
 
-def settlement_to_dict(message: types_pb2.Settlement) -> dict[str, Any]:
+def _to_dict(message: Message, path: str) -> dict[str, Any]:
+    """The protobuf JSON mapping of ``message``; a value the mapping cannot express (a
+    Timestamp out of its range, nanos beyond a second) is INVALID_ARGUMENT."""
+    try:
+        return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    except json_format.Error as error:
+        text = str(error)
+        if len(text) > _MAX_CONVERSION_MESSAGE:
+            text = text[:_MAX_CONVERSION_MESSAGE] + "…"
+        raise InvalidArgument(f"{path}: {text}") from None
+
+
+def settlement_to_dict(message: types_pb2.Settlement, path: str = "settlement") -> dict[str, Any]:
     """The protobuf JSON mapping of a Settlement, as the ledger's model reads it."""
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    return _to_dict(message, path)
 
 
-def _entry_id(text: str, field: str) -> int:
-    if not text.isdigit():
-        raise InvalidArgument(f"{field}: expected an entry id, got {text!r}")
-    return int(text)
+def adjustment_to_dict(message: ledger_pb2.Adjustment) -> dict[str, Any]:
+    """The protobuf JSON mapping of an Adjustment, as the ledger's model reads it."""
+    return _to_dict(message, "adjustment")
 
 
 def _entry_to_proto(entry: Entry) -> ledger_pb2.LedgerEntry:
@@ -42,7 +60,10 @@ def _entry_to_proto(entry: Entry) -> ledger_pb2.LedgerEntry:
         idempotency_key=entry.idempotency_key,
         postings=[
             ledger_pb2.Posting(
-                player_id=p.player_id, seat=p.seat, amount=p.amount, component=p.component
+                player_id=p.player_id,
+                seat=NO_SEAT if p.seat is None else p.seat,
+                amount=p.amount,
+                component=p.component,
             )
             for p in entry.postings
         ],
@@ -52,6 +73,8 @@ def _entry_to_proto(entry: Entry) -> ledger_pb2.LedgerEntry:
     )
     if entry.settlement is not None:
         json_format.ParseDict(entry.settlement, message.settlement, ignore_unknown_fields=True)
+    if entry.adjustment is not None:
+        json_format.ParseDict(entry.adjustment, message.adjustment, ignore_unknown_fields=True)
     message.booked_at.FromDatetime(entry.booked_at)
     return message
 
@@ -68,6 +91,9 @@ def _standing_to_proto(standing: Standing) -> types_pb2.Standing:
         hands_played=standing.hands_played,
         matches_played=standing.matches_played,
         kong_points=standing.kong_points,
+        penalty_points=standing.penalty_points,
+        placement_points=standing.placement_points,
+        replacement_points=standing.replacement_points,
     )
 
 
@@ -109,13 +135,38 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         self, request: ledger_pb2.ReverseEntryRequest, context: grpc.ServicerContext
     ) -> ledger_pb2.ReverseEntryResponse:
         """Reverse an entry, optionally re-entering the corrected settlement (operator)."""
-        corrected = settlement_to_dict(request.corrected) if request.HasField("corrected") else None
-        result = self.ledger.reverse_entry(
-            _entry_id(request.entry_id, "entry_id"), request.reason, corrected
+        entry_id = parse_entry_id(request.entry_id, "entry_id")
+        corrected = (
+            settlement_to_dict(request.corrected, "corrected")
+            if request.HasField("corrected")
+            else None
         )
+        result = self.ledger.reverse_entry(entry_id, request.reason, corrected)
         return ledger_pb2.ReverseEntryResponse(
             reversal_entry_id=str(result.reversal_entry_id),
             correction_entry_id=str(result.correction_entry_id or ""),
+        )
+
+    def PostAdjustment(
+        self, request: ledger_pb2.PostAdjustmentRequest, context: grpc.ServicerContext
+    ) -> ledger_pb2.PostAdjustmentResponse:
+        """Book a penalty, placement points or a replaced match's fixed total (idempotent)."""
+        if not request.HasField("adjustment"):
+            raise InvalidArgument("adjustment: missing")
+        result = self.ledger.post_adjustment(adjustment_to_dict(request.adjustment))
+        return ledger_pb2.PostAdjustmentResponse(
+            entry_id=str(result.entry_id), duplicate=result.duplicate
+        )
+
+    def CancelAdjustment(
+        self, request: ledger_pb2.CancelAdjustmentRequest, context: grpc.ServicerContext
+    ) -> ledger_pb2.CancelAdjustmentResponse:
+        """Reverse an adjustment entry, with a reason (idempotent by key)."""
+        result = self.ledger.cancel_adjustment(
+            parse_entry_id(request.entry_id, "entry_id"), request.reason, request.idempotency_key
+        )
+        return ledger_pb2.CancelAdjustmentResponse(
+            reversal_entry_id=str(result.reversal_entry_id), duplicate=result.duplicate
         )
 
     def GetStandings(

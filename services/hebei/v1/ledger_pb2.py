@@ -26,41 +26,55 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from hebei.v1 import types_pb2 as hebei_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15hebei/v1/ledger.proto\x12\x08hebei.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14hebei/v1/types.proto\"M\n\x07Posting\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\x11\n\tcomponent\x18\x04 \x01(\t\"\xa2\x02\n\x0bLedgerEntry\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.hebei.v1.EntryKind\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12(\n\nsettlement\x18\x04 \x01(\x0b\x32\x14.hebei.v1.Settlement\x12#\n\x08postings\x18\x05 \x03(\x0b\x32\x11.hebei.v1.Posting\x12\x19\n\x11reverses_entry_id\x18\x06 \x01(\t\x12\x1c\n\x14reversed_by_entry_id\x18\x07 \x01(\t\x12\x0e\n\x06reason\x18\x08 \x01(\t\x12-\n\tbooked_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"A\n\x15PostSettlementRequest\x12(\n\nsettlement\x18\x01 \x01(\x0b\x32\x14.hebei.v1.Settlement\"=\n\x16PostSettlementResponse\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"`\n\x13ReverseEntryRequest\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\'\n\tcorrected\x18\x03 \x01(\x0b\x32\x14.hebei.v1.Settlement\"N\n\x14ReverseEntryResponse\x12\x19\n\x11reversal_entry_id\x18\x01 \x01(\t\x12\x1b\n\x13\x63orrection_entry_id\x18\x02 \x01(\t\"9\n LedgerServiceGetStandingsRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"J\n!LedgerServiceGetStandingsResponse\x12%\n\tstandings\x18\x01 \x03(\x0b\x32\x12.hebei.v1.Standing\"\x88\x01\n\x11GetHistoryRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x11\n\tplayer_id\x18\x03 \x01(\t\x12\x10\n\x08table_id\x18\x04 \x01(\t\x12\x15\n\rtournament_id\x18\x05 \x01(\t\x12\x10\n\x08match_id\x18\x06 \x01(\t\"U\n\x12GetHistoryResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.hebei.v1.LedgerEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x0c\x41uditRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"F\n\rTournamentSum\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0f\n\x07\x65ntries\x18\x02 \x01(\x03\x12\r\n\x05total\x18\x03 \x01(\x03\"\xc6\x01\n\rAuditResponse\x12\x17\n\x0f\x65ntries_checked\x18\x01 \x01(\x03\x12\x18\n\x10postings_checked\x18\x02 \x01(\x03\x12\x1a\n\x12unbalanced_entries\x18\x03 \x01(\x03\x12\x1a\n\x12\x62\x61lance_mismatches\x18\x04 \x01(\x03\x12,\n\x0btournaments\x18\x05 \x03(\x0b\x32\x17.hebei.v1.TournamentSum\x12\n\n\x02ok\x18\x06 \x01(\x08\x12\x10\n\x08problems\x18\x07 \x03(\t*v\n\tEntryKind\x12\x1a\n\x16\x45NTRY_KIND_UNSPECIFIED\x10\x00\x12\x19\n\x15\x45NTRY_KIND_SETTLEMENT\x10\x01\x12\x17\n\x13\x45NTRY_KIND_REVERSAL\x10\x02\x12\x19\n\x15\x45NTRY_KIND_CORRECTION\x10\x03\x32\x9f\x03\n\rLedgerService\x12S\n\x0ePostSettlement\x12\x1f.hebei.v1.PostSettlementRequest\x1a .hebei.v1.PostSettlementResponse\x12M\n\x0cReverseEntry\x12\x1d.hebei.v1.ReverseEntryRequest\x1a\x1e.hebei.v1.ReverseEntryResponse\x12g\n\x0cGetStandings\x12*.hebei.v1.LedgerServiceGetStandingsRequest\x1a+.hebei.v1.LedgerServiceGetStandingsResponse\x12G\n\nGetHistory\x12\x1b.hebei.v1.GetHistoryRequest\x1a\x1c.hebei.v1.GetHistoryResponse\x12\x38\n\x05\x41udit\x12\x16.hebei.v1.AuditRequest\x1a\x17.hebei.v1.AuditResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15hebei/v1/ledger.proto\x12\x08hebei.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14hebei/v1/types.proto\"3\n\x0e\x41\x64justmentLine\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\"\xd6\x01\n\nAdjustment\x12\x17\n\x0fidempotency_key\x18\x01 \x01(\t\x12\x15\n\rtournament_id\x18\x02 \x01(\t\x12\x10\n\x08round_no\x18\x03 \x01(\x05\x12\x10\n\x08match_id\x18\x04 \x01(\t\x12&\n\x04kind\x18\x05 \x01(\x0e\x32\x18.hebei.v1.AdjustmentKind\x12\'\n\x05lines\x18\x06 \x03(\x0b\x32\x18.hebei.v1.AdjustmentLine\x12\x0e\n\x06reason\x18\x07 \x01(\t\x12\x13\n\x0b\x61ssigned_by\x18\x08 \x01(\t\"M\n\x07Posting\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\x11\n\tcomponent\x18\x04 \x01(\t\"\xcc\x02\n\x0bLedgerEntry\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.hebei.v1.EntryKind\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12(\n\nsettlement\x18\x04 \x01(\x0b\x32\x14.hebei.v1.Settlement\x12#\n\x08postings\x18\x05 \x03(\x0b\x32\x11.hebei.v1.Posting\x12\x19\n\x11reverses_entry_id\x18\x06 \x01(\t\x12\x1c\n\x14reversed_by_entry_id\x18\x07 \x01(\t\x12\x0e\n\x06reason\x18\x08 \x01(\t\x12-\n\tbooked_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\nadjustment\x18\n \x01(\x0b\x32\x14.hebei.v1.Adjustment\"A\n\x15PostSettlementRequest\x12(\n\nsettlement\x18\x01 \x01(\x0b\x32\x14.hebei.v1.Settlement\"=\n\x16PostSettlementResponse\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"`\n\x13ReverseEntryRequest\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\'\n\tcorrected\x18\x03 \x01(\x0b\x32\x14.hebei.v1.Settlement\"N\n\x14ReverseEntryResponse\x12\x19\n\x11reversal_entry_id\x18\x01 \x01(\t\x12\x1b\n\x13\x63orrection_entry_id\x18\x02 \x01(\t\"A\n\x15PostAdjustmentRequest\x12(\n\nadjustment\x18\x01 \x01(\x0b\x32\x14.hebei.v1.Adjustment\"=\n\x16PostAdjustmentResponse\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"T\n\x17\x43\x61ncelAdjustmentRequest\x12\x10\n\x08\x65ntry_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\"H\n\x18\x43\x61ncelAdjustmentResponse\x12\x19\n\x11reversal_entry_id\x18\x01 \x01(\t\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"9\n LedgerServiceGetStandingsRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"J\n!LedgerServiceGetStandingsResponse\x12%\n\tstandings\x18\x01 \x03(\x0b\x32\x12.hebei.v1.Standing\"\x88\x01\n\x11GetHistoryRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x11\n\tplayer_id\x18\x03 \x01(\t\x12\x10\n\x08table_id\x18\x04 \x01(\t\x12\x15\n\rtournament_id\x18\x05 \x01(\t\x12\x10\n\x08match_id\x18\x06 \x01(\t\"U\n\x12GetHistoryResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.hebei.v1.LedgerEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x0c\x41uditRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"F\n\rTournamentSum\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0f\n\x07\x65ntries\x18\x02 \x01(\x03\x12\r\n\x05total\x18\x03 \x01(\x03\"\xc6\x01\n\rAuditResponse\x12\x17\n\x0f\x65ntries_checked\x18\x01 \x01(\x03\x12\x18\n\x10postings_checked\x18\x02 \x01(\x03\x12\x1a\n\x12unbalanced_entries\x18\x03 \x01(\x03\x12\x1a\n\x12\x62\x61lance_mismatches\x18\x04 \x01(\x03\x12,\n\x0btournaments\x18\x05 \x03(\x0b\x32\x17.hebei.v1.TournamentSum\x12\n\n\x02ok\x18\x06 \x01(\x08\x12\x10\n\x08problems\x18\x07 \x03(\t*\x91\x01\n\tEntryKind\x12\x1a\n\x16\x45NTRY_KIND_UNSPECIFIED\x10\x00\x12\x19\n\x15\x45NTRY_KIND_SETTLEMENT\x10\x01\x12\x17\n\x13\x45NTRY_KIND_REVERSAL\x10\x02\x12\x19\n\x15\x45NTRY_KIND_CORRECTION\x10\x03\x12\x19\n\x15\x45NTRY_KIND_ADJUSTMENT\x10\x04*\x8e\x01\n\x0e\x41\x64justmentKind\x12\x1f\n\x1b\x41\x44JUSTMENT_KIND_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x41\x44JUSTMENT_KIND_PENALTY\x10\x01\x12\x1d\n\x19\x41\x44JUSTMENT_KIND_PLACEMENT\x10\x02\x12\x1f\n\x1b\x41\x44JUSTMENT_KIND_REPLACEMENT\x10\x03\x32\xcf\x04\n\rLedgerService\x12S\n\x0ePostSettlement\x12\x1f.hebei.v1.PostSettlementRequest\x1a .hebei.v1.PostSettlementResponse\x12M\n\x0cReverseEntry\x12\x1d.hebei.v1.ReverseEntryRequest\x1a\x1e.hebei.v1.ReverseEntryResponse\x12S\n\x0ePostAdjustment\x12\x1f.hebei.v1.PostAdjustmentRequest\x1a .hebei.v1.PostAdjustmentResponse\x12Y\n\x10\x43\x61ncelAdjustment\x12!.hebei.v1.CancelAdjustmentRequest\x1a\".hebei.v1.CancelAdjustmentResponse\x12g\n\x0cGetStandings\x12*.hebei.v1.LedgerServiceGetStandingsRequest\x1a+.hebei.v1.LedgerServiceGetStandingsResponse\x12G\n\nGetHistory\x12\x1b.hebei.v1.GetHistoryRequest\x1a\x1c.hebei.v1.GetHistoryResponse\x12\x38\n\x05\x41udit\x12\x16.hebei.v1.AuditRequest\x1a\x17.hebei.v1.AuditResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hebei.v1.ledger_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ENTRYKIND']._serialized_start=1443
-  _globals['_ENTRYKIND']._serialized_end=1561
-  _globals['_POSTING']._serialized_start=90
-  _globals['_POSTING']._serialized_end=167
-  _globals['_LEDGERENTRY']._serialized_start=170
-  _globals['_LEDGERENTRY']._serialized_end=460
-  _globals['_POSTSETTLEMENTREQUEST']._serialized_start=462
-  _globals['_POSTSETTLEMENTREQUEST']._serialized_end=527
-  _globals['_POSTSETTLEMENTRESPONSE']._serialized_start=529
-  _globals['_POSTSETTLEMENTRESPONSE']._serialized_end=590
-  _globals['_REVERSEENTRYREQUEST']._serialized_start=592
-  _globals['_REVERSEENTRYREQUEST']._serialized_end=688
-  _globals['_REVERSEENTRYRESPONSE']._serialized_start=690
-  _globals['_REVERSEENTRYRESPONSE']._serialized_end=768
-  _globals['_LEDGERSERVICEGETSTANDINGSREQUEST']._serialized_start=770
-  _globals['_LEDGERSERVICEGETSTANDINGSREQUEST']._serialized_end=827
-  _globals['_LEDGERSERVICEGETSTANDINGSRESPONSE']._serialized_start=829
-  _globals['_LEDGERSERVICEGETSTANDINGSRESPONSE']._serialized_end=903
-  _globals['_GETHISTORYREQUEST']._serialized_start=906
-  _globals['_GETHISTORYREQUEST']._serialized_end=1042
-  _globals['_GETHISTORYRESPONSE']._serialized_start=1044
-  _globals['_GETHISTORYRESPONSE']._serialized_end=1129
-  _globals['_AUDITREQUEST']._serialized_start=1131
-  _globals['_AUDITREQUEST']._serialized_end=1168
-  _globals['_TOURNAMENTSUM']._serialized_start=1170
-  _globals['_TOURNAMENTSUM']._serialized_end=1240
-  _globals['_AUDITRESPONSE']._serialized_start=1243
-  _globals['_AUDITRESPONSE']._serialized_end=1441
-  _globals['_LEDGERSERVICE']._serialized_start=1564
-  _globals['_LEDGERSERVICE']._serialized_end=1979
+  _globals['_ENTRYKIND']._serialized_start=2046
+  _globals['_ENTRYKIND']._serialized_end=2191
+  _globals['_ADJUSTMENTKIND']._serialized_start=2194
+  _globals['_ADJUSTMENTKIND']._serialized_end=2336
+  _globals['_ADJUSTMENTLINE']._serialized_start=90
+  _globals['_ADJUSTMENTLINE']._serialized_end=141
+  _globals['_ADJUSTMENT']._serialized_start=144
+  _globals['_ADJUSTMENT']._serialized_end=358
+  _globals['_POSTING']._serialized_start=360
+  _globals['_POSTING']._serialized_end=437
+  _globals['_LEDGERENTRY']._serialized_start=440
+  _globals['_LEDGERENTRY']._serialized_end=772
+  _globals['_POSTSETTLEMENTREQUEST']._serialized_start=774
+  _globals['_POSTSETTLEMENTREQUEST']._serialized_end=839
+  _globals['_POSTSETTLEMENTRESPONSE']._serialized_start=841
+  _globals['_POSTSETTLEMENTRESPONSE']._serialized_end=902
+  _globals['_REVERSEENTRYREQUEST']._serialized_start=904
+  _globals['_REVERSEENTRYREQUEST']._serialized_end=1000
+  _globals['_REVERSEENTRYRESPONSE']._serialized_start=1002
+  _globals['_REVERSEENTRYRESPONSE']._serialized_end=1080
+  _globals['_POSTADJUSTMENTREQUEST']._serialized_start=1082
+  _globals['_POSTADJUSTMENTREQUEST']._serialized_end=1147
+  _globals['_POSTADJUSTMENTRESPONSE']._serialized_start=1149
+  _globals['_POSTADJUSTMENTRESPONSE']._serialized_end=1210
+  _globals['_CANCELADJUSTMENTREQUEST']._serialized_start=1212
+  _globals['_CANCELADJUSTMENTREQUEST']._serialized_end=1296
+  _globals['_CANCELADJUSTMENTRESPONSE']._serialized_start=1298
+  _globals['_CANCELADJUSTMENTRESPONSE']._serialized_end=1370
+  _globals['_LEDGERSERVICEGETSTANDINGSREQUEST']._serialized_start=1372
+  _globals['_LEDGERSERVICEGETSTANDINGSREQUEST']._serialized_end=1429
+  _globals['_LEDGERSERVICEGETSTANDINGSRESPONSE']._serialized_start=1431
+  _globals['_LEDGERSERVICEGETSTANDINGSRESPONSE']._serialized_end=1505
+  _globals['_GETHISTORYREQUEST']._serialized_start=1508
+  _globals['_GETHISTORYREQUEST']._serialized_end=1644
+  _globals['_GETHISTORYRESPONSE']._serialized_start=1646
+  _globals['_GETHISTORYRESPONSE']._serialized_end=1731
+  _globals['_AUDITREQUEST']._serialized_start=1733
+  _globals['_AUDITREQUEST']._serialized_end=1770
+  _globals['_TOURNAMENTSUM']._serialized_start=1772
+  _globals['_TOURNAMENTSUM']._serialized_end=1842
+  _globals['_AUDITRESPONSE']._serialized_start=1845
+  _globals['_AUDITRESPONSE']._serialized_end=2043
+  _globals['_LEDGERSERVICE']._serialized_start=2339
+  _globals['_LEDGERSERVICE']._serialized_end=2930
 # @@protoc_insertion_point(module_scope)

@@ -17,10 +17,51 @@ class EntryKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ENTRY_KIND_SETTLEMENT: _ClassVar[EntryKind]
     ENTRY_KIND_REVERSAL: _ClassVar[EntryKind]
     ENTRY_KIND_CORRECTION: _ClassVar[EntryKind]
+    ENTRY_KIND_ADJUSTMENT: _ClassVar[EntryKind]
+
+class AdjustmentKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ADJUSTMENT_KIND_UNSPECIFIED: _ClassVar[AdjustmentKind]
+    ADJUSTMENT_KIND_PENALTY: _ClassVar[AdjustmentKind]
+    ADJUSTMENT_KIND_PLACEMENT: _ClassVar[AdjustmentKind]
+    ADJUSTMENT_KIND_REPLACEMENT: _ClassVar[AdjustmentKind]
 ENTRY_KIND_UNSPECIFIED: EntryKind
 ENTRY_KIND_SETTLEMENT: EntryKind
 ENTRY_KIND_REVERSAL: EntryKind
 ENTRY_KIND_CORRECTION: EntryKind
+ENTRY_KIND_ADJUSTMENT: EntryKind
+ADJUSTMENT_KIND_UNSPECIFIED: AdjustmentKind
+ADJUSTMENT_KIND_PENALTY: AdjustmentKind
+ADJUSTMENT_KIND_PLACEMENT: AdjustmentKind
+ADJUSTMENT_KIND_REPLACEMENT: AdjustmentKind
+
+class AdjustmentLine(_message.Message):
+    __slots__ = ("player_id", "amount")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    amount: int
+    def __init__(self, player_id: _Optional[str] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class Adjustment(_message.Message):
+    __slots__ = ("idempotency_key", "tournament_id", "round_no", "match_id", "kind", "lines", "reason", "assigned_by")
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ROUND_NO_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ASSIGNED_BY_FIELD_NUMBER: _ClassVar[int]
+    idempotency_key: str
+    tournament_id: str
+    round_no: int
+    match_id: str
+    kind: AdjustmentKind
+    lines: _containers.RepeatedCompositeFieldContainer[AdjustmentLine]
+    reason: str
+    assigned_by: str
+    def __init__(self, idempotency_key: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., match_id: _Optional[str] = ..., kind: _Optional[_Union[AdjustmentKind, str]] = ..., lines: _Optional[_Iterable[_Union[AdjustmentLine, _Mapping]]] = ..., reason: _Optional[str] = ..., assigned_by: _Optional[str] = ...) -> None: ...
 
 class Posting(_message.Message):
     __slots__ = ("player_id", "seat", "amount", "component")
@@ -35,7 +76,7 @@ class Posting(_message.Message):
     def __init__(self, player_id: _Optional[str] = ..., seat: _Optional[int] = ..., amount: _Optional[int] = ..., component: _Optional[str] = ...) -> None: ...
 
 class LedgerEntry(_message.Message):
-    __slots__ = ("entry_id", "kind", "idempotency_key", "settlement", "postings", "reverses_entry_id", "reversed_by_entry_id", "reason", "booked_at")
+    __slots__ = ("entry_id", "kind", "idempotency_key", "settlement", "postings", "reverses_entry_id", "reversed_by_entry_id", "reason", "booked_at", "adjustment")
     ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
@@ -45,6 +86,7 @@ class LedgerEntry(_message.Message):
     REVERSED_BY_ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     BOOKED_AT_FIELD_NUMBER: _ClassVar[int]
+    ADJUSTMENT_FIELD_NUMBER: _ClassVar[int]
     entry_id: str
     kind: EntryKind
     idempotency_key: str
@@ -54,7 +96,8 @@ class LedgerEntry(_message.Message):
     reversed_by_entry_id: str
     reason: str
     booked_at: _timestamp_pb2.Timestamp
-    def __init__(self, entry_id: _Optional[str] = ..., kind: _Optional[_Union[EntryKind, str]] = ..., idempotency_key: _Optional[str] = ..., settlement: _Optional[_Union[_types_pb2.Settlement, _Mapping]] = ..., postings: _Optional[_Iterable[_Union[Posting, _Mapping]]] = ..., reverses_entry_id: _Optional[str] = ..., reversed_by_entry_id: _Optional[str] = ..., reason: _Optional[str] = ..., booked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    adjustment: Adjustment
+    def __init__(self, entry_id: _Optional[str] = ..., kind: _Optional[_Union[EntryKind, str]] = ..., idempotency_key: _Optional[str] = ..., settlement: _Optional[_Union[_types_pb2.Settlement, _Mapping]] = ..., postings: _Optional[_Iterable[_Union[Posting, _Mapping]]] = ..., reverses_entry_id: _Optional[str] = ..., reversed_by_entry_id: _Optional[str] = ..., reason: _Optional[str] = ..., booked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., adjustment: _Optional[_Union[Adjustment, _Mapping]] = ...) -> None: ...
 
 class PostSettlementRequest(_message.Message):
     __slots__ = ("settlement",)
@@ -87,6 +130,38 @@ class ReverseEntryResponse(_message.Message):
     reversal_entry_id: str
     correction_entry_id: str
     def __init__(self, reversal_entry_id: _Optional[str] = ..., correction_entry_id: _Optional[str] = ...) -> None: ...
+
+class PostAdjustmentRequest(_message.Message):
+    __slots__ = ("adjustment",)
+    ADJUSTMENT_FIELD_NUMBER: _ClassVar[int]
+    adjustment: Adjustment
+    def __init__(self, adjustment: _Optional[_Union[Adjustment, _Mapping]] = ...) -> None: ...
+
+class PostAdjustmentResponse(_message.Message):
+    __slots__ = ("entry_id", "duplicate")
+    ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    entry_id: str
+    duplicate: bool
+    def __init__(self, entry_id: _Optional[str] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+
+class CancelAdjustmentRequest(_message.Message):
+    __slots__ = ("entry_id", "reason", "idempotency_key")
+    ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    entry_id: str
+    reason: str
+    idempotency_key: str
+    def __init__(self, entry_id: _Optional[str] = ..., reason: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class CancelAdjustmentResponse(_message.Message):
+    __slots__ = ("reversal_entry_id", "duplicate")
+    REVERSAL_ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    reversal_entry_id: str
+    duplicate: bool
+    def __init__(self, reversal_entry_id: _Optional[str] = ..., duplicate: _Optional[bool] = ...) -> None: ...
 
 class LedgerServiceGetStandingsRequest(_message.Message):
     __slots__ = ("tournament_id",)

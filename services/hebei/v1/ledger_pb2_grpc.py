@@ -26,9 +26,26 @@ if _version_not_supported:
 
 
 class LedgerServiceStub:
-    """LedgerService books settlements and answers standings and audits. PostSettlement needs a
-    service token (or the operator token); ReverseEntry needs the operator token; both in the
-    `authorization: Bearer ...` metadata.
+    """LedgerService books settlements and adjustments and answers standings and audits.
+    PostSettlement, PostAdjustment and CancelAdjustment need a service token (or the operator
+    token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
+    metadata. GetStandings, GetHistory and Audit are public.
+
+    Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
+    own accounts: "#tournament" is the account of the tournament itself, the counterpart of
+    penalties and of fixed replaced-match totals. It never appears in standings; it is part of
+    the tournament's zero sum (Audit). A settlement naming a "#" player is INVALID_ARGUMENT.
+
+    Limits (INVALID_ARGUMENT beyond them, whatever the RPC): no NUL character in any string;
+    ids (tournament, table, match, player) at most 128 characters; idempotency keys at most 160
+    (a settlement's key is "match_id:hand_no"); reasons at most 256; rule profile, fan ids and
+    names, assigned_by at most 128; entry ids and page tokens are ASCII decimal numbers from 1 to
+    2^63 - 1; every amount (hand, kong, total and win deltas, adjustment lines) at most 10^12 in
+    absolute value; timestamps within 0001-01-01 and 9999-12-31; a settlement has at most 3
+    wins, a win at most 64 fans, 14 concealed tiles and 4 melds of at most 4 tiles. A match id
+    whose first ":"-separated part is "reverse", "correct", "adjustment" or "cancel" is refused
+    (the ledger's own keys start so). A balance that would still leave the 64-bit range is
+    FAILED_PRECONDITION, and nothing is booked.
     """
 
     def __init__(self, channel):
@@ -46,6 +63,16 @@ class LedgerServiceStub:
                 '/hebei.v1.LedgerService/ReverseEntry',
                 request_serializer=hebei_dot_v1_dot_ledger__pb2.ReverseEntryRequest.SerializeToString,
                 response_deserializer=hebei_dot_v1_dot_ledger__pb2.ReverseEntryResponse.FromString,
+                _registered_method=True)
+        self.PostAdjustment = channel.unary_unary(
+                '/hebei.v1.LedgerService/PostAdjustment',
+                request_serializer=hebei_dot_v1_dot_ledger__pb2.PostAdjustmentRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_ledger__pb2.PostAdjustmentResponse.FromString,
+                _registered_method=True)
+        self.CancelAdjustment = channel.unary_unary(
+                '/hebei.v1.LedgerService/CancelAdjustment',
+                request_serializer=hebei_dot_v1_dot_ledger__pb2.CancelAdjustmentRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_ledger__pb2.CancelAdjustmentResponse.FromString,
                 _registered_method=True)
         self.GetStandings = channel.unary_unary(
                 '/hebei.v1.LedgerService/GetStandings',
@@ -65,9 +92,26 @@ class LedgerServiceStub:
 
 
 class LedgerServiceServicer:
-    """LedgerService books settlements and answers standings and audits. PostSettlement needs a
-    service token (or the operator token); ReverseEntry needs the operator token; both in the
-    `authorization: Bearer ...` metadata.
+    """LedgerService books settlements and adjustments and answers standings and audits.
+    PostSettlement, PostAdjustment and CancelAdjustment need a service token (or the operator
+    token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
+    metadata. GetStandings, GetHistory and Audit are public.
+
+    Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
+    own accounts: "#tournament" is the account of the tournament itself, the counterpart of
+    penalties and of fixed replaced-match totals. It never appears in standings; it is part of
+    the tournament's zero sum (Audit). A settlement naming a "#" player is INVALID_ARGUMENT.
+
+    Limits (INVALID_ARGUMENT beyond them, whatever the RPC): no NUL character in any string;
+    ids (tournament, table, match, player) at most 128 characters; idempotency keys at most 160
+    (a settlement's key is "match_id:hand_no"); reasons at most 256; rule profile, fan ids and
+    names, assigned_by at most 128; entry ids and page tokens are ASCII decimal numbers from 1 to
+    2^63 - 1; every amount (hand, kong, total and win deltas, adjustment lines) at most 10^12 in
+    absolute value; timestamps within 0001-01-01 and 9999-12-31; a settlement has at most 3
+    wins, a win at most 64 fans, 14 concealed tiles and 4 melds of at most 4 tiles. A match id
+    whose first ":"-separated part is "reverse", "correct", "adjustment" or "cancel" is refused
+    (the ledger's own keys start so). A balance that would still leave the 64-bit range is
+    FAILED_PRECONDITION, and nothing is booked.
     """
 
     def PostSettlement(self, request, context):
@@ -82,13 +126,35 @@ class LedgerServiceServicer:
     def ReverseEntry(self, request, context):
         """Operator: reverse an entry (a new entry with every posting negated), optionally booking a
         corrected settlement in the same transaction.
+        Adjustments are not reversed here (FAILED_PRECONDITION): cancel them with CancelAdjustment.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PostAdjustment(self, request, context):
+        """Service: book an adjustment (a penalty, placement points, the fixed total of a replaced
+        player's match) as one journal entry whose lines sum to zero. Idempotent like
+        PostSettlement, by Adjustment.idempotency_key: the same key and body return the first
+        entry (duplicate = true); the same key with a different body is ALREADY_EXISTS.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelAdjustment(self, request, context):
+        """Service: cancel an adjustment by booking its exact reversal, with a reason. Only adjustment
+        entries can be cancelled (a settlement is FAILED_PRECONDITION), each at most once.
+        Idempotent by CancelAdjustmentRequest.idempotency_key: the same key and body return the
+        first reversal (duplicate = true); the same key with a different body is ALREADY_EXISTS;
+        an entry already cancelled under another key is FAILED_PRECONDITION.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetStandings(self, request, context):
-        """A tournament's standings from the booked entries.
+        """A tournament's standings from the booked entries (settlements and adjustments).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -102,7 +168,8 @@ class LedgerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Audit(self, request, context):
-        """Check every entry balances and every balance equals the sum of its postings.
+        """Check every entry balances, every balance equals the sum of its postings and every
+        tournament (its "#tournament" account included) sums to zero.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -120,6 +187,16 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.ReverseEntry,
                     request_deserializer=hebei_dot_v1_dot_ledger__pb2.ReverseEntryRequest.FromString,
                     response_serializer=hebei_dot_v1_dot_ledger__pb2.ReverseEntryResponse.SerializeToString,
+            ),
+            'PostAdjustment': grpc.unary_unary_rpc_method_handler(
+                    servicer.PostAdjustment,
+                    request_deserializer=hebei_dot_v1_dot_ledger__pb2.PostAdjustmentRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_ledger__pb2.PostAdjustmentResponse.SerializeToString,
+            ),
+            'CancelAdjustment': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelAdjustment,
+                    request_deserializer=hebei_dot_v1_dot_ledger__pb2.CancelAdjustmentRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_ledger__pb2.CancelAdjustmentResponse.SerializeToString,
             ),
             'GetStandings': grpc.unary_unary_rpc_method_handler(
                     servicer.GetStandings,
@@ -145,9 +222,26 @@ def add_LedgerServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class LedgerService:
-    """LedgerService books settlements and answers standings and audits. PostSettlement needs a
-    service token (or the operator token); ReverseEntry needs the operator token; both in the
-    `authorization: Bearer ...` metadata.
+    """LedgerService books settlements and adjustments and answers standings and audits.
+    PostSettlement, PostAdjustment and CancelAdjustment need a service token (or the operator
+    token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
+    metadata. GetStandings, GetHistory and Audit are public.
+
+    Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
+    own accounts: "#tournament" is the account of the tournament itself, the counterpart of
+    penalties and of fixed replaced-match totals. It never appears in standings; it is part of
+    the tournament's zero sum (Audit). A settlement naming a "#" player is INVALID_ARGUMENT.
+
+    Limits (INVALID_ARGUMENT beyond them, whatever the RPC): no NUL character in any string;
+    ids (tournament, table, match, player) at most 128 characters; idempotency keys at most 160
+    (a settlement's key is "match_id:hand_no"); reasons at most 256; rule profile, fan ids and
+    names, assigned_by at most 128; entry ids and page tokens are ASCII decimal numbers from 1 to
+    2^63 - 1; every amount (hand, kong, total and win deltas, adjustment lines) at most 10^12 in
+    absolute value; timestamps within 0001-01-01 and 9999-12-31; a settlement has at most 3
+    wins, a win at most 64 fans, 14 concealed tiles and 4 melds of at most 4 tiles. A match id
+    whose first ":"-separated part is "reverse", "correct", "adjustment" or "cancel" is refused
+    (the ledger's own keys start so). A balance that would still leave the 64-bit range is
+    FAILED_PRECONDITION, and nothing is booked.
     """
 
     @staticmethod
@@ -194,6 +288,60 @@ class LedgerService:
             '/hebei.v1.LedgerService/ReverseEntry',
             hebei_dot_v1_dot_ledger__pb2.ReverseEntryRequest.SerializeToString,
             hebei_dot_v1_dot_ledger__pb2.ReverseEntryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PostAdjustment(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.LedgerService/PostAdjustment',
+            hebei_dot_v1_dot_ledger__pb2.PostAdjustmentRequest.SerializeToString,
+            hebei_dot_v1_dot_ledger__pb2.PostAdjustmentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelAdjustment(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.LedgerService/CancelAdjustment',
+            hebei_dot_v1_dot_ledger__pb2.CancelAdjustmentRequest.SerializeToString,
+            hebei_dot_v1_dot_ledger__pb2.CancelAdjustmentResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -27,9 +27,26 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class LedgerServiceStub:
-    """LedgerService books settlements and answers standings and audits. PostSettlement needs a
-    service token (or the operator token); ReverseEntry needs the operator token; both in the
-    `authorization: Bearer ...` metadata.
+    """LedgerService books settlements and adjustments and answers standings and audits.
+    PostSettlement, PostAdjustment and CancelAdjustment need a service token (or the operator
+    token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
+    metadata. GetStandings, GetHistory and Audit are public.
+
+    Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
+    own accounts: "#tournament" is the account of the tournament itself, the counterpart of
+    penalties and of fixed replaced-match totals. It never appears in standings; it is part of
+    the tournament's zero sum (Audit). A settlement naming a "#" player is INVALID_ARGUMENT.
+
+    Limits (INVALID_ARGUMENT beyond them, whatever the RPC): no NUL character in any string;
+    ids (tournament, table, match, player) at most 128 characters; idempotency keys at most 160
+    (a settlement's key is "match_id:hand_no"); reasons at most 256; rule profile, fan ids and
+    names, assigned_by at most 128; entry ids and page tokens are ASCII decimal numbers from 1 to
+    2^63 - 1; every amount (hand, kong, total and win deltas, adjustment lines) at most 10^12 in
+    absolute value; timestamps within 0001-01-01 and 9999-12-31; a settlement has at most 3
+    wins, a win at most 64 fans, 14 concealed tiles and 4 melds of at most 4 tiles. A match id
+    whose first ":"-separated part is "reverse", "correct", "adjustment" or "cancel" is refused
+    (the ledger's own keys start so). A balance that would still leave the 64-bit range is
+    FAILED_PRECONDITION, and nothing is booked.
     """
 
     @_typing.overload
@@ -44,19 +61,52 @@ class LedgerServiceStub:
     ReverseEntry: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ReverseEntryRequest, _ledger_pb2.ReverseEntryResponse]
     """Operator: reverse an entry (a new entry with every posting negated), optionally booking a
     corrected settlement in the same transaction.
+    Adjustments are not reversed here (FAILED_PRECONDITION): cancel them with CancelAdjustment.
+    """
+    PostAdjustment: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.PostAdjustmentRequest, _ledger_pb2.PostAdjustmentResponse]
+    """Service: book an adjustment (a penalty, placement points, the fixed total of a replaced
+    player's match) as one journal entry whose lines sum to zero. Idempotent like
+    PostSettlement, by Adjustment.idempotency_key: the same key and body return the first
+    entry (duplicate = true); the same key with a different body is ALREADY_EXISTS.
+    """
+    CancelAdjustment: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.CancelAdjustmentRequest, _ledger_pb2.CancelAdjustmentResponse]
+    """Service: cancel an adjustment by booking its exact reversal, with a reason. Only adjustment
+    entries can be cancelled (a settlement is FAILED_PRECONDITION), each at most once.
+    Idempotent by CancelAdjustmentRequest.idempotency_key: the same key and body return the
+    first reversal (duplicate = true); the same key with a different body is ALREADY_EXISTS;
+    an entry already cancelled under another key is FAILED_PRECONDITION.
     """
     GetStandings: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.LedgerServiceGetStandingsRequest, _ledger_pb2.LedgerServiceGetStandingsResponse]
-    """A tournament's standings from the booked entries."""
+    """A tournament's standings from the booked entries (settlements and adjustments)."""
     GetHistory: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetHistoryRequest, _ledger_pb2.GetHistoryResponse]
     """Journal entries, newest first, filtered and paged."""
     Audit: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.AuditRequest, _ledger_pb2.AuditResponse]
-    """Check every entry balances and every balance equals the sum of its postings."""
+    """Check every entry balances, every balance equals the sum of its postings and every
+    tournament (its "#tournament" account included) sums to zero.
+    """
 
 @_typing.type_check_only
 class LedgerServiceAsyncStub(LedgerServiceStub):
-    """LedgerService books settlements and answers standings and audits. PostSettlement needs a
-    service token (or the operator token); ReverseEntry needs the operator token; both in the
-    `authorization: Bearer ...` metadata.
+    """LedgerService books settlements and adjustments and answers standings and audits.
+    PostSettlement, PostAdjustment and CancelAdjustment need a service token (or the operator
+    token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
+    metadata. GetStandings, GetHistory and Audit are public.
+
+    Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
+    own accounts: "#tournament" is the account of the tournament itself, the counterpart of
+    penalties and of fixed replaced-match totals. It never appears in standings; it is part of
+    the tournament's zero sum (Audit). A settlement naming a "#" player is INVALID_ARGUMENT.
+
+    Limits (INVALID_ARGUMENT beyond them, whatever the RPC): no NUL character in any string;
+    ids (tournament, table, match, player) at most 128 characters; idempotency keys at most 160
+    (a settlement's key is "match_id:hand_no"); reasons at most 256; rule profile, fan ids and
+    names, assigned_by at most 128; entry ids and page tokens are ASCII decimal numbers from 1 to
+    2^63 - 1; every amount (hand, kong, total and win deltas, adjustment lines) at most 10^12 in
+    absolute value; timestamps within 0001-01-01 and 9999-12-31; a settlement has at most 3
+    wins, a win at most 64 fans, 14 concealed tiles and 4 melds of at most 4 tiles. A match id
+    whose first ":"-separated part is "reverse", "correct", "adjustment" or "cancel" is refused
+    (the ledger's own keys start so). A balance that would still leave the 64-bit range is
+    FAILED_PRECONDITION, and nothing is booked.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -68,18 +118,51 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     ReverseEntry: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ReverseEntryRequest, _ledger_pb2.ReverseEntryResponse]  # type: ignore[assignment]
     """Operator: reverse an entry (a new entry with every posting negated), optionally booking a
     corrected settlement in the same transaction.
+    Adjustments are not reversed here (FAILED_PRECONDITION): cancel them with CancelAdjustment.
+    """
+    PostAdjustment: _aio.UnaryUnaryMultiCallable[_ledger_pb2.PostAdjustmentRequest, _ledger_pb2.PostAdjustmentResponse]  # type: ignore[assignment]
+    """Service: book an adjustment (a penalty, placement points, the fixed total of a replaced
+    player's match) as one journal entry whose lines sum to zero. Idempotent like
+    PostSettlement, by Adjustment.idempotency_key: the same key and body return the first
+    entry (duplicate = true); the same key with a different body is ALREADY_EXISTS.
+    """
+    CancelAdjustment: _aio.UnaryUnaryMultiCallable[_ledger_pb2.CancelAdjustmentRequest, _ledger_pb2.CancelAdjustmentResponse]  # type: ignore[assignment]
+    """Service: cancel an adjustment by booking its exact reversal, with a reason. Only adjustment
+    entries can be cancelled (a settlement is FAILED_PRECONDITION), each at most once.
+    Idempotent by CancelAdjustmentRequest.idempotency_key: the same key and body return the
+    first reversal (duplicate = true); the same key with a different body is ALREADY_EXISTS;
+    an entry already cancelled under another key is FAILED_PRECONDITION.
     """
     GetStandings: _aio.UnaryUnaryMultiCallable[_ledger_pb2.LedgerServiceGetStandingsRequest, _ledger_pb2.LedgerServiceGetStandingsResponse]  # type: ignore[assignment]
-    """A tournament's standings from the booked entries."""
+    """A tournament's standings from the booked entries (settlements and adjustments)."""
     GetHistory: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetHistoryRequest, _ledger_pb2.GetHistoryResponse]  # type: ignore[assignment]
     """Journal entries, newest first, filtered and paged."""
     Audit: _aio.UnaryUnaryMultiCallable[_ledger_pb2.AuditRequest, _ledger_pb2.AuditResponse]  # type: ignore[assignment]
-    """Check every entry balances and every balance equals the sum of its postings."""
+    """Check every entry balances, every balance equals the sum of its postings and every
+    tournament (its "#tournament" account included) sums to zero.
+    """
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
-    """LedgerService books settlements and answers standings and audits. PostSettlement needs a
-    service token (or the operator token); ReverseEntry needs the operator token; both in the
-    `authorization: Bearer ...` metadata.
+    """LedgerService books settlements and adjustments and answers standings and audits.
+    PostSettlement, PostAdjustment and CancelAdjustment need a service token (or the operator
+    token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
+    metadata. GetStandings, GetHistory and Audit are public.
+
+    Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
+    own accounts: "#tournament" is the account of the tournament itself, the counterpart of
+    penalties and of fixed replaced-match totals. It never appears in standings; it is part of
+    the tournament's zero sum (Audit). A settlement naming a "#" player is INVALID_ARGUMENT.
+
+    Limits (INVALID_ARGUMENT beyond them, whatever the RPC): no NUL character in any string;
+    ids (tournament, table, match, player) at most 128 characters; idempotency keys at most 160
+    (a settlement's key is "match_id:hand_no"); reasons at most 256; rule profile, fan ids and
+    names, assigned_by at most 128; entry ids and page tokens are ASCII decimal numbers from 1 to
+    2^63 - 1; every amount (hand, kong, total and win deltas, adjustment lines) at most 10^12 in
+    absolute value; timestamps within 0001-01-01 and 9999-12-31; a settlement has at most 3
+    wins, a win at most 64 fans, 14 concealed tiles and 4 melds of at most 4 tiles. A match id
+    whose first ":"-separated part is "reverse", "correct", "adjustment" or "cancel" is refused
+    (the ledger's own keys start so). A balance that would still leave the 64-bit range is
+    FAILED_PRECONDITION, and nothing is booked.
     """
 
     @_abc_1.abstractmethod
@@ -101,6 +184,32 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_ledger_pb2.ReverseEntryResponse, _abc.Awaitable[_ledger_pb2.ReverseEntryResponse]]:
         """Operator: reverse an entry (a new entry with every posting negated), optionally booking a
         corrected settlement in the same transaction.
+        Adjustments are not reversed here (FAILED_PRECONDITION): cancel them with CancelAdjustment.
+        """
+
+    @_abc_1.abstractmethod
+    def PostAdjustment(
+        self,
+        request: _ledger_pb2.PostAdjustmentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.PostAdjustmentResponse, _abc.Awaitable[_ledger_pb2.PostAdjustmentResponse]]:
+        """Service: book an adjustment (a penalty, placement points, the fixed total of a replaced
+        player's match) as one journal entry whose lines sum to zero. Idempotent like
+        PostSettlement, by Adjustment.idempotency_key: the same key and body return the first
+        entry (duplicate = true); the same key with a different body is ALREADY_EXISTS.
+        """
+
+    @_abc_1.abstractmethod
+    def CancelAdjustment(
+        self,
+        request: _ledger_pb2.CancelAdjustmentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.CancelAdjustmentResponse, _abc.Awaitable[_ledger_pb2.CancelAdjustmentResponse]]:
+        """Service: cancel an adjustment by booking its exact reversal, with a reason. Only adjustment
+        entries can be cancelled (a settlement is FAILED_PRECONDITION), each at most once.
+        Idempotent by CancelAdjustmentRequest.idempotency_key: the same key and body return the
+        first reversal (duplicate = true); the same key with a different body is ALREADY_EXISTS;
+        an entry already cancelled under another key is FAILED_PRECONDITION.
         """
 
     @_abc_1.abstractmethod
@@ -109,7 +218,7 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_pb2.LedgerServiceGetStandingsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.LedgerServiceGetStandingsResponse, _abc.Awaitable[_ledger_pb2.LedgerServiceGetStandingsResponse]]:
-        """A tournament's standings from the booked entries."""
+        """A tournament's standings from the booked entries (settlements and adjustments)."""
 
     @_abc_1.abstractmethod
     def GetHistory(
@@ -125,6 +234,8 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_pb2.AuditRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.AuditResponse, _abc.Awaitable[_ledger_pb2.AuditResponse]]:
-        """Check every entry balances and every balance equals the sum of its postings."""
+        """Check every entry balances, every balance equals the sum of its postings and every
+        tournament (its "#tournament" account included) sums to zero.
+        """
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

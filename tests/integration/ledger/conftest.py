@@ -55,6 +55,42 @@ def make_settlement() -> Callable[..., dict[str, Any]]:
     return make
 
 
+def hand_settlement(
+    match: str,
+    hand: int,
+    players: list[str],
+    deltas: list[int],
+    *,
+    kong: list[int] | None = None,
+    winner: int | None = None,
+    discarder: int | None = None,
+    table: str = "t1",
+    tournament: str = "cup",
+) -> dict[str, Any]:
+    """A hand of ``match`` with the given deltas by seat: a win of ``winner`` (on
+    ``discarder``'s discard, else a self-draw) or, without a winner, an exhaustive draw."""
+    kong = kong or [0, 0, 0, 0]
+    wins = []
+    if winner is not None:
+        win: dict[str, Any] = {"winner": winner, "win_tile": "TILE_5M", "deltas": deltas}
+        if discarder is None:
+            win["kind"] = "WIN_KIND_SELF_DRAW"
+        else:
+            win.update(kind="WIN_KIND_DISCARD", discarder=discarder)
+        wins.append(win)
+    return {
+        "idempotency_key": f"{match}:{hand}", "tournament_id": tournament, "round_no": 1,
+        "table_id": table, "match_id": match, "hand_no": hand, "dealer": 0,
+        "outcome": "HAND_OUTCOME_WIN" if wins else "HAND_OUTCOME_EXHAUSTIVE_DRAW",
+        "results": [
+            {"seat": s, "player_id": players[s], "hand_delta": deltas[s], "kong_delta": kong[s],
+             "total_delta": deltas[s] + kong[s]}
+            for s in range(4)
+        ],
+        "wins": wins,
+    }  # fmt: skip
+
+
 @pytest.fixture
 def private_postgres() -> Iterator[embedded.EmbeddedPostgres]:
     """A PostgreSQL of this test's own (embedded, even when HEBEI_DATABASE_URL is set), which

@@ -103,3 +103,63 @@ def test_audit_reports_a_balance_that_drifted_from_its_postings(booked: Ledger):
     assert report.balance_mismatches == 1
     assert any("'p2'" in problem and "balance" in problem for problem in report.problems)
     assert report.unbalanced_entries == 0
+
+
+_ADJUSTMENT_ENTRY = (
+    "INSERT INTO journal_entries (idempotency_key, request_hash, kind, tournament_id, round_no,"
+    " table_id, match_id, hand_no, outcome, settlement, adjustment)"
+    " VALUES (%s, '\\x00', %s, 'sample', 1, '', 'm', 0, '', %s, %s) RETURNING entry_id"
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "settlement", "adjustment", "components", "seats", "amounts", "message"),
+    [
+        # adjustment postings have no seat; hand and kong postings have one
+        ("adjustment", None, "{}", ("penalty", "penalty"), (0, None), (5, -5), "seat_presence"),
+        ("settlement", "{}", None, ("hand", "hand"), (0, None), (5, -5), "seat_presence"),
+        ("adjustment", None, "{}", ("bonus", "bonus"), (None, None), (5, -5), "component_check"),
+        # every amount within 10^12
+        ("adjustment", None, "{}", ("placement",) * 2, (None, None), (10**12 + 1, -(10**12) - 1),
+         "amount_bound"),
+        # an adjustment entry carries its adjustment, and no settlement
+        ("adjustment", None, None, ("penalty", "penalty"), (None, None), (5, -5), "adjustment_check"),
+        ("adjustment", "{}", "{}", ("penalty", "penalty"), (None, None), (5, -5), "settlement_check"),
+        ("settlement", "{}", "{}", ("hand", "hand"), (0, 1), (5, -5), "adjustment_check"),
+        # and balances like every entry
+        ("adjustment", None, "{}", ("penalty", "penalty"), (None, None), (5, -4), "unbalanced"),
+    ],
+)  # fmt: skip
+def test_adjustment_rows_are_checked_by_the_database(
+    booked: Ledger, kind, settlement, adjustment, components, seats, amounts, message
+):
+    with booked.pool.connection() as conn:
+        first, second = _account_ids(conn)[:2]
+        with pytest.raises(psycopg.errors.CheckViolation, match=message), conn.transaction():
+            entry_id = conn.execute(
+                _ADJUSTMENT_ENTRY, ("adj:1", kind, settlement, adjustment)
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO postings (entry_id, account_id, component, seat, amount)"
+                " VALUES (%s, %s, %s, %s, %s), (%s, %s, %s, %s, %s)",
+                (entry_id, first, components[0], seats[0], amounts[0],
+                 entry_id, second, components[1], seats[1], amounts[1]),
+            )  # fmt: skip
+    report = booked.audit()
+    assert report.ok and report.entries_checked == 1
+
+
+def test_a_booked_adjustment_is_append_only(booked: Ledger):
+    booked.post_adjustment(
+        {"idempotency_key": "pen", "tournament_id": "sample", "kind": "ADJUSTMENT_KIND_PENALTY",
+         "lines": [{"player_id": "p0", "amount": -5}, {"player_id": "#tournament", "amount": 5}]}
+    )  # fmt: skip
+    with booked.pool.connection() as conn:
+        for statement in (
+            "UPDATE journal_entries SET adjustment = '{}' WHERE kind = 'adjustment'",
+            "UPDATE postings SET amount = 0 WHERE component = 'penalty'",
+            "DELETE FROM postings WHERE component = 'penalty'",
+        ):
+            with pytest.raises(psycopg.errors.RestrictViolation, match="refused"):
+                conn.execute(statement)
+    assert booked.audit().ok

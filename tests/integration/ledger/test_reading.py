@@ -2,57 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from hebei.common.errors import InvalidArgument
 from hebei.ledger.journal import Ledger, Standing
-
-
-def _hand(
-    match: str,
-    hand: int,
-    players: list[str],
-    deltas: list[int],
-    *,
-    kong: list[int] | None = None,
-    winner: int | None = None,
-    discarder: int | None = None,
-    table: str = "t1",
-) -> dict[str, Any]:
-    kong = kong or [0, 0, 0, 0]
-    wins = []
-    if winner is not None:
-        win: dict[str, Any] = {"winner": winner, "win_tile": "TILE_5M", "deltas": deltas}
-        if discarder is None:
-            win["kind"] = "WIN_KIND_SELF_DRAW"
-        else:
-            win.update(kind="WIN_KIND_DISCARD", discarder=discarder)
-        wins.append(win)
-    return {
-        "idempotency_key": f"{match}:{hand}", "tournament_id": "cup", "round_no": 1,
-        "table_id": table, "match_id": match, "hand_no": hand, "dealer": 0,
-        "outcome": "HAND_OUTCOME_WIN" if wins else "HAND_OUTCOME_EXHAUSTIVE_DRAW",
-        "results": [
-            {"seat": s, "player_id": players[s], "hand_delta": deltas[s], "kong_delta": kong[s],
-             "total_delta": deltas[s] + kong[s]}
-            for s in range(4)
-        ],
-        "wins": wins,
-    }  # fmt: skip
+from tests.integration.ledger.conftest import hand_settlement
 
 
 @pytest.fixture
 def cup(ledger: Ledger) -> Ledger:
     """Two matches: a..d at t1, then a, b, e, f at t2."""
     first = ["a", "b", "c", "d"]
-    ledger.post_settlement(_hand("m1", 1, first, [6, -6, 0, 0], winner=0, discarder=1))
-    ledger.post_settlement(_hand("m1", 2, first, [-3, -3, 9, -3], kong=[2, 0, -1, -1], winner=2))
-    ledger.post_settlement(_hand("m1", 3, first, [0, 0, 0, 0]))  # exhaustive draw
+    ledger.post_settlement(hand_settlement("m1", 1, first, [6, -6, 0, 0], winner=0, discarder=1))
+    ledger.post_settlement(
+        hand_settlement("m1", 2, first, [-3, -3, 9, -3], kong=[2, 0, -1, -1], winner=2)
+    )
+    ledger.post_settlement(hand_settlement("m1", 3, first, [0, 0, 0, 0]))  # exhaustive draw
     second = ["e", "a", "b", "f"]
-    ledger.post_settlement(_hand("m2", 1, second, [-4, 0, 4, 0], winner=2, discarder=0, table="t2"))
-    ledger.post_settlement(_hand("m2", 2, second, [0, -5, 0, 5], winner=3, discarder=1, table="t2"))
+    ledger.post_settlement(
+        hand_settlement("m2", 1, second, [-4, 0, 4, 0], winner=2, discarder=0, table="t2")
+    )
+    ledger.post_settlement(
+        hand_settlement("m2", 2, second, [0, -5, 0, 5], winner=3, discarder=1, table="t2")
+    )
     return ledger
 
 

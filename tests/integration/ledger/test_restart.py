@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -90,3 +91,38 @@ def test_postgres_restart_during_a_load(private_postgres: EmbeddedPostgres):
     assert report.ok, report.problems
     assert report.entries_checked == len(acknowledged)
     ledger.close()
+
+
+def test_a_post_waiting_while_postgres_is_down_is_booked_soon_after_it_is_back(
+    private_postgres: EmbeddedPostgres,
+):
+    """A post that started during the outage is booked within moments of PostgreSQL's
+    return, not when its connection wait (the pool timeout, 30 s here) runs out."""
+    ledger = Ledger.open(private_postgres.url, "ledger", max_size=4, timeout=30.0)
+    players = ["w", "x", "y", "z"]
+    rng = random.Random(3)
+    outcome: dict[str, Any] = {}
+
+    def post() -> None:
+        settlement = sample_settlement(rng, match_id="m", hand_no=2, players=players)
+        try:
+            outcome["result"] = ledger.post_settlement(settlement)
+        except Exception as error:  # asserted below
+            outcome["error"] = error
+        outcome["done"] = time.monotonic()
+
+    try:
+        ledger.post_settlement(sample_settlement(rng, match_id="m", hand_no=1, players=players))
+        private_postgres.stop("immediate")
+        waiting = threading.Thread(target=post)
+        waiting.start()
+        time.sleep(3)  # the post has found the pool's connections broken and waits for one
+        assert waiting.is_alive(), outcome
+        private_postgres.start()
+        back = time.monotonic()
+        waiting.join(timeout=60)
+        assert "result" in outcome, outcome
+        assert outcome["done"] - back < 10  # it was sitting out 30 s before
+        assert ledger.audit().entries_checked == 2
+    finally:
+        ledger.close()

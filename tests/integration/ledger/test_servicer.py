@@ -206,3 +206,81 @@ def test_settlement_message_fields_all_survive(ledger_server: LedgerServer, make
     stub.PostSettlement(request, metadata=AS_SERVICE)
     (entry,) = stub.GetHistory(ledger_pb2.GetHistoryRequest(), metadata=AS_SERVICE).entries
     assert entry.settlement == request.settlement
+
+
+def test_adjustments_over_grpc(ledger_server: LedgerServer, make_settlement: Make):
+    stub = ledger_server.stub()
+    stub.PostSettlement(
+        _post_request(make_settlement("m1", 1, seed=5, tournament_id="cup")), metadata=AS_SERVICE
+    )
+    uma = ledger_pb2.Adjustment(
+        idempotency_key="placement:m1", tournament_id="cup", round_no=1, match_id="m1",
+        kind=ledger_pb2.ADJUSTMENT_KIND_PLACEMENT, reason="placement points",
+        lines=[ledger_pb2.AdjustmentLine(player_id=p, amount=a)
+               for p, a in (("p0", 15), ("p1", 5), ("p2", -5), ("p3", -15))],
+    )  # fmt: skip
+    penalty = ledger_pb2.Adjustment(
+        idempotency_key="penalty:1", tournament_id="cup", kind=ledger_pb2.ADJUSTMENT_KIND_PENALTY,
+        lines=[ledger_pb2.AdjustmentLine(player_id="p2", amount=-20),
+               ledger_pb2.AdjustmentLine(player_id="#tournament", amount=20)],
+        reason="late", assigned_by="referee",
+    )  # fmt: skip
+    post = stub.PostAdjustment
+    request = ledger_pb2.PostAdjustmentRequest(adjustment=uma)
+    assert _status(lambda: post(request))[0] == grpc.StatusCode.UNAUTHENTICATED
+    first = post(request, metadata=AS_SERVICE)
+    assert not first.duplicate and post(request, metadata=AS_OPERATOR).duplicate
+    changed = ledger_pb2.PostAdjustmentRequest(adjustment=uma)
+    changed.adjustment.lines[0].amount, changed.adjustment.lines[1].amount = 5, 15
+    assert _status(lambda: post(changed, metadata=AS_SERVICE)) == (
+        grpc.StatusCode.ALREADY_EXISTS,
+        f"key 'adjustment:placement:m1' is already booked as entry {first.entry_id} with "
+        "different figures",
+    )
+    assert _status(lambda: post(ledger_pb2.PostAdjustmentRequest(), metadata=AS_SERVICE)) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "adjustment: missing",
+    )
+    penalty_id = post(
+        ledger_pb2.PostAdjustmentRequest(adjustment=penalty), metadata=AS_SERVICE
+    ).entry_id
+
+    history = stub.GetHistory(ledger_pb2.GetHistoryRequest(tournament_id="cup")).entries
+    entry = next(e for e in history if e.entry_id == penalty_id)
+    assert entry.kind == ledger_pb2.ENTRY_KIND_ADJUSTMENT and not entry.HasField("settlement")
+    assert entry.adjustment.kind == ledger_pb2.ADJUSTMENT_KIND_PENALTY
+    assert entry.adjustment.assigned_by == "referee" and entry.reason == "late"
+    assert sorted((p.player_id, p.seat, p.component, p.amount) for p in entry.postings) == [
+        ("#tournament", -1, "penalty", 20), ("p2", -1, "penalty", -20),
+    ]  # fmt: skip
+
+    def standings() -> dict[str, types_pb2.Standing]:
+        request = ledger_pb2.LedgerServiceGetStandingsRequest(tournament_id="cup")
+        return {s.player_id: s for s in stub.GetStandings(request).standings}
+
+    assert set(standings()) == {"p0", "p1", "p2", "p3"}
+    p2 = standings()["p2"]
+    assert (p2.penalty_points, p2.placement_points, p2.replacement_points) == (-20, -5, 0)
+
+    cancel = ledger_pb2.CancelAdjustmentRequest(
+        entry_id=penalty_id, reason="appeal upheld", idempotency_key="cancel:penalty:1"
+    )
+    assert _status(lambda: stub.CancelAdjustment(cancel))[0] == grpc.StatusCode.UNAUTHENTICATED
+    cancelled = stub.CancelAdjustment(cancel, metadata=AS_SERVICE)
+    assert cancelled.reversal_entry_id and not cancelled.duplicate
+    again = stub.CancelAdjustment(cancel, metadata=AS_SERVICE)
+    assert (again.reversal_entry_id, again.duplicate) == (cancelled.reversal_entry_id, True)
+    assert standings()["p2"].penalty_points == 0
+    settlement = ledger_pb2.CancelAdjustmentRequest(
+        entry_id="1", reason="typo", idempotency_key="c2"
+    )
+    assert _status(lambda: stub.CancelAdjustment(settlement, metadata=AS_SERVICE)) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "entry 1 is a settlement, not an adjustment: only adjustments can be cancelled",
+    )
+    reverse = ledger_pb2.ReverseEntryRequest(entry_id=first.entry_id, reason="typo")
+    assert _status(lambda: stub.ReverseEntry(reverse, metadata=AS_OPERATOR))[0] == (
+        grpc.StatusCode.FAILED_PRECONDITION
+    )
+    audit = stub.Audit(ledger_pb2.AuditRequest(tournament_id="cup"))
+    assert audit.ok and [(t.tournament_id, t.total) for t in audit.tournaments] == [("cup", 0)]
