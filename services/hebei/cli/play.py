@@ -40,7 +40,10 @@ def _console() -> Console:
 @app.command("play")
 def play_command(
     address: str = typer.Option(
-        "", "--address", help="HOST:PORT of a table engine to join; without it, a local table."
+        "",
+        "--address",
+        help="HOST:PORT of a table engine to join (default with --match: the one `hebei up` "
+        "runs); without it, a local table.",
     ),
     match: str = typer.Option("", "--match", help="Remote: the match id."),
     seat: int = typer.Option(-1, "--seat", help="Remote: your seat, 0-3."),
@@ -66,13 +69,23 @@ def play_command(
     """Play Hebei Mahjong in the terminal: against three bots on a local table, or at a seat
     of a remote table (--address, --match, --seat, --token). Type ? at a prompt for the keys."""
     _quiet_logs(Path(log_file) if log_file else None)
+    if not address and (match or token or seat != -1):
+        address = _running_table()
     if address:
         code = _play_remote(address, match, seat, token, tls, Path(ca_file) if ca_file else None)
     else:
-        if match or token or seat != -1:
-            fail("--match, --seat and --token join a remote table: give --address too")
         code = _play_local(policy, level, hands, seed, think, name)
     raise typer.Exit(code)
+
+
+def _running_table() -> str:
+    """The table engine of the stack ``hebei up`` runs, for a remote seat without --address."""
+    from hebei.stack.discovery import find_stack
+
+    stack = find_stack()
+    if stack is None or "table" not in stack.addresses:
+        fail("--match, --seat and --token join a remote table: give --address too")
+    return stack.address("table")
 
 
 def _play_remote(

@@ -16,9 +16,6 @@ import contextlib
 import os
 import random
 import secrets
-import signal
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -36,6 +33,7 @@ from hebei.common.server import Server, ServiceSpec, create_server
 from hebei.ledger.journal import Ledger
 from hebei.ledger.servicer import SERVICE_NAME as LEDGER_SERVICE
 from hebei.ledger.servicer import LedgerServicer
+from hebei.stack.processes import Child, StackError, bot_worker_argv, wait_until_ready
 from hebei.table.service import TableConfig, TableEngine
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc, table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
@@ -43,10 +41,6 @@ from hebei.v1 import types_pb2 as pb
 # The line-up of bot players, cycled: (policy, level).
 LINE_UP = (("expert", 3), ("efficiency", None), ("expert", 1), ("random", None))
 FINISHED = (pb.MATCH_STATUS_FINISHED, pb.MATCH_STATUS_DISSOLVED)
-
-
-class StackError(RuntimeError):
-    """The local stack could not start or a tournament could not finish (one clear line)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +72,7 @@ class LocalStack:
     ledger: Ledger
     engine: TableEngine
     servers: list[Server]
-    worker: subprocess.Popen
+    worker: Child
     table_address: str
     ledger_address: str
     table_schema: str
@@ -108,39 +102,13 @@ def _serve(spec: ServiceSpec, service: str, token: str, workers: int) -> Server:
     return server
 
 
-def _start_worker(
-    broker_url: str, processes: int, sessions: int, log_path: Path
-) -> subprocess.Popen:
+def _start_worker(broker_url: str, processes: int, sessions: int, log_path: Path) -> Child:
     env = dict(os.environ, HEBEI_BROKER_URL=broker_url, HEBEI_BOTS_WARM_HANDS="2")
-    log = open(log_path, "ab")  # noqa: SIM115 (closed with the process, see local_stack)
-    command = [
-        sys.executable,
-        "-c",
-        "from hebei.cli import main; main()",
-        "bots",
-        "worker",
-        "--processes",
-        str(processes),
-        "--sessions",
-        str(sessions),
-        "--loglevel",
-        "WARNING",
-    ]
-    return subprocess.Popen(command, env=env, stdout=log, stderr=log, start_new_session=True)
-
-
-def _wait_for_worker(worker: subprocess.Popen, log_path: Path, timeout: float = 120.0) -> None:
-    from hebei.bots.celery_app import live_workers
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if worker.poll() is not None:
-            tail = log_path.read_text(errors="replace").strip().splitlines()[-1:] or ["no output"]
-            raise StackError(f"the bot worker exited with code {worker.returncode}: {tail[0]}")
-        if live_workers():
-            return
-        time.sleep(0.2)
-    raise StackError(f"the bot worker did not come up within {timeout:.0f} s (log: {log_path})")
+    name = f"demo-{secrets.token_hex(3)}"
+    argv = bot_worker_argv(processes, sessions, name, loglevel="WARNING")
+    worker = Child.spawn("bots", "the bot worker", argv, env, log_path)
+    worker.worker_name, worker.processes = name, processes
+    return worker
 
 
 @contextlib.contextmanager
@@ -189,7 +157,7 @@ def local_stack(
         status("starting a bot worker (Celery)")
         log_path = log_dir / "bots-worker.log"
         worker = _start_worker(broker_url, options.worker_processes, seats + 4, log_path)
-        _wait_for_worker(worker, log_path)
+        wait_until_ready([worker], 120.0, os.environ.get("HEBEI_BOTS_REDIS_URL") or broker_url)
         stack = LocalStack(
             database_url,
             broker_url,
@@ -206,13 +174,8 @@ def local_stack(
         for channel in stack.channels:
             channel.close()
     finally:
-        if worker is not None and worker.poll() is None:
-            os.killpg(worker.pid, signal.SIGTERM)
-            try:
-                worker.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(worker.pid, signal.SIGKILL)
-                worker.wait(5)
+        if worker is not None:
+            worker.stop(20)
         for server in stack_servers:
             server.stop(1.0)
         if engine is not None:

@@ -1,0 +1,99 @@
+"""`hebei up`: the whole local stack in the foreground, until Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+import typer
+import typer.core
+
+from hebei.cli import app
+from hebei.cli._util import fail
+
+
+def _usage_errors() -> tuple[type[Exception], ...]:
+    """click's UsageError and, in typer versions that bundle their own click, typer's copy."""
+    bundled = getattr(typer.core, "_click", None)
+    return (click.UsageError, *((bundled.exceptions.UsageError,) if bundled else ()))
+
+
+class _OneLineErrors(typer.core.TyperCommand):
+    """Usage errors (``--workers abc``, an unknown option) as one line, exit status 2."""
+
+    def make_context(self, info_name: str | None, args: list[str], **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, **extra)
+        except _usage_errors() as exc:
+            print(f"hebei: {exc.format_message()}", file=sys.stderr)
+            raise typer.Exit(2) from None
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+@app.command("up", cls=_OneLineErrors)
+def up_command(
+    workers: int = typer.Option(1, "--workers", help="Bot workers (0: none)."),
+    processes: int = typer.Option(1, "--processes", help="Celery processes per bot worker."),
+) -> None:
+    """Run the whole local stack in the foreground: ledger, table engine, matchmaking and bot
+    workers on 127.0.0.1, on embedded PostgreSQL and Redis unless HEBEI_DATABASE_URL /
+    HEBEI_BROKER_URL are set. Writes .hebei/stack.json for the other commands; Ctrl-C stops."""
+    if not 0 <= workers <= 16 or not 1 <= processes <= 64:
+        fail(f"--workers must be 0-16 and --processes 1-64, got {workers} and {processes}")
+    from hebei.common.embedded import default_data_dir
+    from hebei.stack.discovery import (
+        StackLock,
+        StackRunning,
+        remove_stack_file,
+        stack_file,
+        write_stack_file,
+    )
+    from hebei.stack.processes import StackError, StackOptions, redact, start_stack
+
+    data_dir = default_data_dir()
+    lock = StackLock(data_dir)
+    try:
+        lock.acquire()
+    except StackRunning as exc:
+        fail(str(exc), code=1)
+    except OSError as exc:
+        fail(f"cannot use the data directory {data_dir}: {exc.strerror or exc}", code=1)
+    path = stack_file(data_dir)
+    options = StackOptions(data_dir=data_dir, bot_workers=workers, worker_processes=processes)
+    stack = None
+    code = 0
+    try:
+        stack = start_stack(options, status=lambda text: _say(f"{text}…"))
+        write_stack_file(path, stack.info())
+        for name, address in stack.addresses.items():
+            _say(f"{name}: {address}")
+        metrics = ", ".join(f"{n} {a}" for n, a in stack.metrics_addresses.items())
+        _say(f"metrics: {metrics}")
+        count = stack.bot_processes
+        _say(f"bots: {count} worker process{'' if count == 1 else 'es'}")
+        _say(f"database: {redact(stack.database_url)}")
+        _say(f"broker: {redact(stack.broker_url)}")
+        _say(f"logs: {stack.log_dir}")
+        _say(f"stack file: {path} (addresses and the operator token)")
+        _say("ready: Ctrl-C stops the stack")
+        stack.wait()
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the normal end
+        if stack is None:
+            _say("interrupted before the stack was ready")
+    except StackError as exc:  # it did not start (already stopped), or a process ended
+        print(f"hebei: {exc}", file=sys.stderr, flush=True)
+        code = 1
+    except OSError as exc:
+        print(f"hebei: cannot write {path}: {exc.strerror or exc}", file=sys.stderr, flush=True)
+        code = 1
+    finally:
+        if stack is not None:
+            remove_stack_file(path)
+            stack.stop()
+        lock.release()
+    _say("stopped")
+    raise typer.Exit(code)

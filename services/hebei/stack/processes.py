@@ -1,0 +1,713 @@
+"""The whole local stack as separate OS processes: what ``hebei up`` runs, usable from code.
+
+::
+
+    from hebei.stack.processes import StackOptions, start_stack
+
+    with start_stack(StackOptions(worker_processes=2), status=print) as stack:
+        stack.address("table")            # "127.0.0.1:PORT"
+        stack.metrics_address("ledger")   # the ledger's /metrics
+        stack.operator_token, stack.database_url, stack.broker_url
+        stack.wait()                      # until a process exits (StackError) or Ctrl-C
+    # leaving the block (or stack.stop()) stops everything start_stack started
+
+What runs:
+
+- PostgreSQL and Redis, embedded in this process (``hebei.common.embedded``, data under the
+  data dir) unless ``database_url`` / ``broker_url`` or ``HEBEI_DATABASE_URL`` /
+  ``HEBEI_BROKER_URL`` name servers; the children always get URLs and start nothing;
+- the ledger, the table engine and the matchmaking service (``python -m hebei.<service>``,
+  matchmaking once ``hebei.matchmaking.service`` and its ``__main__`` exist), each on
+  127.0.0.1 with a gRPC port and a metrics port chosen here, a fresh operator token and a
+  distinct service token;
+- ``bot_workers`` bot workers (``hebei bots worker``), each of ``worker_processes`` Celery
+  processes; the worker's own /metrics is not enabled (it would listen on 0.0.0.0).
+
+Each child's output goes to ``<log dir>/<name>.log`` (the previous run's to ``<name>.log.1``).
+A service is ready when grpc.health.v1 reports SERVING, a bot worker when all its processes
+appear in the fleet's worker registry (``live_workers``). A child that exits or is not ready
+within ``ready_timeout`` fails the start with one line naming it and its log's last line.
+
+Stopping (:meth:`Stack.stop`): the bot workers first (SIGTERM: they hand their seats back),
+then the services, each sent SIGTERM and given ``stop_timeout`` seconds before SIGKILL goes to
+its whole process group; then the embedded servers started here are released (stopped unless
+another live process uses them).
+
+Signals: while :func:`start_stack` runs, SIGINT (Ctrl-C) and SIGTERM stop the start (it then
+raises KeyboardInterrupt after stopping what it started); while the stack runs, both raise
+KeyboardInterrupt in the main thread (leave the ``with`` block or call stop); while it stops, a
+second signal skips the waits and kills at once. Handlers are only installed when
+``start_stack`` is called from the main thread.
+
+No orphans if this process crashes: every child runs in its own session and process group
+(so Ctrl-C in a terminal reaches only this process, which stops them in order), and on Linux
+starts through a tiny wrapper that sets ``PR_SET_PDEATHSIG`` = SIGTERM (ctypes) and then execs
+the command, so the child is stopped as soon as the thread that started it ends; the bot worker
+passes SIGKILL-on-parent-death on to its Celery processes. Call :func:`start_stack` from a
+thread that lives as long as the stack (the main thread). The embedded servers have a watchdog
+of their own (see ``hebei.common.embedded``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from hebei.stack.discovery import StackInfo, process_started
+
+__all__ = [
+    "SERVICES",
+    "Child",
+    "Stack",
+    "StackError",
+    "StackOptions",
+    "available_services",
+    "bot_worker_argv",
+    "bot_worker_registered",
+    "start_stack",
+    "wait_until_ready",
+]
+
+HOST = "127.0.0.1"
+SERVICES = ("ledger", "table", "matchmaking", "bots")  # in start order; "bots": the workers
+GRPC_SERVICES = ("ledger", "table", "matchmaking")
+LABELS = {
+    "ledger": "the ledger",
+    "table": "the table engine",
+    "matchmaking": "the matchmaking service",
+}
+PEERS = {"table": ("ledger", "matchmaking"), "matchmaking": ("table", "ledger")}  # addresses
+PORT_TAKEN = ("cannot listen on", "cannot serve metrics on")  # a start lost a port race
+START_ATTEMPTS = 3
+PR_SET_PDEATHSIG = 1
+
+# Variables the stack sets for its children. They are dropped from the caller's environment
+# first, per-service variants included: HEBEI_LEDGER_DATABASE_URL there would beat the
+# HEBEI_DATABASE_URL the stack sets, HEBEI_TLS_CERT would turn on TLS, and so on.
+_SHARED_KEYS = (
+    "HOST", "OPERATOR_TOKEN", "SERVICE_TOKEN", "DATABASE_URL", "BROKER_URL", "DATA_DIR",
+    "TLS_CERT", "TLS_KEY", "TLS_CLIENT_CA",
+)  # fmt: skip
+_SERVICE_KEYS = (
+    *_SHARED_KEYS, "PORT", "METRICS_PORT", "LEDGER_ADDRESS", "TABLE_ADDRESS",
+    "MATCHMAKING_ADDRESS",
+)  # fmt: skip
+_OWNED = frozenset(
+    {f"HEBEI_{key}" for key in _SHARED_KEYS}
+    | {f"HEBEI_{svc.upper()}_{key}" for svc in SERVICES for key in _SERVICE_KEYS}
+)
+# Defaults for a laptop, unless the caller's environment says otherwise.
+_DEFAULT_ENV = {
+    "HEBEI_GRACE_SECONDS": "3",  # calls in flight (Play streams) get this long at stop
+    "HEBEI_BOTS_WARM_HANDS": "2",  # a quick start rather than full shanten tables
+}
+
+
+class StackError(RuntimeError):
+    """The local stack could not start, or one of its processes stopped (one clear line)."""
+
+
+def available_services() -> tuple[str, ...]:
+    """The services :func:`start_stack` runs by default: all of :data:`SERVICES`, the
+    matchmaking service once its module (and ``python -m`` entry) exists."""
+    present = all(
+        importlib.util.find_spec(name) is not None
+        for name in ("hebei.matchmaking.service", "hebei.matchmaking.__main__")
+    )
+    return tuple(s for s in SERVICES if s != "matchmaking" or present)
+
+
+@dataclass(frozen=True, slots=True)
+class StackOptions:
+    services: tuple[str, ...] | None = None  # None: available_services()
+    data_dir: Path | None = None  # None: hebei.common.embedded.default_data_dir()
+    log_dir: Path | None = None  # None: <data_dir>/logs
+    database_url: str | None = None  # None: $HEBEI_DATABASE_URL, else embedded
+    broker_url: str | None = None  # None: $HEBEI_BROKER_URL, else embedded
+    bot_workers: int = 1  # `hebei bots worker` processes
+    worker_processes: int = 1  # Celery processes of each
+    worker_sessions: int = 32  # seat sessions (threads) per Celery process
+    env: Mapping[str, str] = field(default_factory=dict)  # extra environment of every child
+    ready_timeout: float = 180.0  # seconds for every process to be ready
+    stop_timeout: float = 30.0  # seconds a process gets after SIGTERM before SIGKILL
+
+
+# ------------------------------------------------------------------------------ children
+
+
+# Run first in each child: ask Linux for SIGTERM when the parent dies, then exec the real
+# command (the request survives exec). A wrapper rather than a preexec_fn: the launcher may
+# hold gRPC threads (``hebei demo``), and a preexec_fn forces fork(), which gRPC objects to.
+_EXEC_WITH_DEATH_SIGNAL = (
+    "import ctypes, os, signal, sys\n"
+    f"ctypes.CDLL(None).prctl({PR_SET_PDEATHSIG}, signal.SIGTERM)\n"
+    "if os.getppid() != int(sys.argv[1]): sys.exit(1)  # the parent is gone already\n"
+    "os.execvp(sys.argv[2], sys.argv[2:])"
+)
+
+
+def with_death_signal(argv: list[str]) -> list[str]:
+    """``argv`` run so that it gets SIGTERM when this process dies (Linux; as is elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return argv
+    return [sys.executable, "-c", _EXEC_WITH_DEATH_SIGNAL, str(os.getpid()), *argv]
+
+
+def _open_log(path: Path) -> IO[bytes]:
+    """The child's log, the previous run's kept as ``<name>.log.1``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.stat().st_size:
+        path.replace(path.with_name(path.name + ".1"))
+    return open(path, "ab")  # closed by Child.reap
+
+
+def last_log_line(path: Path, limit: int = 300) -> str:
+    """The last line a process wrote (a JSON log line as its message), or ``no output``."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - 16384))
+            lines = handle.read().decode(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    lines = [line.strip() for line in lines if line.strip()]
+    if not lines:
+        return "no output"
+    line = lines[-1]
+    with contextlib.suppress(ValueError, TypeError, AttributeError):
+        record = json.loads(line)
+        text = str(record.get("msg") or record.get("message") or line)
+        if record.get("exc"):
+            text = f"{text}: {str(record['exc']).strip().splitlines()[-1]}"
+        line = text
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+@dataclass
+class Child:
+    """One process of the stack: a service or a bot worker."""
+
+    name: str  # "ledger", "table", "matchmaking", "bots-1", ...
+    label: str  # "the table engine", for messages
+    popen: subprocess.Popen
+    log_path: Path
+    log: IO[bytes] = field(repr=False)
+    address: str | None = None  # host:port of a gRPC service
+    metrics_address: str | None = None
+    worker_name: str | None = None  # a bot worker's --name
+    processes: int = 0  # a bot worker's Celery processes
+
+    @classmethod
+    def spawn(
+        cls, name: str, label: str, argv: list[str], env: Mapping[str, str], log_path: Path
+    ) -> Child:
+        """Start ``argv`` in its own session, output to ``log_path``, stopped with its parent."""
+        log = _open_log(log_path)
+        try:
+            popen = subprocess.Popen(
+                with_death_signal(argv),
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            log.close()
+            raise StackError(f"cannot start {label}: {exc.strerror or exc}") from None
+        return cls(name, label, popen, log_path, log)
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def running(self) -> bool:
+        return self.popen.poll() is None
+
+    def exit_message(self) -> str:
+        """One line: how the process ended and the last line of its log."""
+        code = self.popen.returncode
+        if code is not None and code < 0:
+            try:
+                how = f"was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"was killed by signal {-code}"
+        else:
+            how = f"exited with code {code}"
+        return f"{self.label} {how}: {last_log_line(self.log_path)} (log: {self.log_path})"
+
+    def terminate(self) -> None:
+        """SIGTERM to the process (a bot worker passes it on to its Celery processes)."""
+        if self.running():
+            with contextlib.suppress(ProcessLookupError):
+                self.popen.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        """SIGKILL to the whole process group."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+
+    def reap(self, deadline: float, hurry: threading.Event | None = None) -> None:
+        """Wait for the process until ``deadline`` (or ``hurry``), then SIGKILL its group;
+        SIGKILL whatever is left of the group, close the log."""
+        while self.running() and time.monotonic() < deadline:
+            if hurry is not None and hurry.is_set():
+                break
+            time.sleep(0.05)
+        if self.running():
+            self.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(10)
+        self.kill()  # a process the leader left behind in its group
+        self.log.close()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """SIGTERM, wait up to ``timeout`` seconds, then SIGKILL."""
+        self.terminate()
+        self.reap(time.monotonic() + timeout)
+
+
+def bot_worker_argv(processes: int, sessions: int, name: str, loglevel: str = "INFO") -> list[str]:
+    """The command line of one ``hebei bots worker`` with this interpreter."""
+    return [
+        sys.executable,
+        "-c",
+        "from hebei.cli import main; main()",
+        "bots",
+        "worker",
+        "--processes",
+        str(processes),
+        "--sessions",
+        str(sessions),
+        "--loglevel",
+        loglevel,
+        "--name",
+        name,
+    ]
+
+
+def bot_worker_registered(worker: Child, client: Any) -> bool:
+    """Whether every Celery process of ``worker`` is in the fleet's worker registry."""
+    from hebei.bots.celery_app import live_workers
+
+    prefix = f"{worker.worker_name}-"
+    return sum(1 for name in live_workers(client) if name.startswith(prefix)) >= worker.processes
+
+
+def wait_until_ready(
+    children: list[Child],
+    timeout: float,
+    registry_url: str | None = None,
+    check: Callable[[], None] = lambda: None,
+) -> None:
+    """Wait until every child is ready: grpc.health.v1 SERVING for a service, every Celery
+    process in the worker registry (the Redis at ``registry_url``) for a bot worker.
+
+    Raises StackError (one line naming the child and its log's last line) when a child exits
+    or is not ready within ``timeout`` seconds; ``check`` runs between polls (it may raise).
+    """
+    import grpc
+    import redis
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    deadline = time.monotonic() + timeout
+    pending = list(children)
+    channels = {c.name: grpc.insecure_channel(c.address) for c in pending if c.address}
+    registry = None
+    if any(c.worker_name for c in pending) and registry_url:
+        registry = redis.Redis.from_url(registry_url, socket_timeout=5, socket_connect_timeout=5)
+    try:
+        while pending:
+            check()
+            for child in list(pending):
+                if not child.running():
+                    message = child.exit_message()
+                    if any(text in message for text in PORT_TAKEN):
+                        raise _PortTaken(message)
+                    raise StackError(message)
+                if child.name in channels:
+                    stub = health_pb2_grpc.HealthStub(channels[child.name])
+                    try:
+                        reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
+                        ready = reply.status == health_pb2.HealthCheckResponse.SERVING
+                    except grpc.RpcError:
+                        ready = False
+                else:
+                    try:
+                        ready = registry is not None and bot_worker_registered(child, registry)
+                    except redis.RedisError:
+                        ready = False
+                if ready:
+                    pending.remove(child)
+            if pending and time.monotonic() > deadline:
+                child = pending[0]
+                raise StackError(
+                    f"{child.label} was not ready within {timeout:.0f} s: "
+                    f"{last_log_line(child.log_path)} (log: {child.log_path})"
+                )
+            if pending:
+                time.sleep(0.2)
+    finally:
+        for channel in channels.values():
+            channel.close()
+        if registry is not None:
+            registry.close()
+
+
+def _free_ports(count: int) -> list[int]:
+    """``count`` distinct free ports on 127.0.0.1 (all held open while choosing)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sockets.append(sock)
+            sock.bind((HOST, 0))
+        return [int(sock.getsockname()[1]) for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def redact(url: str) -> str:
+    """A URL without its password, for printing."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, _host = rest.partition("/")[0].rpartition("@")
+    user, _colon, password = credentials.partition(":")
+    if not sep or not at or not password:
+        return url
+    return f"{scheme}://{user}:***@{rest[len(credentials) + 1 :]}"
+
+
+# ------------------------------------------------------------------------------ signals
+
+
+class _Signals:
+    """SIGINT/SIGTERM while the stack starts (noted), runs (KeyboardInterrupt) and stops
+    (skip the waits)."""
+
+    def __init__(self) -> None:
+        self.phase = "starting"
+        self.received = threading.Event()
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self._previous[signum] = signal.signal(signum, self._handle)
+
+    def _handle(self, _signum: int, _frame: object) -> None:
+        self.received.set()
+        if self.phase == "running":
+            self.phase = "stopping"  # once: a second signal must not break off the stop
+            raise KeyboardInterrupt
+
+    def enter(self, phase: str) -> None:
+        self.phase = phase
+        self.received.clear()
+
+    def restore(self) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous.clear()
+
+
+# -------------------------------------------------------------------------------- stack
+
+
+class Stack:
+    """The running stack; :func:`start_stack` makes one. A context manager: leaving the
+    block stops it."""
+
+    def __init__(self, options: StackOptions, status: Callable[[str], None]) -> None:
+        from hebei.common import embedded
+
+        self.options = options
+        self.status = status
+        self.services = tuple(options.services or available_services())
+        self.data_dir = Path(options.data_dir or embedded.default_data_dir()).resolve()
+        self.log_dir = Path(options.log_dir or self.data_dir / "logs").resolve()
+        self.operator_token = secrets.token_urlsafe(24)
+        self.service_token = secrets.token_urlsafe(24)
+        self.database_url = ""
+        self.broker_url = ""
+        self.bots_redis_url: str | None = None  # the seat leases' Redis, when not the broker
+        self.children: dict[str, Child] = {}
+        self.started = time.time()
+        self._tag = secrets.token_hex(3)
+        self._release: list[Callable[[], None]] = []  # embedded servers to release at stop
+        self._signals = _Signals()
+        self._stopped = False
+
+    # ----------------------------------------------------------------- what callers use
+
+    def address(self, service: str) -> str:
+        """``127.0.0.1:PORT`` of a gRPC service (ledger, table, matchmaking)."""
+        child = self.children.get(service)
+        if child is None or child.address is None:
+            raise KeyError(f"this stack runs no {service} service")
+        return child.address
+
+    def metrics_address(self, service: str) -> str:
+        """``127.0.0.1:PORT`` of a service's Prometheus endpoint (``/metrics``)."""
+        child = self.children.get(service)
+        if child is None or child.metrics_address is None:
+            raise KeyError(f"this stack serves no metrics for {service}")
+        return child.metrics_address
+
+    @property
+    def addresses(self) -> dict[str, str]:
+        return {n: c.address for n, c in self.children.items() if c.address is not None}
+
+    @property
+    def metrics_addresses(self) -> dict[str, str]:
+        return {
+            n: c.metrics_address for n, c in self.children.items() if c.metrics_address is not None
+        }
+
+    @property
+    def bot_workers(self) -> list[Child]:
+        return [c for c in self.children.values() if c.worker_name is not None]
+
+    @property
+    def bot_processes(self) -> int:
+        return sum(c.processes for c in self.bot_workers)
+
+    @property
+    def client_env(self) -> dict[str, str]:
+        """What a client of this stack needs in its environment (``send_seat`` included):
+        ``os.environ.update(stack.client_env)`` in this process, or pass it to a child."""
+        env = {
+            "HEBEI_OPERATOR_TOKEN": self.operator_token,
+            "HEBEI_DATABASE_URL": self.database_url,
+            "HEBEI_BROKER_URL": self.broker_url,
+        }
+        if self.bots_redis_url:
+            env["HEBEI_BOTS_REDIS_URL"] = self.bots_redis_url
+        if "HEBEI_BOTS_QUEUE_PREFIX" in self.options.env:
+            env["HEBEI_BOTS_QUEUE_PREFIX"] = self.options.env["HEBEI_BOTS_QUEUE_PREFIX"]
+        return env
+
+    def info(self) -> StackInfo:
+        """What ``stack.json`` holds for this stack (run by this process)."""
+        return StackInfo(
+            pid=os.getpid(),
+            started=process_started(os.getpid()) or self.started,
+            addresses=self.addresses,
+            metrics=self.metrics_addresses,
+            operator_token=self.operator_token,
+            database_url=self.database_url,
+            broker_url=self.broker_url,
+            bots_redis_url=self.bots_redis_url,
+            bot_processes=self.bot_processes,
+            data_dir=str(self.data_dir),
+            log_dir=str(self.log_dir),
+        )
+
+    def check(self) -> None:
+        """Raise StackError (one line) if one of the stack's processes has exited."""
+        for child in self.children.values():
+            if not child.running():
+                raise StackError(child.exit_message())
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until a process exits (StackError), a signal arrives (KeyboardInterrupt) or
+        ``timeout`` seconds pass."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while deadline is None or time.monotonic() < deadline:
+            self.check()
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        """Stop every process, then release the embedded servers; safe to call twice."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._signals.enter("stopping")
+        hurry = self._signals.received
+        try:
+            for group in (self.bot_workers, [c for c in self.children.values() if c.address]):
+                if not group:
+                    continue
+                self.status(f"stopping {', '.join(c.label for c in group)}")
+                for child in group:
+                    child.terminate()
+                deadline = time.monotonic() + self.options.stop_timeout
+                for child in group:
+                    child.reap(deadline, hurry)
+            if self._release:
+                self.status("stopping the embedded servers")
+            for release in reversed(self._release):
+                with contextlib.suppress(Exception):  # one failure must not keep the others
+                    release()
+            self._release.clear()
+        finally:
+            self._signals.restore()
+
+    def __enter__(self) -> Stack:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    # ----------------------------------------------------------------------- starting
+
+    def _interrupted(self) -> None:
+        if self._signals.received.is_set():
+            raise KeyboardInterrupt
+
+    def _start(self) -> None:
+        unknown = [s for s in self.services if s not in SERVICES]
+        if unknown:
+            raise StackError(
+                f"unknown service {unknown[0]!r}; the stack runs {', '.join(SERVICES)}"
+            )
+        if "matchmaking" in self.services and "matchmaking" not in available_services():
+            raise StackError("the matchmaking service is not available yet (hebei.matchmaking)")
+        options = self.options
+        if options.bot_workers < 0 or options.worker_processes < 1 or options.worker_sessions < 1:
+            raise StackError("bot_workers must be >= 0, worker_processes and sessions >= 1")
+        self._signals.install()
+        self._start_databases()
+        self._interrupted()
+        for attempt in range(1, START_ATTEMPTS + 1):
+            self._spawn_all()
+            try:
+                children = list(self.children.values())
+                if children:
+                    self.status(f"waiting for {', '.join(c.label for c in children)}")
+                wait_until_ready(
+                    children,
+                    options.ready_timeout,
+                    self.bots_redis_url or self.broker_url,
+                    self._interrupted,
+                )
+                break
+            except _PortTaken as exc:
+                if attempt == START_ATTEMPTS:
+                    raise StackError(str(exc)) from None
+                self.status("a port was taken meanwhile: starting again on other ports")
+                for child in self.children.values():
+                    child.stop(options.stop_timeout)
+                self.children.clear()
+        self._signals.enter("running")
+
+    def _start_databases(self) -> None:
+        from hebei.common import embedded
+
+        database_url = self.options.database_url or os.environ.get(embedded.DATABASE_URL_ENV)
+        broker_url = self.options.broker_url or os.environ.get(embedded.BROKER_URL_ENV)
+        if database_url:
+            self.status(f"using PostgreSQL at {redact(database_url)}")
+        else:
+            self.status(f"starting PostgreSQL (embedded, data in {self.data_dir / 'postgres'})")
+            handle = embedded.start_postgres(self.data_dir)
+            self._release.append(handle.close)
+            database_url = handle.url
+        if broker_url:
+            self.status(f"using the broker at {redact(broker_url)}")
+        else:
+            self.status(f"starting Redis (embedded, data in {self.data_dir / 'redis'})")
+            redis_handle = embedded.start_redis(self.data_dir)
+            self._release.append(redis_handle.release)
+            broker_url = redis_handle.url
+        self.bots_redis_url = os.environ.get("HEBEI_BOTS_REDIS_URL") or None
+        if not self.bots_redis_url and not broker_url.startswith(("redis://", "rediss://")):
+            # RabbitMQ: the seat leases still need one Redis that every worker shares.
+            self.status("starting Redis for the seat leases (embedded)")
+            redis_handle = embedded.start_redis(self.data_dir)
+            self._release.append(redis_handle.release)
+            self.bots_redis_url = redis_handle.url
+        self.database_url, self.broker_url = database_url, broker_url
+
+    def _env(self, service: str, ports: dict[str, tuple[int, int]]) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in _OWNED}
+        for key, value in _DEFAULT_ENV.items():
+            env.setdefault(key, value)
+        env.update(self.options.env)
+        env.update(
+            PYTHONUNBUFFERED="1",
+            HEBEI_HOST=HOST,
+            HEBEI_OPERATOR_TOKEN=self.operator_token,
+            HEBEI_SERVICE_TOKEN=self.service_token,
+            HEBEI_DATABASE_URL=self.database_url,
+            HEBEI_BROKER_URL=self.broker_url,
+            HEBEI_DATA_DIR=str(self.data_dir),
+        )
+        if self.bots_redis_url:
+            env["HEBEI_BOTS_REDIS_URL"] = self.bots_redis_url
+        prefix = f"HEBEI_{service.upper()}_"
+        if service in ports:
+            env[prefix + "PORT"], env[prefix + "METRICS_PORT"] = map(str, ports[service])
+        for peer in PEERS.get(service, ()):
+            if peer in ports:
+                env[f"{prefix}{peer.upper()}_ADDRESS"] = f"{HOST}:{ports[peer][0]}"
+        return env
+
+    def _spawn_all(self) -> None:
+        services = [s for s in GRPC_SERVICES if s in self.services]
+        chosen = iter(_free_ports(2 * len(services)))
+        ports = {service: (next(chosen), next(chosen)) for service in services}
+        for service in services:
+            self._interrupted()
+            label = LABELS[service]
+            self.status(f"starting {label}")
+            argv = [sys.executable, "-m", f"hebei.{service}"]
+            child = Child.spawn(
+                service, label, argv, self._env(service, ports), self.log_dir / f"{service}.log"
+            )
+            child.address = f"{HOST}:{ports[service][0]}"
+            child.metrics_address = f"{HOST}:{ports[service][1]}"
+            self.children[service] = child
+        workers = self.options.bot_workers if "bots" in self.services else 0
+        for index in range(1, workers + 1):
+            self._interrupted()
+            processes = self.options.worker_processes
+            label = "the bot worker" if workers == 1 else f"bot worker {index}"
+            plural = "es" if processes > 1 else ""
+            self.status(f"starting {label} ({processes} Celery process{plural})")
+            name = f"local{index}-{self._tag}"
+            argv = bot_worker_argv(processes, self.options.worker_sessions, name)
+            child = Child.spawn(
+                f"bots-{index}",
+                label,
+                argv,
+                self._env("bots", ports),
+                self.log_dir / f"bots-{index}.log",
+            )
+            child.worker_name, child.processes = name, processes
+            self.children[child.name] = child
+
+
+class _PortTaken(StackError):
+    """A service could not listen on a port chosen for it: another process took it."""
+
+
+def start_stack(
+    options: StackOptions | None = None, status: Callable[[str], None] | None = None
+) -> Stack:
+    """Start the stack (see the module doc) and return it once every process is ready.
+
+    ``status`` receives one progress line per step (``starting the ledger``). Raises
+    StackError (one line) when something fails to start, KeyboardInterrupt when SIGINT or
+    SIGTERM arrives meanwhile; either way, whatever was started is stopped first.
+    """
+    stack = Stack(options or StackOptions(), status or (lambda _text: None))
+    try:
+        stack._start()
+    except BaseException:
+        stack.stop()
+        raise
+    return stack

@@ -1,0 +1,38 @@
+"""Fixtures of the launcher tests: a private data dir, and an environment that keeps the
+stack's schemas and bot queues apart from every other test (and dropped afterwards)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from tests.conftest import unique_name
+
+SCHEMA_VARIABLES = ("HEBEI_LEDGER_SCHEMA", "HEBEI_TABLE_SCHEMA", "HEBEI_MATCHMAKING_SCHEMA")
+
+
+@pytest.fixture
+def data_dir() -> Iterator[Path]:
+    """A private, short data directory (unix socket paths inside it must stay short)."""
+    folder = Path(tempfile.mkdtemp(prefix="hebei-stack-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def stack_env(database_url: str) -> Iterator[dict[str, str]]:
+    """Extra environment for the stack's processes: fresh schemas, private bot queues."""
+    env = {name: unique_name("stack") for name in SCHEMA_VARIABLES}
+    env["HEBEI_BOTS_QUEUE_PREFIX"] = unique_name("stackbots")
+    yield env
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        for name in SCHEMA_VARIABLES:
+            conn.execute(
+                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(env[name]))
+            )
