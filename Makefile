@@ -48,7 +48,7 @@ lint: $(STAMP)
 	else echo "buf breaking: skipped, the previous commit has no contracts"; fi
 
 run: $(STAMP)
-	$(BIN)/hebei demo --tables 2 --rounds 2 --hands 4 --seed 1
+	$(BIN)/hebei demo --players 16 --rounds 4 --hands 4 --seed 1
 
 bench: $(STAMP)
 	$(BIN)/hebei bench rules

@@ -1,127 +1,173 @@
-"""`hebei demo` (what `make run` runs): a bot tournament on the whole local stack."""
+"""`hebei demo` (what `make run` runs): a bot tournament through the matchmaking service, on the
+whole local stack started as separate processes (``hebei.stack.processes``)."""
 
 from __future__ import annotations
 
 import json
 import time
-import uuid
-from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from hebei.cli import app
 from hebei.cli._util import fail
 
+# The line-up of bot players, cycled: POLICY[:LEVEL].
+LINE_UP = ("expert:3", "efficiency", "expert:1", "random")
+
+
+def _ranking_json(response: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "rank": row.standing.rank,
+            "player_id": row.standing.player_id,
+            "name": row.standing.player_name,
+            "points": row.standing.points,
+            "hands_won": row.standing.hands_won,
+            "hands_dealt_in": row.standing.hands_dealt_in,
+            "best_match": row.standing.best_match_points,
+            "decided_by": row.decided_by,
+            "filler": row.filler,
+        }
+        for row in response.ranking
+    ]
+
+
+def _quality_json(rounds: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "round": r.round_no,
+            "tables": len(r.tables),
+            "repeat_pairs": r.quality.repeat_pairs,
+            "consecutive_repeats": r.quality.consecutive_repeats,
+            "max_pair_meetings": r.quality.max_pair_meetings,
+            "wind_spread": r.quality.wind_spread,
+            "standings_spread": round(r.quality.standings_spread, 2),
+        }
+        for r in rounds
+    ]
+
 
 @app.command("demo")
 def demo_command(
-    tables: int = typer.Option(2, "--tables", help="Tables per round (four bots each)."),
-    rounds: int = typer.Option(
-        2, "--rounds", help="Rounds; after the first, seats follow the standings."
-    ),
+    players: int = typer.Option(16, "--players", help="Bot players (fillers complete tables)."),
+    rounds: int = typer.Option(4, "--rounds", help="Rounds of the tournament."),
     hands: int = typer.Option(4, "--hands", help="Hands per match."),
-    seed: int = typer.Option(1, "--seed", help="Seed of the seating and of every wall."),
+    mode: str = typer.Option("swiss", "--mode", help="Seating: swiss, random, schedule."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the seating (walls are always fresh)."),
     processes: int = typer.Option(1, "--processes", help="Bot worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
 ) -> None:
-    """Run a tournament of bots on the local stack: ledger, table engine and a Celery bot worker,
-    on embedded PostgreSQL and Redis unless HEBEI_DATABASE_URL / HEBEI_BROKER_URL are set."""
-    if not 1 <= tables <= 16 or not 1 <= rounds <= 10 or not 1 <= hands <= 64 or processes < 1:
-        fail("--tables must be 1-16, --rounds 1-10, --hands 1-64 and --processes at least 1")
-    from hebei.stack.local import (
-        DemoOptions,
-        StackError,
-        audit,
-        local_stack,
-        play_round,
-        players_for,
-        seat_round,
-        standings,
-        wait_for_ledger,
+    """Run a bot tournament through the matchmaking service on the local stack: ledger, table
+    engine, matchmaking and a Celery bot worker as separate processes, on embedded PostgreSQL
+    and Redis unless HEBEI_DATABASE_URL / HEBEI_BROKER_URL are set."""
+    if not 4 <= players <= 256 or not 1 <= rounds <= 16 or not 1 <= hands <= 64:
+        fail("--players must be 4-256, --rounds 1-16 and --hands 1-64")
+    if not 1 <= processes <= 16:
+        fail("--processes must be 1-16")
+    if mode not in ("swiss", "random", "schedule"):
+        fail(f"--mode must be swiss, random or schedule, got {mode!r}")
+    from hebei.cli.tournament_ops import (
+        Connection,
+        follow,
+        quality_table,
+        standings_table,
     )
+    from hebei.common.client import create_channel
+    from hebei.stack.processes import StackError, StackOptions, start_stack
+    from hebei.v1 import ledger_pb2, ledger_pb2_grpc, matchmaking_pb2_grpc
+    from hebei.v1 import matchmaking_pb2 as mm
 
-    options = DemoOptions(
-        tables=tables, rounds=rounds, hands=hands, seed=seed, worker_processes=processes
-    )
     console = Console(stderr=as_json)
-    tournament_id = f"demo-{seed}-{uuid.uuid4().hex[:6]}"
-    players = players_for(options)
     started = time.perf_counter()
+    sessions = 4 * (players + 3) // 4 + 8
+    options = StackOptions(worker_processes=processes, worker_sessions=sessions)
     try:
-        with local_stack(
-            options, Path(".hebei"), lambda text: console.print(f"[dim]{text}…[/dim]")
+        with start_stack(
+            options, status=lambda text: console.print(f"[dim]{text}…[/dim]")
         ) as stack:
-            ranking: list[str] = []
-            columns = (
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
+            channel = create_channel(
+                stack.address("matchmaking"), token=stack.operator_token, timeout=60.0
             )
-            with Progress(*columns, console=console) as progress:
-                for round_no in range(1, rounds + 1):
-                    task = progress.add_task(f"round {round_no}: hands", total=tables * hands)
-                    seated = seat_round(players, ranking, round_no, seed)
-                    play_round(
-                        stack,
-                        tournament_id,
-                        round_no,
-                        seated,
-                        options,
-                        lambda done, task=task: progress.update(task, completed=done),
-                    )
-                    wait_for_ledger(stack, tournament_id, round_no * tables * hands)
-                    ranking = [s.player_id for s in standings(stack, tournament_id)]
-            rows = standings(stack, tournament_id)
-            checked = audit(stack, tournament_id)
+            conn = Connection(
+                stack.address("matchmaking"),
+                stack.operator_token,
+                channel,
+                matchmaking_pb2_grpc.MatchmakingServiceStub(channel),
+            )
+            config = mm.TournamentConfig(
+                name=f"hebei demo {seed}", rounds=rounds, seed=seed,
+                seating=mm.SeatingMode.Value(f"SEATING_MODE_{mode.upper()}"),
+                filler_bot_policy="expert",
+            )  # fmt: skip
+            config.length.hands = hands
+            config.time_control.per_decision.FromSeconds(2)
+            tournament = conn.call(
+                "CreateTournament", mm.CreateTournamentRequest(config=config)
+            ).tournament
+            tid = tournament.tournament_id
+            console.print(
+                f"tournament {tid}: {players} bots, {rounds} {mode} rounds of {hands} hands"
+            )
+            for number in range(players):
+                policy, _, level = LINE_UP[number % len(LINE_UP)].partition(":")
+                conn.call(
+                    "Register",
+                    mm.RegisterRequest(
+                        tournament_id=tid,
+                        bot=mm.BotEntrant(
+                            policy=policy, level=int(level or 0),
+                            name=f"{LINE_UP[number % len(LINE_UP)]} #{number + 1}",
+                        ),
+                    ),
+                )  # fmt: skip
+            conn.call("StartTournament", mm.StartTournamentRequest(tournament_id=tid))
+            last = follow(conn, tid, console, hands_per_match=hands)
+            if last is None or last.type != mm.TOURNAMENT_EVENT_TYPE_FINISHED:
+                fail("the tournament did not finish", code=1)
+            standings = conn.call("GetStandings", mm.GetStandingsRequest(tournament_id=tid))
+            seating = list(conn.call("GetSeating", mm.GetSeatingRequest(tournament_id=tid)).rounds)
+            ledger_channel = create_channel(
+                stack.address("ledger"), token=stack.operator_token, timeout=60.0
+            )
+            audit = ledger_pb2_grpc.LedgerServiceStub(ledger_channel).Audit(
+                ledger_pb2.AuditRequest(tournament_id=tid)
+            )
+            hands_played = sum(t.hands_played for r in seating for t in r.tables)
+            ledger_channel.close()
+            channel.close()
     except StackError as exc:
         fail(str(exc), code=1)
+    except KeyboardInterrupt:
+        console.print("interrupted: the stack was stopped")
+        raise typer.Exit(130) from None
     seconds = time.perf_counter() - started
-    names = {p.player_id: p.name for p in players}
     if as_json:
         print(
             json.dumps(
                 {
-                    "tournament_id": tournament_id,
-                    "hands": rounds * tables * hands,
+                    "tournament_id": tid,
+                    "players": players,
+                    "rounds": rounds,
+                    "hands": hands_played,
                     "seconds": round(seconds, 1),
-                    "audit_ok": checked.ok,
-                    "standings": [
-                        {
-                            "rank": s.rank,
-                            "player_id": s.player_id,
-                            "name": names.get(s.player_id, s.player_name),
-                            "points": s.points,
-                            "hands_won": s.hands_won,
-                            "hands_dealt_in": s.hands_dealt_in,
-                        }
-                        for s in rows
-                    ],
+                    "audit_ok": audit.ok,
+                    "mismatch": standings.mismatch,
+                    "standings": _ranking_json(standings),
+                    "seating": _quality_json(seating),
                 }
             )
         )
     else:
-        table = Table(
-            title=f"{tournament_id}: {rounds} rounds x {tables} tables x {hands} hands, standings from the ledger"
-        )
-        for column in ("rank", "player", "points", "won", "dealt in", "best match"):
-            table.add_column(column, justify="left" if column == "player" else "right")
-        for s in rows:
-            table.add_row(
-                str(s.rank),
-                names.get(s.player_id, s.player_name),
-                str(s.points),
-                str(s.hands_won),
-                str(s.hands_dealt_in),
-                str(s.best_match_points),
-            )
-        console.print(table)
-        verdict = "every entry sums to zero" if checked.ok else "; ".join(checked.problems)
+        console.print(standings_table(standings, f"{tid}: final standings from the ledger"))
+        console.print(quality_table(seating))
+        verdict = "every entry sums to zero" if audit.ok else "; ".join(audit.problems)
         console.print(
-            f"ledger audit: {checked.entries_checked} entries, {verdict}; {seconds:.1f} s in all"
+            f"ledger audit: {audit.entries_checked} entries, {verdict}; {hands_played} hands,"
+            f" {seconds:.1f} s in all"
         )
-    if not checked.ok:
+        for problem in standings.problems:
+            console.print(f"[red]mismatch:[/red] {problem}")
+    if not audit.ok or standings.mismatch:
         raise typer.Exit(1)

@@ -75,7 +75,7 @@ def connect(address: str | None, token: str | None) -> Connection:
     address = (
         address
         or os.environ.get("HEBEI_MATCHMAKING_ADDRESS")
-        or (found.address("matchmaking") if found else None)
+        or (found.addresses.get("matchmaking") if found else None)
         or DEFAULT_ADDRESS
     )
     if ":" not in address:

@@ -63,6 +63,7 @@ __all__ = ["Director", "plan_round", "seat_next_round"]
 log = logging.getLogger(__name__)
 
 LEDGER_GRACE_SECONDS = 30.0  # how long a round waits for the ledger to catch up
+BOT_REQUEUE_SECONDS = 3.0  # a bot seat not connected this long is queued again
 ENGINE_ENDED = {pb.MATCH_STATUS_FINISHED: "finished", pb.MATCH_STATUS_DISSOLVED: "dissolved"}
 
 
@@ -465,19 +466,40 @@ class Director:
         if info.status != pb.MATCH_STATUS_PLAYING:
             return
         absent_after = settings.replace_absent_seconds if settings else 30.0
+        now_mono = time.monotonic()
         for seat in info.seats:
             key = (match.match_id, seat.seat)
-            if (
-                seat.kind != pb.SEAT_KIND_PERSON
-                or seat.connected
-                or str(seat.seat) in match.replaced
-            ):
+            if seat.connected:
                 self._absent.pop(key, None)
                 continue
-            first = self._absent.setdefault(key, time.monotonic())
-            if time.monotonic() - first >= absent_after:
+            first = self._absent.setdefault(key, now_mono)
+            botted = seat.kind == pb.SEAT_KIND_BOT or str(seat.seat) in match.replaced
+            if botted and now_mono - first >= BOT_REQUEUE_SECONDS:
+                # A bot seat left empty (its worker died, or its task was lost): queue the
+                # seat again now rather than after the broker's visibility timeout; the
+                # seat's lease makes sure only one session ever plays it.
+                self._requeue(match, seat.seat)
+                self._absent[key] = now_mono
+            elif not botted and now_mono - first >= absent_after:
                 self.ts.replace_seat(match.match_id, seat.seat, "absent", "as_played")
                 self._absent.pop(key, None)
+
+    def _requeue(self, match: MatchRow, seat_no: int) -> None:
+        seat = next(s for s in match.request.seats if s.seat == seat_no)
+        if seat.kind == pb.SEAT_KIND_BOT:
+            policy, level = seat.bot_policy, seat.bot_level
+        else:
+            policy, level = self._filler(match)
+        self.ts.fleet.send(
+            match.match_id,
+            seat_no,
+            seat.seat_token,
+            policy,
+            level,
+            bot_seed(match.match_id, seat_no),
+        )
+        metrics.BOT_REQUEUES.inc()
+        log.info("bot seat %d of %s re-queued (not connected)", seat_no, match.match_id)
 
     def _progress(self, match: MatchRow, info, now: datetime) -> None:
         with self.ts.store.transaction() as conn:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from prometheus_client import Counter, Gauge, Histogram
 
 __all__ = [
+    "BOT_REQUEUES",
     "DIRECTOR_TICK_SECONDS",
     "MATCHES_ENDED",
     "MATCHES_LIVE",
@@ -92,6 +93,11 @@ REPLACEMENTS = Counter(
 )
 for _cause in ("absent", "removed"):
     REPLACEMENTS.labels(_cause)
+
+BOT_REQUEUES = Counter(
+    "hebei_matchmaking_bot_requeues",
+    "Bot seats queued again because no session held them (a dead worker, a lost task).",
+)
 
 STANDINGS_MISMATCHES = Counter(
     "hebei_matchmaking_standings_mismatches",

@@ -106,7 +106,7 @@ def test_the_last_of_two_processes_stops_the_shared_servers(data_dir: Path):
 
 def test_hebei_demo_leaves_no_server_running(data_dir: Path):
     result = subprocess.run(
-        [hebei_program(), "demo", "--tables", "1", "--rounds", "1", "--hands", "1", "--json"],
+        [hebei_program(), "demo", "--players", "4", "--rounds", "1", "--hands", "1", "--json"],
         env=embedded_env(data_dir / "data"),
         cwd=data_dir,
         capture_output=True,
