@@ -5,11 +5,13 @@ from hebei.cli import (  # noqa: F401
     bots,
     demo,
     ledger,
+    matchmaking,
     play,
     replay,
     score,
     simulate,
     table,
     tournament,
+    tournament_ops,
     up,
 )

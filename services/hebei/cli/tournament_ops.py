@@ -116,9 +116,15 @@ def standings_table(response: Any, title: str) -> Table:
 
 
 def quality_table(rounds: list[Any], title: str = "seating quality by round") -> Table:
-    table = Table(title=title)
-    for column in ("round", "tables", "repeat pairs", "consecutive", "max meetings", "wind spread",
-                   "standings spread", "seconds"):  # fmt: skip
+    """Per round: repeat pairs, pairs that met the round before too, the most meetings of a
+    pair, the widest spread of a player's seat winds, the standings spread at a table."""
+    table = Table(
+        title=title,
+        caption="repeats: pairs that met before; in a row: also the "
+        "round before; spread: points between a table's first and last (swiss)",
+    )
+    for column in ("round", "tables", "repeats", "in a row", "most met", "winds", "spread",
+                   "secs"):  # fmt: skip
         table.add_column(column, justify="right")
     for r in rounds:
         q = r.quality

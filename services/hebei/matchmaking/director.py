@@ -407,6 +407,8 @@ class Director:
                 current.status = "opened"
                 current.opened_at = current.progress_at = _now()
                 self.ts.store.update_match(conn, current)
+        if current.status == "dissolved":  # dissolved (cancelled) while it was being opened
+            self.ts.table.dissolve(match.match_id, current.reason or "dissolved")
 
     def _filler(self, match: MatchRow) -> tuple[str, int]:
         if not match.tournament_id:

@@ -755,10 +755,13 @@ class Tournaments:
         """Dissolve a match on the engine (if opened) and record it as dissolved."""
         scores = [0, 0, 0, 0]
         hands = match.hands_played
-        if match.status == "opened":
+        try:  # a pending match may be on the engine already (opened, not yet marked)
             info = self.table.dissolve(match.match_id, reason)
             scores = [s.score for s in sorted(info.seats, key=lambda s: s.seat)]
             hands = info.hands_played
+        except NotFound:
+            if match.status == "opened":
+                raise
         self.record_result(match.match_id, "dissolved", scores, hands, reason)
 
     def record_result(
