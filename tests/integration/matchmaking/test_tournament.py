@@ -94,19 +94,22 @@ def test_a_16_player_swiss_tournament_plays_three_rounds_end_to_end(stack, start
     assert sum(e.type == EVENT.TOURNAMENT_EVENT_TYPE_MATCH_FINISHED for e in events) == 12
 
 
-def test_thirteen_players_get_three_fillers_booked_but_not_ranked(stack, start_worker):
-    start_worker(sessions=20)
+@pytest.mark.parametrize(("players", "fillers_needed"), [(13, 3), (30, 2)])
+def test_players_not_a_multiple_of_four_get_fillers_booked_but_not_ranked(
+    stack, start_worker, players, fillers_needed
+):
+    start_worker(sessions=36)
     stack.start_matchmaking()
     tournament = stack.create(rounds=1, hands=1, seating=mm.SEATING_MODE_RANDOM)
     tid = tournament.tournament_id
-    stack.register_bots(tid, 13, "efficiency")
+    stack.register_bots(tid, players, "efficiency")
     stack.mm().StartTournament(mm.StartTournamentRequest(tournament_id=tid))
     finished = stack.wait_finished(tid)
     fillers = [p for p in finished.players if p.filler]
-    assert len(fillers) == 3 and all(p.kind == pb.SEAT_KIND_BOT for p in fillers)
+    assert len(fillers) == fillers_needed and all(p.kind == pb.SEAT_KIND_BOT for p in fillers)
     response = stack.mm().GetStandings(mm.GetStandingsRequest(tournament_id=tid))
     ranked = [r for r in response.ranking if not r.filler]
-    assert [r.standing.rank for r in ranked] == list(range(1, 14))
+    assert [r.standing.rank for r in ranked] == list(range(1, players + 1))
     assert {r.standing.player_id for r in response.ranking if r.filler} == {
         p.player_id for p in fillers
     }
@@ -267,3 +270,40 @@ def test_every_round_seats_everyone_once_with_balanced_winds_in_random_mode(stac
                 winds[seat.player_id][seat.seat] += 1
     assert all(sorted(c.values()) == [1, 1, 1, 1] for c in winds.values())
     assert all(r.quality.wind_spread == 0 for r in seating[-1:])
+
+
+def test_hidden_round_results_show_players_the_last_finished_round(stack, start_worker):
+    start_worker(sessions=8)
+    stack.start_matchmaking()
+    tournament = stack.create(rounds=2, hands=12, hide_round_results=True)
+    tid = tournament.tournament_id
+    stack.register_bots(tid, 4, "efficiency")
+    stack.mm().StartTournament(mm.StartTournamentRequest(tournament_id=tid))
+    stack.wait_status(
+        tid, lambda t: t.current_round == 2 and any(x.hands_played >= 1 for x in t.tables)
+    )
+    feed = stack.mm().WatchTournament(
+        mm.WatchTournamentRequest(tournament_id=tid, from_seq=1), timeout=60
+    )
+    round1 = next(
+        e for e in feed if e.type == EVENT.TOURNAMENT_EVENT_TYPE_ROUND_FINISHED and e.round_no == 1
+    )
+    feed.cancel()
+    seen = stack.mm(token=None).GetStandings(mm.GetStandingsRequest(tournament_id=tid))
+    running = stack.mm().GetTournament(mm.GetTournamentRequest(tournament_id=tid)).tournament
+    assert not running.rounds[-1].finished  # twelve hands leave ample time for the check
+    assert seen.round_no == 1
+    assert [(s.player_id, s.points) for s in seen.standings] == [
+        (s.player_id, s.points) for s in round1.standings
+    ]
+    live = stack.mm().GetStandings(mm.GetStandingsRequest(tournament_id=tid))
+    ledger = {
+        s.player_id: s.hands_played
+        for s in stack.ledger()
+        .GetStandings(ledger_pb2.LedgerServiceGetStandingsRequest(tournament_id=tid))
+        .standings
+    }
+    assert [s.hands_played for s in live.standings] == [ledger[s.player_id] for s in live.standings]
+    stack.wait_finished(tid)
+    after = stack.mm(token=None).GetStandings(mm.GetStandingsRequest(tournament_id=tid))
+    assert after.round_no == 2
