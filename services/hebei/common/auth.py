@@ -54,6 +54,7 @@ METHOD_ROLES: Mapping[str, Role] = {
     "/hebei.v1.MatchmakingService/DissolveTable": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/ListOperatorActions": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/ReportMatchResult": Role.SERVICE,  # the table engine reports
+    "/hebei.v1.MatchmakingService/RequestBots": Role.SERVICE,
     "/hebei.v1.LedgerService/PostSettlement": Role.SERVICE,  # the table engine books hands
     "/hebei.v1.LedgerService/ReverseEntry": Role.OPERATOR,
     "/hebei.v1.LedgerService/PostAdjustment": Role.SERVICE,  # matchmaking: penalties, uma

@@ -187,6 +187,9 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
     def GetRatings(self, request: mm.GetRatingsRequest, context: Any) -> Any:
         return self.ts.ratings(request)
 
+    def RequestBots(self, request: mm.RequestBotsRequest, context: Any) -> Any:
+        return mm.RequestBotsResponse(queued=self.ts.request_bots(request))
+
     # -- quick play -------------------------------------------------------------------------
 
     def QuickPlay(self, request: mm.QuickPlayRequest, context: Any) -> Any:

@@ -905,6 +905,30 @@ class Tournaments:
                     )
                     return
 
+    # -- bots for other clients ------------------------------------------------------------------
+
+    def request_bots(self, request: mm.RequestBotsRequest) -> int:
+        """Queue a seat task per seat of a match opened on the engine by another client."""
+        check_id("match_id", request.match_id)
+        if not 1 <= len(request.seats) <= 4:
+            raise InvalidArgument(f"seats: 1-4 seats, got {len(request.seats)}")
+        if len({s.seat for s in request.seats}) != len(request.seats):
+            raise InvalidArgument("seats: a seat is listed twice")
+        checked = []
+        for index, seat in enumerate(request.seats):
+            check_int(f"seats[{index}].seat", seat.seat, lo=0, hi=3)
+            if not 16 <= len(seat.seat_token) <= 256:
+                raise InvalidArgument(f"seats[{index}].seat_token must be 16-256 characters")
+            check_text(f"seats[{index}].seat_token", seat.seat_token, max_length=256)
+            policy, level = check_policy(f"seats[{index}]", seat.policy, seat.level)
+            checked.append((seat.seat, seat.seat_token, policy, level))
+        self.table.get_match(request.match_id)  # NOT_FOUND for a match the engine lacks
+        for seat, token, policy, level in checked:
+            self.fleet.send(
+                request.match_id, seat, token, policy, level, bot_seed(request.match_id, seat)
+            )
+        return len(checked)
+
     # -- ratings -------------------------------------------------------------------------------
 
     def ratings(self, request: mm.GetRatingsRequest) -> mm.GetRatingsResponse:

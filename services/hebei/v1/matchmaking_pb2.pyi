@@ -745,3 +745,29 @@ class GetRatingsResponse(_message.Message):
     ratings: _containers.RepeatedCompositeFieldContainer[Rating]
     next_page_token: str
     def __init__(self, ratings: _Optional[_Iterable[_Union[Rating, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class BotSeat(_message.Message):
+    __slots__ = ("seat", "seat_token", "policy", "level")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    seat_token: str
+    policy: str
+    level: int
+    def __init__(self, seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., policy: _Optional[str] = ..., level: _Optional[int] = ...) -> None: ...
+
+class RequestBotsRequest(_message.Message):
+    __slots__ = ("match_id", "seats")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seats: _containers.RepeatedCompositeFieldContainer[BotSeat]
+    def __init__(self, match_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[BotSeat, _Mapping]]] = ...) -> None: ...
+
+class RequestBotsResponse(_message.Message):
+    __slots__ = ("queued",)
+    QUEUED_FIELD_NUMBER: _ClassVar[int]
+    queued: int
+    def __init__(self, queued: _Optional[int] = ...) -> None: ...

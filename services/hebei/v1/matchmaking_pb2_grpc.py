@@ -148,6 +148,11 @@ class MatchmakingServiceStub:
                 request_serializer=hebei_dot_v1_dot_matchmaking__pb2.GetRatingsRequest.SerializeToString,
                 response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.GetRatingsResponse.FromString,
                 _registered_method=True)
+        self.RequestBots = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/RequestBots',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.RequestBotsRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RequestBotsResponse.FromString,
+                _registered_method=True)
 
 
 class MatchmakingServiceServicer:
@@ -316,6 +321,15 @@ class MatchmakingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RequestBots(self, request, context):
+        """Service: have the bot fleet play seats of a match already opened on the table engine
+        (e.g. by a client in any language with the operator or a service token): one seat task
+        per seat is queued; each joins with the seat's token. At most four seats per call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchmakingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -423,6 +437,11 @@ def add_MatchmakingServiceServicer_to_server(servicer, server):
                     servicer.GetRatings,
                     request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.GetRatingsRequest.FromString,
                     response_serializer=hebei_dot_v1_dot_matchmaking__pb2.GetRatingsResponse.SerializeToString,
+            ),
+            'RequestBots': grpc.unary_unary_rpc_method_handler(
+                    servicer.RequestBots,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RequestBotsRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.RequestBotsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1001,6 +1020,33 @@ class MatchmakingService:
             '/hebei.v1.MatchmakingService/GetRatings',
             hebei_dot_v1_dot_matchmaking__pb2.GetRatingsRequest.SerializeToString,
             hebei_dot_v1_dot_matchmaking__pb2.GetRatingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RequestBots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/RequestBots',
+            hebei_dot_v1_dot_matchmaking__pb2.RequestBotsRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.RequestBotsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -96,6 +96,11 @@ class MatchmakingServiceStub:
     """Operator: every operator action on a tournament, oldest first, with who and when."""
     GetRatings: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.GetRatingsRequest, _matchmaking_pb2.GetRatingsResponse]
     """Ratings across tournaments (OpenSkill, Plackett-Luce), best first."""
+    RequestBots: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.RequestBotsRequest, _matchmaking_pb2.RequestBotsResponse]
+    """Service: have the bot fleet play seats of a match already opened on the table engine
+    (e.g. by a client in any language with the operator or a service token): one seat task
+    per seat is queued; each joins with the seat's token. At most four seats per call.
+    """
 
 @_typing.type_check_only
 class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
@@ -165,6 +170,11 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     """Operator: every operator action on a tournament, oldest first, with who and when."""
     GetRatings: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.GetRatingsRequest, _matchmaking_pb2.GetRatingsResponse]  # type: ignore[assignment]
     """Ratings across tournaments (OpenSkill, Plackett-Luce), best first."""
+    RequestBots: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.RequestBotsRequest, _matchmaking_pb2.RequestBotsResponse]  # type: ignore[assignment]
+    """Service: have the bot fleet play seats of a match already opened on the table engine
+    (e.g. by a client in any language with the operator or a service token): one seat task
+    per seat is queued; each joins with the seat's token. At most four seats per call.
+    """
 
 class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
     """MatchmakingService runs tournaments and quick play. Operator RPCs (CreateTournament,
@@ -357,5 +367,16 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaking_pb2.GetRatingsResponse, _abc.Awaitable[_matchmaking_pb2.GetRatingsResponse]]:
         """Ratings across tournaments (OpenSkill, Plackett-Luce), best first."""
+
+    @_abc_1.abstractmethod
+    def RequestBots(
+        self,
+        request: _matchmaking_pb2.RequestBotsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.RequestBotsResponse, _abc.Awaitable[_matchmaking_pb2.RequestBotsResponse]]:
+        """Service: have the bot fleet play seats of a match already opened on the table engine
+        (e.g. by a client in any language with the operator or a service token): one seat task
+        per seat is queued; each joins with the seat's token. At most four seats per call.
+        """
 
 def add_MatchmakingServiceServicer_to_server(servicer: MatchmakingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

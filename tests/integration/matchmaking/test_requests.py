@@ -272,3 +272,44 @@ def test_four_people_in_the_queue_are_seated_together(served: Stack) -> None:
     assert sorted(r.seating.seat for r in results.values()) == [0, 1, 2, 3]
     assert all(s.kind == pb.SEAT_KIND_PERSON for s in results["A"].seats)
     assert len({r.seating.seat_token for r in results.values()}) == 4
+
+
+def test_a_client_in_any_language_gets_bots_for_its_own_match(served: Stack, start_worker) -> None:
+    """RequestBots: the seats of a match opened with OpenMatch are played by the fleet."""
+    from hebei.v1 import table_pb2
+    from tests.integration.table.conftest import OPERATOR
+
+    stack = served
+    start_worker(sessions=4)
+    request = table_pb2.OpenMatchRequest(table_id="own-table", match_id="own-match-1")
+    request.length.hands = 1
+    tokens = [f"token-of-seat-{seat}-0123456789" for seat in range(4)]
+    for seat in range(4):
+        request.seats.append(
+            table_pb2.SeatAssignment(
+                seat=seat, player_id=f"own-{seat}", kind=pb.SEAT_KIND_BOT, seat_token=tokens[seat]
+            )
+        )
+    stack.table().OpenMatch(request, metadata=OPERATOR)
+    bots = mm.RequestBotsRequest(
+        match_id="own-match-1",
+        seats=[mm.BotSeat(seat=s, seat_token=tokens[s], policy="efficiency") for s in range(4)],
+    )
+    assert _code(lambda: stack.mm(token=None).RequestBots(bots)) == grpc.StatusCode.UNAUTHENTICATED
+    bad = mm.RequestBotsRequest(match_id="own-match-1", seats=[mm.BotSeat(seat=5, seat_token="x")])
+    assert _code(lambda: stack.mm().RequestBots(bad)) == grpc.StatusCode.INVALID_ARGUMENT
+    missing = mm.RequestBotsRequest(match_id="nope", seats=list(bots.seats))
+    assert _code(lambda: stack.mm().RequestBots(missing)) == grpc.StatusCode.NOT_FOUND
+    assert stack.mm(token=SERVICE_TOKEN).RequestBots(bots).queued == 4
+    table = stack.table()
+    import time
+
+    deadline = time.monotonic() + 120
+    while True:
+        info = table.GetMatch(table_pb2.GetMatchRequest(match_id="own-match-1")).match
+        if info.status == pb.MATCH_STATUS_FINISHED:
+            break
+        assert time.monotonic() < deadline, info
+        time.sleep(0.2)
+    events = list(table.Spectate(table_pb2.SpectateRequest(match_id="own-match-1", from_seq=1)))
+    assert not any(e.event.auto_played for e in events)  # the bots played every decision
