@@ -203,7 +203,7 @@ def _on_ready(sender: Any = None, **_: Any) -> None:
     if config.metrics_port is not None:
         from hebei.common.metrics import start_metrics_server
 
-        _server, port = start_metrics_server(config.metrics_port)
+        _server, port = start_metrics_server(config.metrics_port, config.metrics_host)
         log.info("metrics on :%d/metrics", port)
     if config.warm_hands:
         _warm(config.warm_hands)

@@ -22,6 +22,7 @@ class BotsConfig:
     lease_seconds: float = 10.0
     policies: tuple[str, ...] = tuple(POLICIES)
     metrics_port: int | None = None  # None: no /metrics; 0: any free port
+    metrics_host: str = "127.0.0.1"  # HEBEI_BOTS_HOST or HEBEI_HOST
     warm_hands: int = 8  # self-play hands at start to fill the shanten tables
     queue_prefix: str = "bots"  # queues are <prefix>.<policy>: several fleets, one broker
 
@@ -48,6 +49,7 @@ class BotsConfig:
             lease_seconds=read.number("LEASE_SECONDS", 10.0, lo=0.3, hi=3600),
             policies=policies,
             metrics_port=None if metrics_port < 0 else metrics_port,
+            metrics_host=read.text("HOST", "127.0.0.1", shared=True),
             warm_hands=read.integer("WARM_HANDS", 8, lo=0, hi=10_000),
             queue_prefix=read.text("QUEUE_PREFIX", "bots"),
         )

@@ -153,7 +153,7 @@ class ServerConfig:
     """What every service's server needs; service-specific settings live beside it."""
 
     service: str  # short name: "ledger", "table", "matchmaking"
-    host: str = "0.0.0.0"
+    host: str = "127.0.0.1"  # loopback unless HEBEI_HOST says otherwise (e.g. 0.0.0.0 in a pod)
     port: int = 0
     metrics_port: int | None = 0  # None: no metrics endpoint; 0: any free port
     max_workers: int = 16
@@ -184,7 +184,7 @@ class ServerConfig:
         metrics_port = read.integer("METRICS_PORT", default_metrics_port, lo=-1, hi=65535)
         return cls(
             service=service,
-            host=read.text("HOST", "0.0.0.0", shared=True),
+            host=read.text("HOST", "127.0.0.1", shared=True),
             port=read.port("PORT", default_port),
             metrics_port=None if metrics_port < 0 else metrics_port,
             max_workers=read.integer("MAX_WORKERS", 16, lo=1, hi=1024, shared=True),

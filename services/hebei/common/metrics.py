@@ -90,7 +90,7 @@ class ServerMetricsInterceptor(HandlerInterceptor):
 
 
 def start_metrics_server(
-    port: int, host: str = "0.0.0.0", registry: CollectorRegistry = REGISTRY
+    port: int, host: str = "127.0.0.1", registry: CollectorRegistry = REGISTRY
 ) -> tuple[Any, int]:
     """Serve ``/metrics`` over HTTP; returns the server (``.shutdown()``) and the bound port."""
     server, _thread = start_http_server(port, addr=host, registry=registry)

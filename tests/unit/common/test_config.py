@@ -19,7 +19,7 @@ def from_env(**env: str) -> ServerConfig:
 
 def test_defaults() -> None:
     config = from_env()
-    assert (config.port, config.metrics_port, config.host) == (50053, 9103, "0.0.0.0")
+    assert (config.port, config.metrics_port, config.host) == (50053, 9103, "127.0.0.1")
     assert config.operator_token == "op" and config.service_token is None and config.tls is None
     assert config.program == "hebei-ledger"
 
