@@ -182,9 +182,21 @@ class ServerConfig:
         """Read ``HEBEI_<SERVICE>_*`` (and shared ``HEBEI_*``) variables; raise ConfigError."""
         read = EnvReader(service, env)
         metrics_port = read.integer("METRICS_PORT", default_metrics_port, lo=-1, hi=65535)
+        host = read.text("HOST", "127.0.0.1", shared=True)
+        operator_token = read.text("OPERATOR_TOKEN", shared=True)
+        service_token = read.optional_text("SERVICE_TOKEN", shared=True)
+        if not _loopback(host):
+            # Reachable from other machines: a service token (which books settlements and opens
+            # matches) must be its own secret, never the operator's.
+            if service_token is None:
+                raise ConfigError(
+                    f"HEBEI_SERVICE_TOKEN is required when listening on {host} (not loopback)"
+                )
+            if service_token == operator_token:
+                raise ConfigError("HEBEI_SERVICE_TOKEN must differ from HEBEI_OPERATOR_TOKEN")
         return cls(
             service=service,
-            host=read.text("HOST", "127.0.0.1", shared=True),
+            host=host,
             port=read.port("PORT", default_port),
             metrics_port=None if metrics_port < 0 else metrics_port,
             max_workers=read.integer("MAX_WORKERS", 16, lo=1, hi=1024, shared=True),
@@ -193,11 +205,16 @@ class ServerConfig:
             ),
             drain_seconds=read.number("DRAIN_SECONDS", 0.0, hi=300, shared=True),
             grace_seconds=read.number("GRACE_SECONDS", 10.0, hi=3600, shared=True),
-            operator_token=read.text("OPERATOR_TOKEN", shared=True),
-            service_token=read.optional_text("SERVICE_TOKEN", shared=True),
+            operator_token=operator_token,
+            service_token=service_token,
             tls=TlsConfig.from_env(read),
             log_level=read.choice("LOG_LEVEL", "INFO", LOG_LEVELS, shared=True),
         )
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` only accepts connections from this machine."""
+    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def run_main(program: str, main: Callable[[], None]) -> NoReturn:

@@ -61,6 +61,19 @@ def test_invalid_value_names_variable(env: dict[str, str], message: str) -> None
     assert "\n" not in str(error.value)
 
 
+def test_listening_beyond_loopback_needs_a_distinct_service_token() -> None:
+    with pytest.raises(ConfigError) as missing:
+        from_env(HEBEI_HOST="0.0.0.0")
+    assert str(missing.value) == (
+        "HEBEI_SERVICE_TOKEN is required when listening on 0.0.0.0 (not loopback)"
+    )
+    with pytest.raises(ConfigError, match="must differ from HEBEI_OPERATOR_TOKEN"):
+        from_env(HEBEI_HOST="10.0.0.5", HEBEI_SERVICE_TOKEN="op")
+    config = from_env(HEBEI_HOST="0.0.0.0", HEBEI_SERVICE_TOKEN="svc")
+    assert config.host == "0.0.0.0" and config.service_token == "svc"
+    assert from_env(HEBEI_HOST="127.0.0.1").service_token is None  # loopback: optional
+
+
 def test_tls_needs_both_files(tmp_path: Path) -> None:
     cert = tmp_path / "cert.pem"
     cert.write_text("x")
