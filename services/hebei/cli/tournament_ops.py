@@ -29,6 +29,7 @@ DEFAULT_ADDRESS = "127.0.0.1:50052"
 ADDRESS_HELP = "Matchmaking HOST:PORT (default: $HEBEI_MATCHMAKING_ADDRESS, else `hebei up`'s)."
 TOKEN_HELP = "The operator token (default: $HEBEI_OPERATOR_TOKEN, else `hebei up`'s)."
 MODES = ("swiss", "random", "schedule", "duplicate")
+ENDED = (3, 4)  # MATCH_STATUS_FINISHED, MATCH_STATUS_DISSOLVED
 TIE_BREAKS = ("hands_won", "best_match", "fewer_dealt_in", "self_draws", "seed_draw")
 
 
@@ -177,8 +178,10 @@ def follow(
     last = None
     with Progress(*columns, console=console, transient=False) as progress:
         rounds_task = None
-        hands_task = None
+        round_tasks: list[Any] = []  # the current round's tables and hands bars
         played: dict[str, int] = {}
+        ended: set[str] = set()
+        seated = (kinds.TOURNAMENT_EVENT_TYPE_ROUND_SEATED, kinds.TOURNAMENT_EVENT_TYPE_SNAPSHOT)
         try:
             for event in stream:
                 last = event
@@ -187,34 +190,33 @@ def follow(
                     rounds_task = progress.add_task("rounds", total=tournament.config.rounds)
                 finished_rounds = sum(1 for r in tournament.rounds if r.finished)
                 progress.update(rounds_task, completed=finished_rounds)
-                if (
-                    event.type
-                    in (
-                        kinds.TOURNAMENT_EVENT_TYPE_ROUND_SEATED,
-                        kinds.TOURNAMENT_EVENT_TYPE_SNAPSHOT,
-                    )
-                    and tournament.tables
-                ):
-                    if hands_task is not None:
-                        progress.update(hands_task, visible=False)
+                if event.type in seated and tournament.tables:
+                    for task in round_tasks:
+                        progress.update(task, visible=False)
                     played = {t.match_id: t.hands_played for t in tournament.tables}
-                    hands_task = progress.add_task(
-                        f"round {tournament.current_round}: hands",
-                        total=len(tournament.tables) * hands_per_match,
-                        completed=sum(played.values()),
-                    )  # fmt: skip
+                    ended = {t.match_id for t in tournament.tables if t.status in ENDED}
+                    round_no = tournament.current_round
+                    round_tasks = [
+                        progress.add_task(f"round {round_no}: tables", total=len(played)),
+                        progress.add_task(
+                            f"round {round_no}: hands", total=len(played) * hands_per_match
+                        ),
+                    ]
                 for table in event.tables:
                     if table.match_id in played:
                         played[table.match_id] = max(played[table.match_id], table.hands_played)
-                if hands_task is not None:
-                    progress.update(hands_task, completed=sum(played.values()))
+                        if table.status in ENDED:
+                            ended.add(table.match_id)
+                if round_tasks:
+                    progress.update(round_tasks[0], completed=len(ended))
+                    progress.update(round_tasks[1], completed=sum(played.values()))
                 if on_event is not None:
                     on_event(event)
                 if event.type in (
                     kinds.TOURNAMENT_EVENT_TYPE_FINISHED,
                     kinds.TOURNAMENT_EVENT_TYPE_CANCELLED,
                 ):
-                    break  # fmt: skip
+                    break
         except grpc.RpcError as error:
             fail(_rpc_message(error, conn.address), code=1)
     return last
