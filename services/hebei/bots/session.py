@@ -7,8 +7,11 @@ the stream (one message each way), never as a Celery task each.
 Failures:
 
 - the stream drops or the engine restarts (UNAVAILABLE, a closed stream...): join again with
-  backoff; the engine auto-plays the seat meanwhile and hands it back on the new join, and
-  the still-open decision is answered again (the engine refuses a stale one);
+  backoff (starting over from the first delay after a stream that worked); a stopping engine
+  ends the stream with UNAVAILABLE on purpose ("reconnect"): the seat is not auto-played for
+  that, and the match resumes when the engine is back; after a drop of our own the engine
+  auto-plays the seat meanwhile and hands it back on the new join, and the still-open
+  decision is answered again (the engine refuses a stale one);
 - the engine auto-played the seat after a timeout: send TAKE_OVER and play on;
 - a wrong token, an unknown match or a dissolved one: stop, reported as ``refused``;
 - another stream joined the seat (ABORTED) or the seat's lease was lost: stop at once,
@@ -126,8 +129,9 @@ class SessionResult:
 
 @dataclass(frozen=True, slots=True)
 class Backoff:
-    """Reconnect delays: ``first`` doubling up to ``cap``; give up after ``give_up`` seconds
-    without a single message from the engine."""
+    """Reconnect delays: ``first`` doubling up to ``cap`` while the engine stays away (the
+    count starts over after a stream that delivered something); give up after ``give_up``
+    seconds without a single message from the engine."""
 
     first: float = 0.1
     cap: float = 5.0
@@ -183,6 +187,7 @@ class SeatSession:
                 if self.lease is not None and not self.lease.held:
                     result.outcome, result.detail = Outcome.LEASE_LOST, "lease expired"
                     break
+                started = time.monotonic()
                 try:
                     if self._play_stream():
                         result.outcome = Outcome.FINISHED
@@ -203,6 +208,8 @@ class SeatSession:
                 if time.monotonic() - self._progress > self.backoff.give_up:
                     result.outcome, result.detail = Outcome.GAVE_UP, detail
                     break
+                if self._progress >= started:
+                    attempt = 0  # that stream worked: the engine is back, start over
                 attempt += 1
                 result.reconnects += 1
                 metrics.RECONNECTS.inc()

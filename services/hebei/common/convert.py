@@ -309,6 +309,8 @@ _EVENT_TYPES = {
     "seat_connected": pb.EVENT_TYPE_SEAT_CONNECTED,
     "seat_disconnected": pb.EVENT_TYPE_SEAT_DISCONNECTED,
     "match_dissolved": pb.EVENT_TYPE_MATCH_DISSOLVED,
+    "match_paused": pb.EVENT_TYPE_MATCH_PAUSED,
+    "match_resumed": pb.EVENT_TYPE_MATCH_RESUMED,
 }
 EVENT_TYPE_NAMES = frozenset(_EVENT_TYPES)
 

@@ -1,25 +1,32 @@
 """Domain errors and their one mapping to gRPC status codes (ARCHITECTURE.md, Service boundaries).
 
 Servicers raise these (or let ``hebei.rules`` errors through); :class:`ErrorInterceptor` turns
-them into a status with the error's human message. Any other exception becomes INTERNAL
-"internal error": its stack trace goes to the server log only, never to the client.
+them into a status with the error's human message (cut to :data:`MAX_DETAILS` characters).
+Any other exception becomes INTERNAL "internal error": its stack trace goes to the server log
+only, never to the client.
+
+Request bytes are parsed by :class:`DecodeInterceptor`, not by grpcio: grpcio answers a
+message it cannot parse with INTERNAL "Exception deserializing request!" and a logged stack
+trace (and leaks memory on that path); here it is INVALID_ARGUMENT like any bad input.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
 
-from hebei.common.interceptors import HandlerInterceptor, RpcInfo
+from hebei.common.interceptors import HANDLER_FACTORIES, HandlerInterceptor, RpcInfo, copy_pool
 from hebei.rules.errors import IllegalActionError, NotationError, ReplayError
 
 log = logging.getLogger("hebei.errors")
 
 INTERNAL_MESSAGE = "internal error"
+MAX_DETAILS = 500  # characters of an error message sent to a client (or logged with a call)
 
 
 class DomainError(Exception):
@@ -83,12 +90,18 @@ STATUS_CODES: dict[type[BaseException], grpc.StatusCode] = {
 }
 
 
+def capped(text: str, limit: int = MAX_DETAILS) -> str:
+    """``text`` cut to ``limit`` characters (with an ellipsis): a message never echoes a huge
+    value whole."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def status_of(exc: BaseException) -> tuple[grpc.StatusCode, str]:
     """The status code and client-facing message for ``exc`` (INTERNAL for unknown errors)."""
     for cls in type(exc).__mro__:
         code = STATUS_CODES.get(cls)
         if code is not None:
-            return code, str(exc) or cls.__name__
+            return code, capped(str(exc) or cls.__name__)
     return grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE
 
 
@@ -112,3 +125,81 @@ class ErrorInterceptor(HandlerInterceptor):
             if code == grpc.StatusCode.INTERNAL:
                 log.error("unhandled error in %s", info.full_method, exc_info=exc)
             context.abort(code, message)
+
+
+# ----------------------------------------------------------------------------- decoding
+
+
+@dataclass(frozen=True, slots=True)
+class Undecodable:
+    """A request message that did not parse (what the safe deserializer hands on)."""
+
+    size: int
+    error: str
+
+    def problem(self) -> InvalidArgument:
+        return InvalidArgument(
+            f"the request is not a valid message of this method ({self.size} bytes: {self.error})"
+        )
+
+
+def safe_deserializer(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+    """``parse`` that never raises (nor returns None): bad bytes give an :class:`Undecodable`."""
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return parse(data)
+        except Exception as exc:  # DecodeError, RecursionError in deep nesting, ...
+            return Undecodable(len(data), capped(type(exc).__name__, 60))
+
+    return deserialize
+
+
+def _decoded(requests: Iterable[Any]) -> Iterator[Any]:
+    for request in requests:
+        if isinstance(request, Undecodable):
+            raise request.problem()
+        yield request
+
+
+class DecodeInterceptor(grpc.ServerInterceptor):
+    """Parses requests without letting grpcio fail on them (see the module docstring).
+
+    It must be the innermost of the standard interceptors: its deserializer (which turns bad
+    bytes into :class:`Undecodable` instead of failing) is the one the outer wrappers copy,
+    so every interceptor still sees the call; the servicer gets parsed messages only, and an
+    undecodable one raises InvalidArgument inside :class:`ErrorInterceptor`.
+    """
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = continuation(handler_call_details)
+        if handler is None or handler.request_deserializer is None:
+            return handler
+        info = RpcInfo.of(handler_call_details.method, handler)
+        if info.request_streaming:
+            streaming = handler.stream_stream or handler.stream_unary
+
+            def behavior(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+                return streaming(_decoded(requests), context)
+
+            inner = streaming
+        else:
+            single = handler.unary_stream or handler.unary_unary
+
+            def behavior(request: Any, context: grpc.ServicerContext) -> Any:
+                if isinstance(request, Undecodable):
+                    raise request.problem()
+                return single(request, context)
+
+            inner = single
+        copy_pool(inner, behavior)
+        factory = HANDLER_FACTORIES[(info.request_streaming, info.response_streaming)]
+        return factory(
+            behavior,
+            request_deserializer=safe_deserializer(handler.request_deserializer),
+            response_serializer=handler.response_serializer,
+        )

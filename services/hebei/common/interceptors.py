@@ -15,12 +15,14 @@ from typing import Any
 
 import grpc
 
-_HANDLER_FACTORIES = {
+HANDLER_FACTORIES = {
     (False, False): grpc.unary_unary_rpc_method_handler,
     (False, True): grpc.unary_stream_rpc_method_handler,
     (True, False): grpc.stream_unary_rpc_method_handler,
     (True, True): grpc.stream_stream_rpc_method_handler,
 }
+# Where grpcio looks for a dedicated thread pool of one method's behavior (see copy_pool).
+POOL_ATTRIBUTE = "experimental_thread_pool"
 RPC_TYPES = {
     (False, False): "unary",
     (False, True): "server_stream",
@@ -46,6 +48,18 @@ class RpcInfo:
         service, method = split_method(full_method)
         kind = (bool(handler.request_streaming), bool(handler.response_streaming))
         return cls(full_method, service, method, RPC_TYPES[kind], *kind)
+
+
+def copy_pool(inner: Callable[..., Any], outer: Callable[..., Any]) -> None:
+    """Keep ``inner``'s dedicated thread pool on its wrapper ``outer``.
+
+    grpcio runs a behavior that carries an ``experimental_thread_pool`` attribute on that pool
+    instead of the server's workers (the health service uses one, so that health checks are
+    answered however busy the workers are); a wrapper must carry it on.
+    """
+    pool = getattr(inner, POOL_ATTRIBUTE, None)
+    if pool is not None:
+        setattr(outer, POOL_ATTRIBUTE, pool)
 
 
 def split_method(full_method: str) -> tuple[str, str]:
@@ -78,6 +92,7 @@ class HandlerInterceptor(grpc.ServerInterceptor):
                         self.on_response(info)
                         yield response
 
+            copy_pool(stream_behavior, behavior)
         else:
             unary_behavior = handler.stream_unary or handler.unary_unary
 
@@ -87,7 +102,8 @@ class HandlerInterceptor(grpc.ServerInterceptor):
                 self.on_response(info)
                 return response
 
-        factory = _HANDLER_FACTORIES[(info.request_streaming, info.response_streaming)]
+            copy_pool(unary_behavior, behavior)
+        factory = HANDLER_FACTORIES[(info.request_streaming, info.response_streaming)]
         return factory(
             behavior,
             request_deserializer=handler.request_deserializer,

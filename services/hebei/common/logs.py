@@ -2,7 +2,8 @@
 
 :func:`configure_logging` sets the root logger once per process; :class:`CallLogInterceptor`
 writes one line per finished call. Ids (match, table, tournament, player, seat, entry,
-idempotency key) are read from the request, or the first message of a client stream.
+idempotency key) are read from the request, or the first message of a client stream; a
+logged value is cut to :data:`MAX_LOGGED` characters (a request may carry a huge one).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from typing import Any, TextIO
 
 import grpc
 
+from hebei.common.errors import capped
 from hebei.common.interceptors import HandlerInterceptor, RpcInfo, on_finish
 
 call_log = logging.getLogger("hebei.calls")
+MAX_LOGGED = 160  # characters of one id or of the details in a call's log line
 
 # Request fields copied into the log line; nested messages of these names are searched too.
 ID_FIELDS = (
@@ -81,7 +84,7 @@ def request_ids(message: Any) -> dict[str, Any]:
         if name in names:
             value = getattr(message, name)
             if value or name == "seat":  # seat 0 is a seat
-                ids[name] = value
+                ids[name] = capped(value, MAX_LOGGED) if isinstance(value, str) else value
     return ids
 
 
@@ -153,4 +156,5 @@ _QUIET_CODES = frozenset(
 
 
 def _text(details: Any) -> str:
-    return details.decode(errors="replace") if isinstance(details, bytes) else str(details)
+    text = details.decode(errors="replace") if isinstance(details, bytes) else str(details)
+    return capped(text, MAX_LOGGED)

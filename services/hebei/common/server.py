@@ -15,9 +15,15 @@ configuration or by ``build`` into one line on stderr and exit status 2.
 
 Every server gets grpc.health.v1 (a status per service and the overall ""), reflection,
 message size limits, and the interceptors, outermost first: metrics, call log, error mapping,
-auth. On SIGTERM (or SIGINT) health turns NOT_SERVING, the server keeps answering for
-``drain_seconds`` (so load balancers notice), then stops accepting calls and gives the calls
-in flight ``grace_seconds`` to finish.
+auth, decoding (requests are parsed by ``hebei.common.errors.DecodeInterceptor``, so bytes
+that are not a valid message are INVALID_ARGUMENT, never grpcio's INTERNAL). Health checks
+run on a thread pool of their own: they are answered however busy the workers are.
+
+On SIGTERM (or SIGINT) health turns NOT_SERVING and each service's ``drain`` hook runs (the
+table engine stops its clocks and closes its long-lived streams with UNAVAILABLE, which its
+clients read as "reconnect"); the server keeps answering for ``drain_seconds`` (so load
+balancers notice), then stops accepting calls and gives the calls in flight
+``grace_seconds`` to finish.
 """
 
 from __future__ import annotations
@@ -37,7 +43,8 @@ from grpc_reflection.v1alpha import reflection
 
 from hebei.common.auth import AuthInterceptor, TokenAuthority
 from hebei.common.config import DEFAULT_PORTS, ServerConfig, StartupError, run_main
-from hebei.common.errors import ErrorInterceptor
+from hebei.common.errors import DecodeInterceptor, ErrorInterceptor
+from hebei.common.interceptors import POOL_ATTRIBUTE
 from hebei.common.logs import CallLogInterceptor, configure_logging
 from hebei.common.metrics import ServerMetricsInterceptor, start_metrics_server
 
@@ -46,6 +53,7 @@ log = logging.getLogger("hebei.server")
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 OVERALL = ""  # the health service name meaning "the whole server"
+HEALTH_THREADS = 4  # Health/Check's own workers (never the server's, however busy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +63,9 @@ class ServiceSpec:
     name: str  # e.g. "hebei.v1.LedgerService"
     add_servicer: Callable[[Any, grpc.Server], None]
     servicer: Any
+    # Called once when the server starts to stop (SIGTERM), before the calls in flight are
+    # given their grace: e.g. close long-lived streams with UNAVAILABLE ("reconnect").
+    drain: Callable[[], None] | None = None
 
 
 def server_options(config: ServerConfig) -> list[tuple[str, Any]]:
@@ -76,7 +87,9 @@ class Server:
     health: health.HealthServicer
     service_names: tuple[str, ...]
     metrics_port: int | None = None
+    drains: tuple[Callable[[], None], ...] = ()
     _metrics_http: Any = field(default=None, repr=False)
+    _drained: bool = field(default=False, repr=False)
 
     def start(self) -> None:
         """Start serving calls (and the metrics endpoint); every service reports SERVING."""
@@ -99,9 +112,21 @@ class Server:
         for name in (service,) if service else (*self.service_names, OVERALL):
             self.health.set(name, status)
 
-    def stop(self, grace: float | None = None) -> None:
-        """Refuse new calls, let calls in flight finish within ``grace`` seconds, then stop."""
+    def drain(self) -> None:
+        """Health NOT_SERVING, then each service's drain hook (once; see ServiceSpec.drain)."""
         self.set_serving(False)
+        if self._drained:
+            return
+        self._drained = True
+        for hook in self.drains:
+            try:
+                hook()
+            except Exception:  # one service's hook must not keep the others from draining
+                log.exception("drain hook failed")
+
+    def stop(self, grace: float | None = None) -> None:
+        """Drain, refuse new calls, let calls in flight finish within ``grace`` seconds, stop."""
+        self.drain()
         self.health.enter_graceful_shutdown()
         self.grpc_server.stop(self.config.grace_seconds if grace is None else grace).wait()
         if self._metrics_http is not None:
@@ -149,6 +174,7 @@ def create_server(
         CallLogInterceptor(),
         ErrorInterceptor(),
         AuthInterceptor(TokenAuthority(config.operator_token, service_tokens)),
+        DecodeInterceptor(),  # innermost: see hebei.common.errors
     ]
     grpc_server = grpc.server(
         futures.ThreadPoolExecutor(
@@ -159,10 +185,7 @@ def create_server(
     )
     for spec in specs:
         spec.add_servicer(spec.servicer, grpc_server)
-    health_servicer = health.HealthServicer(
-        experimental_non_blocking=True,
-        experimental_thread_pool=futures.ThreadPoolExecutor(max_workers=1),
-    )
+    health_servicer = _health_servicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, grpc_server)
     names = tuple(spec.name for spec in specs)
     for name in (*names, OVERALL):
@@ -183,7 +206,22 @@ def create_server(
         raise StartupError(f"cannot listen on {address}: {exc}") from None
     if port == 0:
         raise StartupError(f"cannot listen on {address}")
-    return Server(grpc_server, config, port, health_servicer, names)
+    drains = tuple(spec.drain for spec in specs if spec.drain is not None)
+    return Server(grpc_server, config, port, health_servicer, names, drains=drains)
+
+
+def _health_servicer() -> health.HealthServicer:
+    """grpc.health.v1 whose Check runs on threads of its own (not the server's workers)."""
+    servicer = health.HealthServicer(experimental_non_blocking=True)
+    check = servicer.Check
+    pool = futures.ThreadPoolExecutor(max_workers=HEALTH_THREADS, thread_name_prefix="health")
+
+    def Check(request: Any, context: Any) -> Any:
+        return check(request, context)
+
+    setattr(Check, POOL_ATTRIBUTE, pool)
+    servicer.Check = Check  # type: ignore[method-assign]
+    return servicer
 
 
 def serve(
@@ -217,7 +255,7 @@ def serve(
             ready(server)
         while not stop_requested.wait(0.5):
             pass
-        server.set_serving(False)
+        server.drain()
         if config.drain_seconds > 0:
             stop_requested.clear()
             stop_requested.wait(config.drain_seconds)  # a second signal skips the drain

@@ -17,16 +17,23 @@ __all__ = [
     "MAX_ID_LENGTH",
     "MAX_NAME_LENGTH",
     "MAX_REASON_LENGTH",
+    "MAX_TOKEN_LENGTH",
+    "MIN_TOKEN_LENGTH",
+    "check_duration",
     "check_id",
     "check_int",
     "check_text",
+    "check_token",
     "shown",
 ]
 
 MAX_ID_LENGTH = 128
 MAX_NAME_LENGTH = 64
 MAX_REASON_LENGTH = 256
+MIN_TOKEN_LENGTH = 16
+MAX_TOKEN_LENGTH = 256
 _SHOWN = 40
+_NANOS = 1_000_000_000
 
 
 def shown(value: object, limit: int = _SHOWN) -> str:
@@ -76,3 +83,31 @@ def check_int(field: str, value: int, *, lo: int, hi: int) -> int:
     if not lo <= value <= hi:
         raise InvalidArgument(f"{field} must be {lo}-{hi}, got {value}")
     return value
+
+
+def check_token(
+    field: str,
+    value: str,
+    *,
+    min_length: int = MIN_TOKEN_LENGTH,
+    max_length: int = MAX_TOKEN_LENGTH,
+) -> str:
+    """A secret token: ``min_length``-``max_length`` printable characters without spaces.
+    The message never quotes the value (it is a secret)."""
+    if not min_length <= len(value) <= max_length:
+        raise InvalidArgument(
+            f"{field} must be {min_length}-{max_length} characters, got {len(value)}"
+        )
+    if any(c.isspace() or not c.isprintable() for c in value):
+        raise InvalidArgument(f"{field} must be printable, without spaces")
+    return value
+
+
+def check_duration(field: str, seconds: int, nanos: int, *, lo: float, hi: float) -> float:
+    """A ``google.protobuf.Duration`` (``seconds``, ``nanos``) as seconds, when it is a valid
+    Duration (nanos within +-999,999,999 with the sign of seconds) and ``lo <= value <= hi``."""
+    if not -_NANOS < nanos < _NANOS or (seconds > 0 > nanos) or (seconds < 0 < nanos):
+        raise InvalidArgument(f"{field} is not a valid duration (nanos {nanos})")
+    if not lo <= seconds + nanos / _NANOS <= hi:
+        raise InvalidArgument(f"{field} must be {lo:g}-{hi:g} seconds, got {shown(seconds)} s")
+    return seconds + nanos / _NANOS

@@ -128,6 +128,8 @@ def open_match_request(
         length=pb.MatchLength(hands=options.hands),
         seats=seats,
         seed=options.seed,
+        # A seed the person chose (to play the same deal again) is known: an evaluation match.
+        evaluation=options.seed != 0,
     )
     request.time_control.per_decision.FromNanoseconds(int(options.think * 1e9))
     request.time_control.time_bank.FromNanoseconds(int(options.bank * 1e9))

@@ -1,7 +1,9 @@
 """One seat's Play stream and the person's side of it.
 
 :class:`PlayStream` owns the gRPC stream: it joins, sends actions and puts every server message
-into an inbox queue. :class:`PlayerSession` is the person's logic without any I/O of its own:
+into an inbox queue. When the stream ends with UNAVAILABLE (a stopping engine closes its
+streams so on purpose, and an engine out of reach looks the same) it joins again with backoff,
+saying so in the inbox, until the engine answers or :data:`GIVE_UP_SECONDS` pass without it. :class:`PlayerSession` is the person's logic without any I/O of its own:
 messages and typed lines in, board/prompt/messages out on a rich console and actions out
 through a ``send`` callable, so tests drive it with made-up observations. :func:`run_session`
 wires them to a terminal: a thread reads lines from stdin into the same inbox, and the main
@@ -34,7 +36,11 @@ from hebei.v1 import types_pb2 as pb
 CLIENT_NAME = "hebei-play/0.1"
 
 # Inbox items: (kind, value).
-MESSAGE, LINE, EOF, CLOSED = "message", "line", "eof", "closed"
+MESSAGE, LINE, EOF, CLOSED, RECONNECTING = "message", "line", "eof", "closed", "reconnecting"
+# A stream ending with these is joined again: "reconnect" (the engine restarts or is away).
+RECONNECT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
+FIRST_DELAY, MAX_DELAY = 0.2, 5.0  # seconds between joins, doubling
+GIVE_UP_SECONDS = 120.0  # without a message from the engine
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -43,23 +49,36 @@ EXIT_INTERRUPTED = 130
 
 class PlayStream:
     """A seat's Play stream: Join first, then :meth:`send` actions; every PlayResponse goes to
-    ``inbox`` as ``("message", response)`` and the end as ``("closed", RpcError | None)``."""
+    ``inbox`` as ``("message", response)``, each reconnection as ``("reconnecting", why)`` and
+    the end as ``("closed", RpcError | None)``."""
 
-    def __init__(self, channel: grpc.Channel, join: table_pb2.Join, inbox: queue.Queue) -> None:
+    def __init__(
+        self,
+        channel: grpc.Channel,
+        join: table_pb2.Join,
+        inbox: queue.Queue,
+        *,
+        give_up: float = GIVE_UP_SECONDS,
+    ) -> None:
         self.channel = channel
         self.join = join
         self.inbox = inbox
+        self.give_up = give_up
         self._outgoing: queue.SimpleQueue[table_pb2.PlayRequest | None] = queue.SimpleQueue()
         self._call: Any = None
         self._closing = False
+        self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._read, name="play-stream", daemon=True)
 
     def start(self) -> PlayStream:
         """Open the stream and start reading it."""
-        stub = table_pb2_grpc.TableServiceStub(self.channel)
-        self._call = stub.Play(self._requests())
+        self._open()
         self._thread.start()
         return self
+
+    def _open(self) -> None:
+        stub = table_pb2_grpc.TableServiceStub(self.channel)
+        self._call = stub.Play(self._requests(self._outgoing))
 
     def send(self, action: pb.Action) -> None:
         """Queue an action for the server."""
@@ -68,6 +87,7 @@ class PlayStream:
     def close(self) -> None:
         """End the stream (the server then treats the seat as disconnected)."""
         self._closing = True
+        self._stopped.set()
         self._outgoing.put(None)
         if self._call is not None:
             self._call.cancel()
@@ -77,22 +97,41 @@ class PlayStream:
         if self._thread.is_alive():
             self._thread.join(timeout)
 
-    def _requests(self) -> Iterator[table_pb2.PlayRequest]:
+    def _requests(
+        self, outgoing: queue.SimpleQueue[table_pb2.PlayRequest | None]
+    ) -> Iterator[table_pb2.PlayRequest]:
         yield table_pb2.PlayRequest(join=self.join)
         while True:
-            item = self._outgoing.get()
+            item = outgoing.get()
             if item is None:
                 return
             yield item
 
     def _read(self) -> None:
-        error = None
-        try:
-            for message in self._call:
-                self.inbox.put((MESSAGE, message))
-        except grpc.RpcError as exc:
-            if not self._closing:
-                error = exc
+        delay, heard = FIRST_DELAY, time.monotonic()
+        while True:
+            error = None
+            try:
+                for message in self._call:
+                    delay, heard = FIRST_DELAY, time.monotonic()
+                    self.inbox.put((MESSAGE, message))
+            except grpc.RpcError as exc:
+                if not self._closing:
+                    error = exc
+            if (
+                error is None
+                or error.code() not in RECONNECT_CODES
+                or time.monotonic() - heard > self.give_up
+            ):
+                break
+            self.inbox.put((RECONNECTING, describe_rpc_error(error)))
+            if self._stopped.wait(delay):
+                error = None
+                break
+            delay = min(delay * 2, MAX_DELAY)
+            self._outgoing.put(None)  # releases the old stream's request reader
+            self._outgoing = queue.SimpleQueue()
+            self._open()
         self._outgoing.put(None)
         self.inbox.put((CLOSED, error))
 
@@ -264,6 +303,15 @@ class PlayerSession:
             self.left = True
             self.say("Input closed: you left the table.")
 
+    def on_reconnecting(self, why: str) -> None:
+        """The stream dropped and is being joined again: the open decision will come anew."""
+        if self.done:
+            return
+        self.say(f"{why}; joining the table again...", "yellow")
+        self.view = None
+        self.prompted = 0
+        self.answered = 0
+
     def on_closed(self, error: grpc.RpcError | None) -> None:
         """The stream ended."""
         if self.finished or self.left:
@@ -325,6 +373,7 @@ def run_session(
         LINE: session.on_line,
         EOF: lambda _value: session.on_eof(),
         CLOSED: session.on_closed,
+        RECONNECTING: session.on_reconnecting,
     }
     stream.start()
     read_lines(source or sys.stdin, inbox)

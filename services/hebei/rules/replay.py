@@ -79,7 +79,11 @@ def replay_hand(events: Sequence[dict], *, complete: bool = True) -> HandState:
 
 
 def replay_match(events: Sequence[dict]) -> Match:
-    """Replay a match log: match_start, each hand's events, match_end."""
+    """Replay a match log: match_start, each hand's events, match_end.
+
+    The match_start of an evaluation match (its seed chosen by the caller) carries
+    ``"evaluation": true`` besides what the seed gives.
+    """
     if not events or not isinstance(events[0], dict) or events[0].get("type") != "match_start":
         raise ReplayError("a match log starts with its match_start event")
     start = events[0]
@@ -91,7 +95,8 @@ def replay_match(events: Sequence[dict]) -> Match:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"bad match_start event: {exc}") from None
-    if start != match.start_event():
+    marked = {k: v for k, v in start.items() if k != "evaluation"}
+    if marked != match.start_event() or start.get("evaluation", True) is not True:
         raise ReplayError(
             f"match_start {start} does not match the seed, which gives {match.start_event()}"
         )

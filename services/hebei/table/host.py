@@ -1,35 +1,35 @@
-"""All the tables of one engine process: open, find, list, dissolve, and resume after a crash."""
+"""All the tables of one engine process: open, find, list, dissolve, resume after a crash, and
+suspend them all when the engine stops.
+
+A stored match that cannot be resumed (its spec is out of today's bounds, its log does not
+replay, ...) is dissolved with an error line and a ``match_dissolved`` event: it never keeps
+the engine from starting, however often it restarts.
+"""
 
 from __future__ import annotations
 
 import collections
-import hashlib
 import logging
 import secrets
 import threading
 from dataclasses import dataclass
 
 from hebei.common import convert
-from hebei.common.errors import AlreadyExists, InvalidArgument, NotFound, ResourceExhausted
-from hebei.rules.errors import NotationError
-from hebei.rules.profile import get_profile
-from hebei.table import metrics, timecontrol
-from hebei.table.scheduler import Scheduler
-from hebei.table.store import EventStore, StoredMatch
-from hebei.table.table import (
-    STATUS_NAMES,
-    STATUSES,
-    MatchSpec,
-    SeatSpec,
-    Table,
-    hash_token,
+from hebei.common.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    ResourceExhausted,
 )
-from hebei.v1 import table_pb2
+from hebei.table import metrics, requests
+from hebei.table.scheduler import Scheduler
+from hebei.table.store import EventStore, OutboxRow, StoredMatch
+from hebei.table.table import STATUS_NAMES, STATUSES, MatchSpec, Table, shown_name
+from hebei.v1 import matchmaking_pb2, table_pb2
 from hebei.v1 import types_pb2 as pb
 
 log = logging.getLogger(__name__)
-
-MAX_ID_LENGTH = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,71 +40,17 @@ class HostSettings:
     max_tables: int = 256  # tables waiting or playing at once; more is RESOURCE_EXHAUSTED
     seat_queue: int = 256  # messages queued per seat stream before old ones are dropped
     keep_finished: int = 512  # ended tables kept in memory; older ones reload from the log
+    pause_seconds: float = 120.0  # a match with every seat auto-played waits this long
+    rejoin_seconds: float | None = None  # seats' time to come back after a restart (ready)
 
-
-def _check_id(name: str, value: str, *, required: bool = True) -> None:
-    if required and not value:
-        raise InvalidArgument(f"{name} is required")
-    if len(value) > MAX_ID_LENGTH or any(c.isspace() or c == ":" for c in value):
-        raise InvalidArgument(
-            f"{name} must be at most {MAX_ID_LENGTH} characters without spaces or ':'"
-        )
-
-
-def spec_from_request(request: table_pb2.OpenMatchRequest) -> MatchSpec:
-    """Validate an OpenMatch request and turn it into a match spec (tokens hashed)."""
-    _check_id("match_id", request.match_id)
-    _check_id("table_id", request.table_id)
-    _check_id("tournament_id", request.tournament_id, required=False)
-    if request.round_no < 0:
-        raise InvalidArgument(f"round_no must be >= 0, got {request.round_no}")
-    profile = request.rule_profile.name or "main"
-    try:
-        get_profile(profile)
-    except ValueError as exc:
-        raise InvalidArgument(str(exc)) from None
-    try:
-        length = convert.length_from_proto(request.length)
-    except NotationError as exc:
-        raise InvalidArgument(f"length: {exc}") from None
-    if sorted(s.seat for s in request.seats) != [0, 1, 2, 3]:
-        raise InvalidArgument("exactly four seats are needed, numbered 0-3")
-    seats = []
-    for seat in sorted(request.seats, key=lambda s: s.seat):
-        if not seat.player_id:
-            raise InvalidArgument(f"seat {seat.seat} needs a player_id")
-        if seat.kind not in (pb.SEAT_KIND_PERSON, pb.SEAT_KIND_BOT):
-            raise InvalidArgument(f"seat {seat.seat} needs a kind (person or bot)")
-        if len(seat.seat_token) < 8:
-            raise InvalidArgument(f"seat {seat.seat} needs a seat_token of at least 8 characters")
-        seats.append(
-            SeatSpec(
-                seat=seat.seat,
-                player_id=seat.player_id,
-                player_name=seat.player_name or seat.player_id,
-                kind=seat.kind,
-                token_hash=hash_token(seat.seat_token),
-                bot_policy=seat.bot_policy,
-                bot_level=seat.bot_level,
-            )
-        )
-    try:
-        control = timecontrol.from_proto(request.time_control)
-    except ValueError as exc:
-        raise InvalidArgument(str(exc)) from None
-    fingerprint = hashlib.sha256(request.SerializeToString(deterministic=True)).hexdigest()
-    return MatchSpec(
-        match_id=request.match_id,
-        table_id=request.table_id,
-        tournament_id=request.tournament_id,
-        round_no=request.round_no,
-        profile=profile,
-        length=length,
-        seed=request.seed or secrets.randbits(63),
-        seats=tuple(seats),
-        time_control=control,
-        fingerprint=fingerprint,
-    )
+    def table_options(self) -> dict:
+        return {
+            "seat_queue": self.seat_queue,
+            "pause_seconds": self.pause_seconds,
+            "rejoin_seconds": (
+                self.ready_seconds if self.rejoin_seconds is None else self.rejoin_seconds
+            ),
+        }
 
 
 class TableHost:
@@ -124,6 +70,8 @@ class TableHost:
         self._finished: collections.deque[str] = collections.deque()
         self._lock = threading.Lock()
         self._active = 0
+        self.stopping = False
+        store.on_failed = self._storage_failed
 
     def _ended(self, table: Table) -> None:
         with self._lock:
@@ -147,14 +95,16 @@ class TableHost:
     def _add(self, table: Table) -> Table:
         with self._lock:
             existing = self._tables.get(table.match_id)
-            if existing is not None:
-                return existing
-            self._tables[table.match_id] = table
-            if table.over:
-                self._remember_finished(table.match_id)
-            else:
-                self._active += 1
-                metrics.TABLES_ACTIVE.set(self._active)
+            if existing is None:
+                self._tables[table.match_id] = table
+                if table.over:
+                    self._remember_finished(table.match_id)
+                else:
+                    self._active += 1
+                    metrics.TABLES_ACTIVE.set(self._active)
+        if existing is not None:  # built twice at once: the other one is the table
+            table.discard()
+            return existing
         return table
 
     @property
@@ -163,28 +113,96 @@ class TableHost:
             return self._active
 
     def resume_all(self) -> int:
-        """Rebuild every unfinished match from the log; return how many."""
+        """Rebuild every unfinished match from the log; return how many. One that cannot be
+        resumed is dissolved loudly (see the module docstring) and the others go on."""
         resumed = 0
         for stored in self.store.load_unfinished():
-            table = self._resume(stored)
+            try:
+                table = self._resume(stored, check=True)
+            except Exception as exc:
+                self._dissolve_broken(stored, exc)
+                continue
             table.open_waiting(self.settings.ready_seconds)
             resumed += 1
         log.info("resumed %d unfinished matches", resumed)
         return resumed
 
-    def _resume(self, stored: StoredMatch) -> Table:
+    def _resume(self, stored: StoredMatch, *, check: bool = False) -> Table:
+        """A table rebuilt from its log; ``check``: against today's bounds first (a match to
+        play on; an ended one is only read)."""
         table = Table.resume(
             stored,
             self.store,
             self.scheduler,
-            seat_queue=self.settings.seat_queue,
+            check=requests.check_spec if check else None,
             on_end=self._ended,
+            **self.settings.table_options(),
         )
-        return self._add(table)
+        table = self._add(table)
+        if self.stopping:
+            table.suspend()
+        return table
 
-    def open_match(self, request: table_pb2.OpenMatchRequest) -> Table:
+    def _dissolve_broken(self, stored: StoredMatch, error: Exception) -> None:
+        reason = f"technical: the match could not be resumed ({type(error).__name__}: {error})"
+        reason = reason[:300]
+        log.error("match %s dissolved: %s", stored.match_id, reason, exc_info=error)
+        metrics.MATCHES_FAILED.labels("resume").inc()
+        seats = stored.spec.get("seats") if isinstance(stored.spec, dict) else None
+        result = matchmaking_pb2.ReportMatchResultRequest(
+            match_id=stored.match_id,
+            table_id=stored.table_id,
+            tournament_id=stored.tournament_id,
+            round_no=stored.round_no,
+            status=pb.MATCH_STATUS_DISSOLVED,
+            hands_played=stored.hands_played,
+            reason=reason,
+        )
+        try:
+            for i, seat in enumerate(seats or ()):
+                result.seats.add(
+                    seat=i, player_id=str(seat["player_id"]), score=int(stored.scores[i])
+                )
+        except (KeyError, IndexError, TypeError, ValueError):
+            del result.seats[:]
+        event = {"type": "match_dissolved", "reason": reason}
+        try:
+            self.store.fail_match(
+                stored.match_id,
+                len(stored.events) + 1,
+                event,
+                [OutboxRow("match_result", stored.match_id, result.SerializeToString())],
+            )
+        except Exception:
+            log.exception("match %s: could not record its dissolution", stored.match_id)
+
+    def _storage_failed(self, match_id: str, reason: str) -> None:
+        """The store refused a match's events (writer thread): fail that table, off the
+        writer's thread."""
+        with self._lock:
+            table = self._tables.get(match_id)
+        if table is not None:
+            self.scheduler.call_later(0, lambda: table.fail_storage(reason))
+
+    def suspend_all(self) -> None:
+        """The engine is stopping: every table stops its clocks and ends its streams with
+        UNAVAILABLE (see Table.suspend); tables opened from now on start suspended."""
+        with self._lock:
+            self.stopping = True
+            tables = list(self._tables.values())
+        for table in tables:
+            table.suspend()
+        log.info("suspended %d tables", len(tables))
+
+    def fresh_seed(self) -> int:
+        """A seed no stored match has (the seed of a live match must never be known)."""
+        while True:
+            seed = secrets.randbits(63)
+            if seed and not self.store.seed_used(seed):
+                return seed
+
+    def open_match(self, spec: MatchSpec) -> Table:
         """Open a match (idempotent by match_id; a different request is ALREADY_EXISTS)."""
-        spec = spec_from_request(request)
         with self._lock:
             table = self._tables.get(spec.match_id)
             if table is None and self._active >= self.settings.max_tables:
@@ -205,11 +223,14 @@ class TableHost:
                 spec,
                 self.store,
                 self.scheduler,
-                seat_queue=self.settings.seat_queue,
                 on_end=self._ended,
+                **self.settings.table_options(),
             )
         )
-        table.open_waiting(self.settings.ready_seconds)
+        if self.stopping:
+            table.suspend()
+        else:
+            table.open_waiting(self.settings.ready_seconds)
         return table
 
     def get(self, match_id: str) -> Table:
@@ -224,19 +245,23 @@ class TableHost:
         stored = self.store.load_match(match_id)
         if stored is None:
             raise NotFound(f"no match {match_id!r}")
-        return self._resume(stored)
+        try:
+            return self._resume(stored)
+        except Exception:
+            if stored.status not in ("finished", "dissolved"):
+                log.exception("match %s: its log could not be read", match_id)
+                raise FailedPrecondition(
+                    f"match {match_id!r} cannot be read: its log does not replay"
+                ) from None
+        return self._add(Table.ended(stored, self.store, self.scheduler))
 
-    def list(
-        self, tournament_id: str, status: int, page_size: int, page_token: str
-    ) -> tuple[list[table_pb2.MatchInfo], str]:
+    def list(self, query: requests.ListQuery) -> tuple[list[table_pb2.MatchInfo], str]:
         """A page of matches (from the store, live state from the tables in memory)."""
-        if status and status not in STATUS_NAMES:
-            raise InvalidArgument(f"unknown match status {status}")
-        size = page_size if 0 < page_size <= 500 else 50
+        size = query.page_size
         rows = self.store.list_matches(
-            tournament_id=tournament_id,
-            status=STATUS_NAMES.get(status, ""),
-            after=page_token,
+            tournament_id=query.tournament_id,
+            status=STATUS_NAMES.get(query.status, ""),
+            after=query.page_token,
             limit=size + 1,
         )
         infos = []
@@ -270,7 +295,7 @@ def _row_info(row: StoredMatch) -> table_pb2.MatchInfo:
             table_pb2.SeatInfo(
                 seat=s.seat,
                 player_id=s.player_id,
-                player_name=s.player_name,
+                player_name=shown_name(s.player_name),
                 kind=s.kind,
                 score=row.scores[s.seat],
             )
@@ -281,6 +306,7 @@ def _row_info(row: StoredMatch) -> table_pb2.MatchInfo:
         opened_at=convert.timestamp_from_seconds(row.opened_at),
         event_count=row.event_count,
         seed=spec.seed if over else 0,
+        evaluation=spec.evaluation,
     )
     if row.ended_at is not None:
         info.ended_at.CopyFrom(convert.timestamp_from_seconds(row.ended_at))

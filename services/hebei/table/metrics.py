@@ -41,3 +41,30 @@ OUTBOX_DELIVERIES = Counter(
     ("kind", "result"),
 )
 PLAY_STREAMS = Gauge("hebei_table_streams_open", "Open Play and Spectate streams.", ("rpc",))
+STREAMS_REFUSED = Counter(
+    "hebei_table_streams_refused_total",
+    "Streams refused for capacity or while draining, by rpc and reason.",
+    ("rpc", "reason"),
+)
+EVENT_LOG_WRITE_FAILURES = Counter(
+    "hebei_table_event_log_write_failures_total",
+    "Failed event log writes: outage (the database out of reach, retried until it is back) or"
+    " refused (the data; retried a few times, then the match is failed).",
+    ("kind",),
+)
+MATCHES_FAILED = Counter(
+    "hebei_table_matches_failed_total",
+    "Matches dissolved because the engine could not go on with them, by cause (event_log, resume).",
+    ("cause",),
+)
+PAUSES = Counter(
+    "hebei_table_pauses_total",
+    "Matches paused because every seat was auto-played, and how each pause ended"
+    " (paused, resumed, dissolved).",
+    ("event",),
+)
+CLOCKS_HELD = Counter(
+    "hebei_table_clocks_held_total",
+    "Decision deadlines moved because the seat could not be told of its decision in time"
+    " (the event log was slow or down).",
+)

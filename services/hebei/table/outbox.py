@@ -4,7 +4,8 @@ Each row is retried with exponential backoff until the receiver acknowledges it,
 restart (the rows are in PostgreSQL). The receivers are idempotent by key (the ledger by
 ``match_id:hand_no``), so a row delivered but not yet marked when the process died is booked
 only once. A permanent refusal (the receiver says the request itself is wrong) stops the
-retries and is logged as an error.
+retries and is logged as an error; so does a row that cannot even be sent (its payload does
+not parse): one bad row never holds up the rows behind it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import threading
 from collections.abc import Callable, Mapping
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from hebei.table import metrics
 from hebei.table.store import EventStore, PendingMessage
@@ -89,15 +91,28 @@ class OutboxPoster:
         try:
             deliver(message.payload)
         except grpc.RpcError as exc:
-            code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
-            text = f"{code.name}: {exc.details() if hasattr(exc, 'details') else exc}"
-            if code in PERMANENT:
-                log.error("outbox %s %s refused for good: %s", message.kind, message.key, text)
-                metrics.OUTBOX_DELIVERIES.labels(message.kind, "refused").inc()
-                self.store.mark_failed(message.id, text)
-            else:
-                metrics.OUTBOX_DELIVERIES.labels(message.kind, "retry").inc()
-                self.store.mark_retry(message.id, text, backoff(message.attempts))
+            self._refused(message, exc)
+            return
+        except DecodeError as exc:  # a corrupt payload: retrying cannot help
+            log.error("outbox %s %s cannot be sent: %r", message.kind, message.key, exc)
+            metrics.OUTBOX_DELIVERIES.labels(message.kind, "refused").inc()
+            self.store.mark_failed(message.id, f"not sendable: {exc}")
+            return
+        except Exception as exc:  # a bug or a closing channel: later, after the other rows
+            log.exception("outbox %s %s: delivery failed", message.kind, message.key)
+            metrics.OUTBOX_DELIVERIES.labels(message.kind, "retry").inc()
+            self.store.mark_retry(message.id, repr(exc), backoff(message.attempts))
             return
         metrics.OUTBOX_DELIVERIES.labels(message.kind, "delivered").inc()
         self.store.mark_delivered(message.id)
+
+    def _refused(self, message: PendingMessage, exc: grpc.RpcError) -> None:
+        code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
+        text = f"{code.name}: {exc.details() if hasattr(exc, 'details') else exc}"
+        if code in PERMANENT:
+            log.error("outbox %s %s refused for good: %s", message.kind, message.key, text[:300])
+            metrics.OUTBOX_DELIVERIES.labels(message.kind, "refused").inc()
+            self.store.mark_failed(message.id, text)
+        else:
+            metrics.OUTBOX_DELIVERIES.labels(message.kind, "retry").inc()
+            self.store.mark_retry(message.id, text, backoff(message.attempts))

@@ -2,6 +2,15 @@
 
 ``python -m hebei.table`` (or ``hebei table serve``) runs :func:`main`; tests build a
 :class:`TableEngine` and serve it with :func:`hebei.common.server.create_server` on port 0.
+
+Settings (``HEBEI_TABLE_*``): ``MAX_TABLES`` (256), ``READY_SECONDS`` (15, the ready check),
+``PAUSE_SECONDS`` (120: how long a match whose every seat is auto-played waits for a seat
+before it is dissolved as a technical draw), ``REJOIN_SECONDS`` (30: after a restart, how long
+the seats of a resumed match have to come back before they are auto-played),
+``MAX_SPECTATORS`` (256) and ``MAX_SPECTATORS_PER_PEER`` (16): Spectate streams in total and
+from one client address, ``MAX_STREAMS`` (256) and ``MAX_STREAMS_PER_PEER`` (32): Play streams
+not yet joined to a seat (joined seats are never refused), ``JOIN_SECONDS`` (10): the time a
+Play stream has to send its Join. The thread pool is sized for every stream these allow.
 """
 
 from __future__ import annotations
@@ -45,8 +54,20 @@ class TableConfig:
     matchmaking_address: str | None = None  # None: match results wait in the outbox
     ready_seconds: float = 15.0
     max_tables: int = 256
-    max_streams: int = 320
+    max_streams: int = 256  # Play streams that have not joined a seat yet
     flush_seconds: float = 0.002
+    pause_seconds: float = 120.0
+    rejoin_seconds: float = 30.0
+    max_streams_per_peer: int = 32
+    max_spectators: int = 256
+    max_spectators_per_peer: int = 16
+    join_seconds: float = 10.0
+
+    @staticmethod
+    def workers_for(max_tables: int, max_streams: int, max_spectators: int) -> int:
+        """Threads for every stream the quotas allow (four seats a table, streams joining,
+        spectators), plus room for unary calls."""
+        return 4 * max_tables + max_streams + max_spectators + 32
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> TableConfig:
@@ -59,9 +80,11 @@ class TableConfig:
             env=env,
         )
         max_tables = read.integer("MAX_TABLES", 256, lo=1, hi=10_000)
-        max_streams = read.integer("MAX_STREAMS", 4 * max_tables + 64, lo=1, hi=100_000)
+        max_streams = read.integer("MAX_STREAMS", 256, lo=1, hi=100_000)
+        max_spectators = read.integer("MAX_SPECTATORS", 256, lo=0, hi=100_000)
         # Every open stream holds a worker thread: keep room for the unary calls.
-        server = dataclasses.replace(server, max_workers=max(server.max_workers, max_streams + 32))
+        workers = cls.workers_for(max_tables, max_streams, max_spectators)
+        server = dataclasses.replace(server, max_workers=max(server.max_workers, workers))
         schema = read.text("SCHEMA", DEFAULT_SCHEMA)
         if not schema.replace("_", "a").isalnum() or not schema.islower():
             raise ConfigError(f"HEBEI_TABLE_SCHEMA must be a lower-case name, got {schema!r}")
@@ -75,6 +98,12 @@ class TableConfig:
             max_tables=max_tables,
             max_streams=max_streams,
             flush_seconds=read.number("FLUSH_SECONDS", 0.002, lo=0.0, hi=1.0),
+            pause_seconds=read.number("PAUSE_SECONDS", 120.0, lo=0.01, hi=86_400),
+            rejoin_seconds=read.number("REJOIN_SECONDS", 30.0, lo=0.01, hi=3600),
+            max_streams_per_peer=read.integer("MAX_STREAMS_PER_PEER", 32, lo=1, hi=100_000),
+            max_spectators=max_spectators,
+            max_spectators_per_peer=read.integer("MAX_SPECTATORS_PER_PEER", 16, lo=0, hi=100_000),
+            join_seconds=read.number("JOIN_SECONDS", 10.0, lo=0.1, hi=600),
         )
 
 
@@ -111,20 +140,37 @@ class TableEngine:
         self.store.on_outbox = self.poster.wake
         self.host = TableHost(
             self.store,
-            HostSettings(ready_seconds=config.ready_seconds, max_tables=config.max_tables),
+            HostSettings(
+                ready_seconds=config.ready_seconds,
+                max_tables=config.max_tables,
+                pause_seconds=config.pause_seconds,
+                rejoin_seconds=config.rejoin_seconds,
+            ),
         )
         self.host.resume_all()
         self.poster.start()
-        self.servicer = TableServicer(self.host, max_streams=config.max_streams)
+        self.servicer = TableServicer(
+            self.host,
+            max_joining=config.max_streams,
+            max_joining_per_peer=config.max_streams_per_peer,
+            max_spectators=config.max_spectators,
+            max_spectators_per_peer=config.max_spectators_per_peer,
+            join_seconds=config.join_seconds,
+        )
 
     def spec(self) -> ServiceSpec:
-        """The service to host on a server."""
+        """The service to host on a server (draining it suspends every table)."""
         return ServiceSpec(
-            SERVICE_NAME, table_pb2_grpc.add_TableServiceServicer_to_server, self.servicer
+            SERVICE_NAME,
+            table_pb2_grpc.add_TableServiceServicer_to_server,
+            self.servicer,
+            drain=self.servicer.drain,
         )
 
     def close(self) -> None:
-        """Stop timers, deliver nothing more, flush the log, close connections."""
+        """Suspend the tables, stop timers, deliver nothing more, flush the log, close
+        connections."""
+        self.host.suspend_all()
         self.host.close()
         self.poster.stop()
         self.store.close()

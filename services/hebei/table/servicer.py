@@ -1,9 +1,24 @@
-"""The thin gRPC layer of the table engine: requests in, TableHost calls, messages out."""
+"""The thin gRPC layer of the table engine: requests checked, TableHost calls, messages out.
+
+Every request goes through :mod:`hebei.table.requests` before any work. Streams have quotas
+of their own kind, each per client address (the peer's host) and in total:
+
+- spectators (``Spectate``, anonymous): ``max_spectators`` / ``max_spectators_per_peer``;
+- Play streams *before* their Join is accepted: ``max_joining`` / ``max_joining_per_peer``,
+  and a Join must come within ``join_seconds``. A joined seat holds no quota (a seat has at
+  most one stream: a new Join replaces the old one), so watchers and stray streams can never
+  keep a seat from joining its own match.
+
+While the engine drains (SIGTERM) new streams are refused with UNAVAILABLE and the host
+suspends its tables, which ends the open streams with UNAVAILABLE ("reconnect").
+"""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
+import queue
 import threading
 import time
 from collections.abc import Iterator
@@ -11,11 +26,11 @@ from typing import Any
 
 import grpc
 
-from hebei.common.errors import InvalidArgument, ResourceExhausted
-from hebei.table import metrics
+from hebei.common.errors import DomainError, InvalidArgument, ResourceExhausted, Unavailable
+from hebei.table import metrics, requests
 from hebei.table.host import TableHost
 from hebei.table.sessions import Outbound
-from hebei.table.table import Table, rejection
+from hebei.table.table import STOPPING, Table, rejection
 from hebei.v1 import table_pb2, table_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -40,123 +55,212 @@ class TokenBucket:
         return False
 
 
-class TableServicer(table_pb2_grpc.TableServiceServicer):
-    """TableService over a :class:`TableHost`. Streams beyond ``max_streams`` are refused
-    with RESOURCE_EXHAUSTED; a seat sending more than ``rate`` messages a second has the
-    excess dropped (and is told so)."""
+def peer_host(peer: str) -> str:
+    """The client address of a gRPC peer string without its port (``ipv4:10.0.0.7:5123`` ->
+    ``ipv4:10.0.0.7``, ``ipv6:[::1]:5123`` -> ``ipv6:[::1]``)."""
+    kind, _, address = peer.partition(":")
+    if kind in ("ipv4", "ipv6") and ":" in address:
+        return f"{kind}:{address.rsplit(':', 1)[0]}"
+    return peer
 
-    def __init__(
-        self, host: TableHost, *, max_streams: int = 320, rate: float = 50.0, burst: int = 100
-    ) -> None:
-        self.host = host
-        self.max_streams = max_streams
-        self.rate = rate
-        self.burst = burst
-        self._streams = 0
+
+class StreamQuota:
+    """At most ``total`` streams of one kind at once, ``per_peer`` from one client address."""
+
+    def __init__(self, rpc: str, total: int, per_peer: int) -> None:
+        self.rpc = rpc
+        self.total = total
+        self.per_peer = per_peer
+        self.open = 0
+        self._by_peer: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
 
     @contextlib.contextmanager
-    def _stream_slot(self, rpc: str) -> Iterator[None]:
+    def slot(self, peer: str) -> Iterator[None]:
         with self._lock:
-            if self._streams >= self.max_streams:
-                raise ResourceExhausted(
-                    f"the engine serves {self.max_streams} streams at most; try again later"
-                )
-            self._streams += 1
-        metrics.PLAY_STREAMS.labels(rpc).inc()
+            if self.open >= self.total:
+                reason, limit, whom = "total", self.total, "in all"
+            elif self._by_peer[peer] >= self.per_peer:
+                reason, limit, whom = "peer", self.per_peer, "from one client address"
+            else:
+                reason = ""
+                self.open += 1
+                self._by_peer[peer] += 1
+        if reason:
+            metrics.STREAMS_REFUSED.labels(self.rpc, reason).inc()
+            raise ResourceExhausted(f"at most {limit} {self.rpc} streams {whom}; try again later")
         try:
             yield
         finally:
-            metrics.PLAY_STREAMS.labels(rpc).dec()
             with self._lock:
-                self._streams -= 1
+                self.open -= 1
+                self._by_peer[peer] -= 1
+                if not self._by_peer[peer]:
+                    del self._by_peer[peer]
 
-    # ------------------------------------------------------------------ unary
 
-    def OpenMatch(self, request: table_pb2.OpenMatchRequest, context: Any) -> Any:
-        return table_pb2.OpenMatchResponse(match=self.host.open_match(request).info())
+class _PlayReader:
+    """Reads a Play stream's client messages on a thread of its own: the first one (the Join)
+    is handed to the stream's handler, which waits for it only so long; the others are the
+    seat's actions, passed to its table once the seat has joined."""
 
-    def GetMatch(self, request: table_pb2.GetMatchRequest, context: Any) -> Any:
-        return table_pb2.GetMatchResponse(match=self.host.get(request.match_id).info())
+    def __init__(self, requests_iter: Iterator[Any], rate: float, burst: int) -> None:
+        self.requests = requests_iter
+        self.rate = rate
+        self.burst = burst
+        self.first: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._joined = threading.Event()
+        self.table: Table | None = None
+        self.session: Outbound | None = None
+        threading.Thread(target=self._run, name="table-play-reader", daemon=True).start()
 
-    def ListTables(self, request: table_pb2.ListTablesRequest, context: Any) -> Any:
-        matches, token = self.host.list(
-            request.tournament_id, request.status, request.page_size, request.page_token
-        )
-        return table_pb2.ListTablesResponse(matches=matches, next_page_token=token)
+    def start(self, table: Table | None, session: Outbound | None) -> None:
+        """The Join was accepted (or, with None, refused): read actions, or stop."""
+        self.table, self.session = table, session
+        self._joined.set()
 
-    def Dissolve(self, request: table_pb2.DissolveRequest, context: Any) -> Any:
-        return table_pb2.DissolveResponse(
-            match=self.host.dissolve(request.match_id, request.reason).info()
-        )
+    def _run(self) -> None:
+        try:
+            self.first.put(next(self.requests, None))
+        except grpc.RpcError:
+            self.first.put(None)  # the stream ended before a Join
+            return
+        except DomainError as exc:  # an undecodable first message
+            self.first.put(exc)
+            return
+        self._joined.wait()
+        if self.table is not None and self.session is not None:
+            self._actions(self.table, self.session)
 
-    # ------------------------------------------------------------------ streams
-
-    def Play(self, request_iterator: Iterator[Any], context: Any) -> Iterator[Any]:
-        with self._stream_slot("play"):
-            first = next(request_iterator, None)
-            if first is None or first.WhichOneof("request") != "join":
-                raise InvalidArgument("the first message of a Play stream must be a Join")
-            join = first.join
-            if join.seat not in (0, 1, 2, 3):
-                raise InvalidArgument(f"seat must be 0-3, got {join.seat}")
-            table = self.host.get(join.match_id)
-            session = table.join(join.seat, join.seat_token)
-            context.add_callback(lambda: table.leave(session))
-            log.info(
-                "seat joined",
-                extra={"match_id": join.match_id, "seat": join.seat, "client": join.client_name},
-            )
-            reader = threading.Thread(
-                target=self._read,
-                args=(request_iterator, table, session),
-                name="table-play-reader",
-                daemon=True,
-            )
-            reader.start()
-            yield from session.messages(context.is_active)
-            table.leave(session)
-
-    def _read(self, requests: Iterator[Any], table: Table, session: Outbound) -> None:
+    def _actions(self, table: Table, session: Outbound) -> None:
         bucket = TokenBucket(self.rate, self.burst)
         dropped = 0
         try:
-            for request in requests:
+            for request in self.requests:
                 if session.closed:
                     return
                 if not bucket.take():
                     dropped += 1
                     if dropped % self.burst == 1:
-                        session.push(
-                            0,
-                            rejection(
-                                0,
-                                "RESOURCE_EXHAUSTED",
-                                f"more than {self.rate:g} messages a second: messages dropped",
-                            ),
-                            keep=True,
-                        )
+                        message = f"more than {self.rate:g} messages a second: messages dropped"
+                        session.push(0, rejection(0, "RESOURCE_EXHAUSTED", message), keep=True)
                     continue
                 if request.WhichOneof("request") == "action":
                     table.act(session, request.action)
                 else:
-                    session.push(
-                        0,
-                        rejection(
-                            0, "INVALID_ARGUMENT", "already joined: send actions, not a Join"
-                        ),
-                        keep=True,
-                    )
+                    message = "already joined: send actions, not a Join"
+                    session.push(0, rejection(0, "INVALID_ARGUMENT", message), keep=True)
         except grpc.RpcError:
             pass  # the stream ended under us
+        except DomainError as exc:  # an undecodable message: the stream ends with its status
+            session.fail(exc)
         except Exception:
             log.exception("Play reader failed")
 
-    def Spectate(self, request: table_pb2.SpectateRequest, context: Any) -> Iterator[Any]:
-        with self._stream_slot("spectate"):
-            table = self.host.get(request.match_id)
-            queue = table.subscribe(request.from_seq)
+
+class TableServicer(table_pb2_grpc.TableServiceServicer):
+    """TableService over a :class:`TableHost` (see the module docstring for the quotas); a
+    seat sending more than ``rate`` messages a second has the excess dropped (and is told)."""
+
+    def __init__(
+        self,
+        host: TableHost,
+        *,
+        max_joining: int = 256,
+        max_joining_per_peer: int = 32,
+        max_spectators: int = 256,
+        max_spectators_per_peer: int = 16,
+        join_seconds: float = 10.0,
+        rate: float = 50.0,
+        burst: int = 100,
+    ) -> None:
+        self.host = host
+        self.joining = StreamQuota("play", max_joining, max_joining_per_peer)
+        self.spectators = StreamQuota("spectate", max_spectators, max_spectators_per_peer)
+        self.join_seconds = join_seconds
+        self.rate = rate
+        self.burst = burst
+        self.draining = False
+
+    def drain(self) -> None:
+        """The engine is stopping: refuse new streams, suspend every table (their streams end
+        with UNAVAILABLE, their clocks stop)."""
+        self.draining = True
+        self.host.suspend_all()
+
+    def _refuse_while_draining(self, rpc: str) -> None:
+        if self.draining:
+            metrics.STREAMS_REFUSED.labels(rpc, "draining").inc()
+            raise Unavailable(STOPPING)
+
+    @contextlib.contextmanager
+    def _open_stream(self, rpc: str) -> Iterator[None]:
+        metrics.PLAY_STREAMS.labels(rpc).inc()
+        try:
+            yield
+        finally:
+            metrics.PLAY_STREAMS.labels(rpc).dec()
+
+    # ------------------------------------------------------------------ unary
+
+    def OpenMatch(self, request: table_pb2.OpenMatchRequest, context: Any) -> Any:
+        spec = requests.open_match(request, draw_seed=self.host.fresh_seed)
+        return table_pb2.OpenMatchResponse(match=self.host.open_match(spec).info())
+
+    def GetMatch(self, request: table_pb2.GetMatchRequest, context: Any) -> Any:
+        match_id = requests.match_id(request.match_id)
+        return table_pb2.GetMatchResponse(match=self.host.get(match_id).info())
+
+    def ListTables(self, request: table_pb2.ListTablesRequest, context: Any) -> Any:
+        matches, token = self.host.list(requests.list_tables(request))
+        return table_pb2.ListTablesResponse(matches=matches, next_page_token=token)
+
+    def Dissolve(self, request: table_pb2.DissolveRequest, context: Any) -> Any:
+        match_id, reason = requests.dissolve(request)
+        return table_pb2.DissolveResponse(match=self.host.dissolve(match_id, reason).info())
+
+    # ------------------------------------------------------------------ streams
+
+    def Play(self, request_iterator: Iterator[Any], context: Any) -> Iterator[Any]:
+        self._refuse_while_draining("play")
+        with self._open_stream("play"):
+            reader = _PlayReader(request_iterator, self.rate, self.burst)
             try:
-                yield from queue.messages(context.is_active)
+                with self.joining.slot(peer_host(context.peer())):
+                    join = requests.join(self._first(reader))
+                    table = self.host.get(join.match_id)
+                    session = table.join(join.seat, join.token)
+            except BaseException:
+                reader.start(None, None)
+                raise
+            context.add_callback(lambda: table.leave(session))
+            log.info(
+                "seat joined",
+                extra={"match_id": join.match_id, "seat": join.seat, "client": join.client_name},
+            )
+            reader.start(table, session)
+            yield from session.messages(context.is_active)
+            table.leave(session)
+
+    def _first(self, reader: _PlayReader) -> table_pb2.PlayRequest | None:
+        try:
+            first = reader.first.get(timeout=self.join_seconds)
+        except queue.Empty:
+            raise InvalidArgument(
+                f"the first message of a Play stream must be a Join, sent within"
+                f" {self.join_seconds:g} s"
+            ) from None
+        if isinstance(first, DomainError):
+            raise first
+        return first
+
+    def Spectate(self, request: table_pb2.SpectateRequest, context: Any) -> Iterator[Any]:
+        match_id, from_seq = requests.spectate(request)
+        self._refuse_while_draining("spectate")
+        with self.spectators.slot(peer_host(context.peer())), self._open_stream("spectate"):
+            table = self.host.get(match_id)
+            subscription = table.subscribe(from_seq)
+            try:
+                yield from subscription.messages(context.is_active)
             finally:
-                table.unsubscribe(queue)
+                table.unsubscribe(subscription)

@@ -33,6 +33,7 @@ class Outbound:
         self._cond = threading.Condition()
         self._finished = False
         self._error: DomainError | None = None
+        self._epoch = 0  # bumped by discard_after: a message taken before is not sent
         self.dropped = 0
 
     @property
@@ -62,6 +63,14 @@ class Outbound:
             self._items.append((seq, message, keep))
             self._cond.notify_all()
 
+    def discard_after(self, seq: int) -> None:
+        """Drop the queued messages about events after ``seq`` (events that were never
+        written: see Table.fail_storage)."""
+        with self._cond:
+            self._items = collections.deque(item for item in self._items if item[0] <= seq)
+            self._epoch += 1
+            self._cond.notify_all()
+
     def finish(self) -> None:
         """No more messages: the stream ends once the queued ones are sent."""
         with self._cond:
@@ -88,12 +97,15 @@ class Outbound:
                 if not self._items:
                     return  # finished and drained, or the client went away
                 seq, message, _kept = self._items.popleft()
+                epoch = self._epoch
             while not self.store.wait_durable(self.match_id, seq, WAIT_SLICE):
-                if not active() or self._error is not None:
+                if not active() or self._error is not None or self._epoch != epoch:
                     break
             else:
                 yield message
                 continue
             if self._error is not None:
                 raise self._error
+            if self._epoch != epoch:
+                continue  # about events that were never written: not sent
             return

@@ -5,20 +5,31 @@ groups of all tables for a few milliseconds (or up to ``max_batch`` events) and 
 one transaction, so the log does not bound throughput. A group is never split across
 transactions: a hand's ``hand_end`` event and its settlement's outbox row commit together.
 After each commit the per-match durable watermark advances; :meth:`EventStore.wait_durable`
-lets a seat's stream send an observation only once the events it reflects are durable.
+lets a seat's stream send an observation only once the events it reflects are durable, and
+:meth:`EventStore.durable_time` tells a table when that was (a decision's clock does not run
+while the seat cannot be told of it).
+
+Failures: when PostgreSQL is unreachable (a connection or pool error) the writer retries the
+same batch until it is back, however long that takes, and nothing is lost. Any other error is
+about the data: after :data:`DATA_RETRIES` attempts the writer writes the batch's groups one by
+one, and a group that still fails is *poisoned*: its match is failed loudly (an error line,
+``on_failed(match_id, reason)``; the table dissolves itself) and its later groups are dropped
+until the table's own ``reset`` group, while every other table carries on.
 """
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import logging
 import queue
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
@@ -31,6 +42,8 @@ log = logging.getLogger(__name__)
 MIGRATIONS = "hebei.table.migrations"
 DEFAULT_SCHEMA = "table_engine"
 UNFINISHED = ("waiting", "playing")
+DATA_RETRIES = 3  # attempts of a batch failing for a reason other than an outage
+DURABLE_HISTORY = 256  # commit times kept per match (see EventStore.durable_time)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +84,7 @@ class Group:
     events: list[EventRow] = field(default_factory=list)
     outbox: list[OutboxRow] = field(default_factory=list)
     update: MatchUpdate | None = None
+    reset: bool = False  # the table's first group after its match failed (see the docstring)
 
 
 @dataclass(slots=True)
@@ -104,11 +118,19 @@ class PendingMessage:
 
 
 class _Watermark:
-    __slots__ = ("cond", "seq")
+    __slots__ = ("cond", "seq", "times")
 
     def __init__(self, seq: int) -> None:
         self.seq = seq
         self.cond = threading.Condition()
+        # (seq, monotonic time) of the last commits: when each event became durable.
+        self.times: collections.deque[tuple[int, float]] = collections.deque(maxlen=DURABLE_HISTORY)
+
+
+def is_outage(error: BaseException) -> bool:
+    """True when ``error`` means the database is out of reach (retry until it is back), not
+    that this data was refused."""
+    return isinstance(error, psycopg.OperationalError | psycopg.InterfaceError)
 
 
 _MATCH_COLUMNS = (
@@ -134,6 +156,12 @@ def _stored(row: Sequence[Any]) -> StoredMatch:
     )
 
 
+def _error_text(error: str) -> str:
+    """An error to store: what another service said may hold anything (a NUL would make
+    PostgreSQL refuse the row, and the outbox row would be stuck)."""
+    return "".join(c if c.isprintable() else "?" for c in error[:1000])
+
+
 def _ts(seconds: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds, dt.UTC)
 
@@ -148,14 +176,18 @@ class EventStore:
         flush_seconds: float = 0.002,
         max_batch: int = 1000,
         on_outbox: Any = None,
+        on_failed: Callable[[str, str], None] | None = None,
     ) -> None:
         self.pool = pool
         self.flush_seconds = flush_seconds
         self.max_batch = max_batch
         self.on_outbox = on_outbox  # called after a commit that wrote outbox rows
+        self.on_failed = on_failed  # called (writer thread) when a match's group is poisoned
         self._queue: queue.SimpleQueue[Group | None] = queue.SimpleQueue()
         self._marks: dict[str, _Watermark] = {}
         self._marks_lock = threading.Lock()
+        self._failed: set[str] = set()  # matches whose groups are dropped until a reset
+        self._outage_since: float | None = None
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="table-log-writer", daemon=True)
         self._thread.start()
@@ -252,6 +284,37 @@ class EventStore:
                 conn, f"WHERE {' AND '.join(where)} ORDER BY match_id LIMIT %s", [*params, limit]
             )
 
+    def seed_used(self, seed: int) -> bool:
+        """True when a match already has this seed (a drawn seed must be fresh)."""
+        with database_errors(), self.pool.connection() as conn:
+            row = conn.execute(
+                "SELECT 1 FROM matches WHERE spec->>'seed' = %s LIMIT 1", (str(seed),)
+            ).fetchone()
+        return row is not None
+
+    def fail_match(
+        self, match_id: str, seq: int, event: dict, outbox: Sequence[OutboxRow] = ()
+    ) -> None:
+        """Dissolve a match that cannot go on (e.g. it does not resume): ``event`` logged at
+        ``seq``, the status dissolved and ``outbox`` queued, in one transaction."""
+        with database_errors(), self.pool.connection() as conn, conn.transaction():
+            conn.execute(
+                "INSERT INTO events (match_id, seq, hand_no, event, logged_at)"
+                " VALUES (%s, %s, 0, %s, now()) ON CONFLICT DO NOTHING",
+                (match_id, seq, Jsonb(event)),
+            )
+            for row in outbox:
+                conn.execute(
+                    "INSERT INTO outbox (match_id, kind, key, payload) VALUES (%s, %s, %s, %s)"
+                    " ON CONFLICT (kind, key) DO NOTHING",
+                    (match_id, row.kind, row.key, row.payload),
+                )
+            conn.execute(
+                "UPDATE matches SET status = 'dissolved', ended_at = now(), event_count = %s"
+                " WHERE match_id = %s",
+                (seq, match_id),
+            )
+
     # ------------------------------------------------------------------ the log
 
     def submit(self, group: Group) -> None:
@@ -275,11 +338,38 @@ class EventStore:
         with mark.cond:
             return mark.cond.wait_for(lambda: mark.seq >= seq, timeout)
 
+    def durable_time(self, match_id: str, seq: int) -> float | None:
+        """The ``time.monotonic()`` at which event ``seq`` of ``match_id`` was committed (0.0
+        when long ago or before this process), None while it is not."""
+        mark = self._mark(match_id, 0)
+        with mark.cond:
+            if mark.seq < seq:
+                return None
+            return next((t for s, t in mark.times if s >= seq), 0.0)
+
+    @property
+    def outage_seconds(self) -> float:
+        """How long the database has been out of reach for the writer (0 when it is not)."""
+        since = self._outage_since
+        return 0.0 if since is None else time.monotonic() - since
+
+    def _admit(self, group: Group) -> bool:
+        """False for a group of a failed match (dropped), until the table's reset group."""
+        if group.match_id not in self._failed:
+            return True
+        if group.reset:
+            self._failed.discard(group.match_id)
+            return True
+        log.debug("event log: dropped a group of failed match %s", group.match_id)
+        return False
+
     def _run(self) -> None:
         while True:
             first = self._queue.get()
             if first is None:
                 return
+            if not self._admit(first):
+                continue
             batch, n_events, stop = [first], len(first.events), False
             deadline = time.monotonic() + self.flush_seconds
             while n_events < self.max_batch:
@@ -295,28 +385,74 @@ class EventStore:
                 if group is None:
                     stop = True
                     break
-                batch.append(group)
-                n_events += len(group.events)
-            self._write_until_done(batch, n_events)
+                if self._admit(group):
+                    batch.append(group)
+                    n_events += len(group.events)
+            if self._write_until_done(batch) is not None:
+                self._write_one_by_one(batch)
             if stop:
                 return
 
-    def _write_until_done(self, batch: list[Group], n_events: int) -> None:
-        delay = 0.05
+    def _write_until_done(self, batch: list[Group]) -> Exception | None:
+        """Write ``batch`` in one transaction: retried for as long as the database is out of
+        reach, :data:`DATA_RETRIES` times for any other error (returned)."""
+        delay, refused = 0.05, 0
         while True:
             started = time.perf_counter()
             try:
                 self._write(batch)
-            except Exception as exc:  # the database is down or a bug: retry, never drop
+            except Exception as exc:
                 if self._stopped.is_set():
-                    return
-                log.warning("event log write failed, retrying in %.2fs: %s", delay, exc)
+                    return None
+                if is_outage(exc):
+                    if self._outage_since is None:
+                        self._outage_since = time.monotonic()
+                    metrics.EVENT_LOG_WRITE_FAILURES.labels("outage").inc()
+                    log.warning("event log unreachable, retrying in %.2fs: %s", delay, exc)
+                else:
+                    refused += 1
+                    metrics.EVENT_LOG_WRITE_FAILURES.labels("refused").inc()
+                    log.warning("event log write refused (attempt %d): %s", refused, exc)
+                    if refused >= DATA_RETRIES:
+                        return exc
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
                 continue
+            self._outage_since = None
             metrics.EVENT_LOG_WRITE_SECONDS.observe(time.perf_counter() - started)
-            metrics.EVENT_LOG_BATCH_SIZE.observe(n_events)
-            break
+            metrics.EVENT_LOG_BATCH_SIZE.observe(sum(len(g.events) for g in batch))
+            self._committed(batch)
+            return None
+
+    def _write_one_by_one(self, batch: list[Group]) -> None:
+        """A batch that keeps failing: each group alone, so one bad row fails only its match."""
+        for group in batch:
+            if group.match_id in self._failed:
+                continue  # an earlier group of this match was poisoned
+            error = self._write_until_done([group])
+            if error is not None:
+                self._poisoned(group, error)
+
+    def _poisoned(self, group: Group, error: Exception) -> None:
+        self._failed.add(group.match_id)
+        first = group.events[0].seq if group.events else self.durable_seq(group.match_id) + 1
+        reason = f"the event log refused event {first}: {type(error).__name__}"
+        log.error(
+            "match %s failed: %s (%s); its table is dissolved, the other tables carry on",
+            group.match_id,
+            reason,
+            str(error).splitlines()[0][:300] if str(error) else "",
+            extra={"match_id": group.match_id},
+        )
+        metrics.MATCHES_FAILED.labels("event_log").inc()
+        if self.on_failed is not None:
+            try:
+                self.on_failed(group.match_id, reason)
+            except Exception:
+                log.exception("on_failed of match %s failed", group.match_id)
+
+    def _committed(self, batch: list[Group]) -> None:
+        now = time.monotonic()
         tops: dict[str, int] = {}
         for group in batch:
             if group.events:
@@ -324,7 +460,9 @@ class EventStore:
         for match_id, seq in tops.items():
             mark = self._mark(match_id, 0)
             with mark.cond:
-                mark.seq = max(mark.seq, seq)
+                if seq > mark.seq:
+                    mark.seq = seq
+                    mark.times.append((seq, now))
                 mark.cond.notify_all()
         if self.on_outbox is not None and any(group.outbox for group in batch):
             self.on_outbox()
@@ -400,7 +538,7 @@ class EventStore:
             conn.execute(
                 "UPDATE outbox SET attempts = attempts + 1, last_error = %s,"
                 " next_attempt_at = now() + make_interval(secs => %s) WHERE id = %s",
-                (error[:1000], delay, message_id),
+                (_error_text(error), delay, message_id),
             )
 
     def mark_failed(self, message_id: int, error: str) -> None:
@@ -408,7 +546,7 @@ class EventStore:
             conn.execute(
                 "UPDATE outbox SET attempts = attempts + 1, last_error = %s, failed_at = now()"
                 " WHERE id = %s",
-                (error[:1000], message_id),
+                (_error_text(error), message_id),
             )
 
     def outbox_rows(self, match_id: str) -> list[dict]:

@@ -2,15 +2,39 @@
 
 Everything a table does happens under its lock, in short steps: a seat's action, a seat
 joining or leaving, a deadline. Each step applies what it must to the ``hebei.rules`` hand,
-auto-plays the seats that are auto-played (RULES.md §3), appends the new events to the log,
-submits them to the store as one group, and pushes one observation per connected seat (and
-the new public events to spectators). Messages leave only once their events are durable.
+auto-plays the seats that are auto-played (RULES.md §3, at most :data:`STEP_ACTIONS` actions a
+step: a longer run goes on in a later step, so no table holds its lock or the timer thread for
+long), appends the new events to the log, submits them to the store as one group, and pushes
+one observation per connected seat (and the new public events to spectators). Messages leave
+only once their events are durable.
+
+What a seat sees is what a player at a real table sees. While a discard (or an added kong)
+waits for claims, only the seats that may claim it hear of it: the others get no observation
+until the window closes (for them the next turn simply begins a little later), so a seat with
+nothing to claim cannot tell whether another seat could have. A decision id is the seat's own
+decision count above random bits (it counts nothing of the other seats nor of the log, and
+cannot be guessed), and a refusal says the same whether or not the seat has a decision open.
+
+The machine's failures do not decide matches:
+
+- a decision's clock runs only while its seat is connected, and from the moment the seat
+  could be told of it (the event log was written): when the log is slow or down the deadline
+  moves (:meth:`Table._on_deadline`);
+- when every seat is auto-played the table *pauses* instead of playing the match out by
+  itself (a ``match_paused`` event); a seat coming back resumes it, and after
+  ``pause_seconds`` without anyone it is dissolved as a technical draw;
+- when the engine stops it *suspends* its tables (:meth:`Table.suspend`): clocks stop and
+  the streams end with UNAVAILABLE, which is not the seats leaving; a resumed table gives its
+  seats ``rejoin_seconds`` to come back before the absent ones are auto-played;
+- when the event log refuses a table's events (:meth:`Table.fail_storage`) that table alone
+  is dissolved, loudly.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -18,12 +42,13 @@ from dataclasses import dataclass, field
 
 from hebei.common import convert
 from hebei.common.auth import same_token
-from hebei.common.errors import Conflict, Unauthenticated
+from hebei.common.errors import Conflict, Unauthenticated, Unavailable
+from hebei.common.validation import MAX_NAME_LENGTH
 from hebei.rules.errors import IllegalActionError, NotationError, ReplayError
-from hebei.rules.hand import HandState
+from hebei.rules.hand import HandState, Phase
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.profile import get_profile
-from hebei.rules.replay import replay_hand
+from hebei.rules.replay import ACTION_TYPES, replay_hand
 from hebei.rules.views import observe, public_event
 from hebei.table import metrics
 from hebei.table.scheduler import Scheduler, Timer
@@ -45,9 +70,33 @@ STATUSES = {
 STATUS_NAMES = {v: k for k, v in STATUSES.items()}
 # Events of the table (not of the game): skipped when the rules replay the log.
 TABLE_EVENTS = frozenset(
-    {"seat_auto", "seat_resumed", "seat_connected", "seat_disconnected", "match_dissolved"}
+    {
+        "seat_auto",
+        "seat_resumed",
+        "seat_connected",
+        "seat_disconnected",
+        "match_dissolved",
+        "match_paused",
+        "match_resumed",
+    }
 )
 SEAT_KIND_NAMES = {pb.SEAT_KIND_PERSON: "person", pb.SEAT_KIND_BOT: "bot"}
+SEATS = (0, 1, 2, 3)
+STEP_ACTIONS = 64  # auto-played actions (and deals) in one step of a table
+HOLD_SECONDS = 0.25  # how often a held deadline looks again whether the seat was told
+LAG_TOLERANCE = 0.05  # seconds of event log delay not given back to a seat's clock
+SETTLE_SECONDS = 0.5  # after a seat drops, before the engine plays for it
+RESUME_GRACE_SECONDS = 5.0  # a paused match resumed: the seats that dropped may follow
+DECISION_RANDOM_BITS = 31  # the unguessable low bits of a decision id
+STOPPING = "the table engine is stopping: reconnect (the match resumes where it stopped)"
+PAUSED_REASON = "every seat is auto-played"
+CLAIM_PHASES = (Phase.CLAIMS, Phase.ROB)
+
+
+def shown_name(name: str) -> str:
+    """A player name as shown: at most MAX_NAME_LENGTH characters (a match stored before
+    names were bounded may hold a longer one; it must not swell every observation)."""
+    return name[:MAX_NAME_LENGTH]
 
 
 def hash_token(token: str) -> str:
@@ -98,15 +147,19 @@ class MatchSpec:
     time_control: TimeControl | None  # None: the defaults of each seat kind
     fingerprint: str = ""
     opened_at: float = field(default_factory=time.time)
+    evaluation: bool = False  # the caller chose the seed (duplicate/bot evaluation)
 
     def spec_json(self) -> dict:
-        return {
+        spec = {
             "profile": self.profile,
             "length": self.length.to_json(),
             "seed": self.seed,
             "seats": [s.to_json() for s in self.seats],
             "time_control": None if self.time_control is None else self.time_control.to_json(),
         }
+        if self.evaluation:
+            spec["evaluation"] = True
+        return spec
 
     def stored(self) -> StoredMatch:
         return StoredMatch(
@@ -140,6 +193,7 @@ class MatchSpec:
             time_control=None if control is None else TimeControl.from_json(control),
             fingerprint=row.fingerprint,
             opened_at=row.opened_at,
+            evaluation=bool(spec.get("evaluation", False)),
         )
 
 
@@ -162,8 +216,11 @@ class Seat:
         "connected",
         "deadline_wall",
         "decision_id",
+        "decision_seq",
+        "decisions",
         "joined",
         "session",
+        "settle_until",
         "spec",
         "timer",
     )
@@ -175,9 +232,19 @@ class Seat:
         self.joined = False
         self.auto_reason: str | None = None
         self.session: Outbound | None = None
-        self.decision_id = 0
+        self.decision_id = 0  # the open decision (see new_decision_id), 0 if none
+        self.decision_seq = 0  # the log position of the observation that told the seat of it
+        self.decisions = 0  # this seat's decisions so far (at least)
         self.deadline_wall = 0.0
         self.timer: Timer | None = None
+        self.settle_until = 0.0  # a dropped seat is not played for before (monotonic)
+
+    def new_decision_id(self) -> int:
+        """A fresh decision id: this seat's own decision count above 31 random bits. It grows
+        with each decision of the seat (clients may order them), it tells nothing of the other
+        seats nor of the log, and the next one cannot be guessed."""
+        self.decisions += 1
+        return (self.decisions << DECISION_RANDOM_BITS) | secrets.randbits(DECISION_RANDOM_BITS)
 
     @property
     def kind_name(self) -> str:
@@ -185,7 +252,10 @@ class Seat:
 
     def public(self) -> convert.SeatPublic:
         return convert.SeatPublic(
-            self.spec.player_name, self.spec.kind, self.connected, self.auto_reason is not None
+            shown_name(self.spec.player_name),
+            self.spec.kind,
+            self.connected,
+            self.auto_reason is not None,
         )
 
 
@@ -207,12 +277,16 @@ class Table:
         *,
         seat_queue: int = 256,
         on_end: Callable[[Table], None] | None = None,
+        pause_seconds: float = 120.0,
+        rejoin_seconds: float = 15.0,
     ) -> None:
         self.spec = spec
         self.store = store
         self.scheduler = scheduler
         self.seat_queue = seat_queue
         self.on_end = on_end
+        self.pause_seconds = pause_seconds  # a paused match waits this long for a seat
+        self.rejoin_seconds = rejoin_seconds  # a resumed match waits this long for its seats
         self.lock = threading.RLock()
         self.profile = get_profile(spec.profile)
         self.match = Match(spec.seed, spec.length, self.profile)
@@ -226,6 +300,12 @@ class Table:
         self._hand_logged = 0  # how many of self.hand.events are in the log
         self._group = Group(spec.match_id)
         self._ready_timer: Timer | None = None
+        self._pause_timer: Timer | None = None
+        self._rejoin_timer: Timer | None = None
+        self._continuation: Timer | None = None
+        self.paused = False  # every seat auto-played: waiting for one to come back
+        self.paused_at: float | None = None
+        self.suspended = False  # the engine is stopping: no clocks, no streams, no steps
         self.ended_at: float | None = None
         self.end_reason = ""
 
@@ -254,7 +334,7 @@ class Table:
                     table_pb2.SeatInfo(
                         seat=s.spec.seat,
                         player_id=s.spec.player_id,
-                        player_name=s.spec.player_name,
+                        player_name=shown_name(s.spec.player_name),
                         kind=s.spec.kind,
                         connected=s.connected,
                         auto_played=s.auto_reason is not None,
@@ -266,6 +346,8 @@ class Table:
                 length=convert.length_to_proto(self.spec.length),
                 opened_at=convert.timestamp_from_seconds(self.spec.opened_at),
                 event_count=len(self.public),
+                evaluation=self.spec.evaluation,
+                paused=self.paused and not self.over,
             )
             if self.spec.time_control is not None:
                 message.time_control.per_decision.CopyFrom(
@@ -299,6 +381,8 @@ class Table:
         auto-played seat takes over again, and the match starts when all four have joined."""
         self.check_token(seat_no, token)
         with self.lock:
+            if self.suspended:
+                raise Unavailable(STOPPING)
             seat = self.seats[seat_no]
             if seat.session is not None:
                 seat.session.fail(Conflict("the seat joined again from another stream"))
@@ -317,25 +401,30 @@ class Table:
                 if all(s.joined for s in self.seats):
                     self._start()
             else:
+                self._start_clock_if_due(seat)
+                self._rejoined()
                 self._progress()
             self._broadcast()
             self._commit()
             return session
 
     def leave(self, session: Outbound) -> None:
-        """A seat's stream ended: the seat is disconnected and auto-played."""
+        """A seat's stream ended: the seat is disconnected and auto-played, from a moment
+        later (:data:`SETTLE_SECONDS`): when every seat drops at once (a bot worker holding
+        all four dies) the table pauses before the machine has played anything for them."""
         with self.lock:
             seat = next((s for s in self.seats if s.session is session), None)
             if seat is None:
                 return  # replaced by a newer session
             seat.session = None
             seat.connected = False
-            if self.over:
-                return
+            if self.over or self.suspended:
+                return  # a stopping engine closed the stream: not the seat leaving
             self._log_event({"type": "seat_disconnected", "seat": seat.spec.seat})
             if self.status == PLAYING and seat.auto_reason is None:
                 self._set_auto(seat, "disconnect")
-                self._progress()
+                seat.settle_until = time.monotonic() + SETTLE_SECONDS
+                self._continue_later(SETTLE_SECONDS)
             self._broadcast()
             self._commit()
 
@@ -344,7 +433,7 @@ class Table:
         goes back on the seat's stream as an ActionRejected; the stream stays open."""
         with self.lock:
             seat = next((s for s in self.seats if s.session is session), None)
-            if seat is None:
+            if seat is None or self.suspended:
                 return
             answer = self._act(seat, message)
             if answer is not None:
@@ -378,11 +467,12 @@ class Table:
                 f"the seat is auto-played ({seat.auto_reason}); send TAKE_OVER first",
             )
         if not seat.decision_id or decision != seat.decision_id:
-            current = seat.decision_id or "none"
+            # The same words whether or not the seat has a decision open: a refusal must not
+            # tell a seat about a decision it has not been shown (e.g. during a claim window).
             return rejection(
                 decision,
                 "FAILED_PRECONDITION",
-                f"decision {decision} is not the seat's open decision ({current})",
+                f"decision {decision} is not the seat's open decision",
             )
         try:
             self.hand.apply(seat.spec.seat, action)
@@ -396,18 +486,39 @@ class Table:
         return None
 
     def on_ready_timeout(self) -> None:
-        """The ready check ran out: absent seats are auto-played and the match starts."""
+        """The ready check ran out: absent seats are auto-played and the match starts (and
+        pauses at once when all four are absent)."""
         with self.lock:
-            if self.status != WAITING:
+            self._ready_timer = None
+            if self.status != WAITING or self.suspended:
                 return
             self._start()
             self._broadcast()
             self._commit()
 
-    def _on_deadline(self, seat_no: int, decision_id: int) -> None:
+    def _on_rejoin_timeout(self) -> None:
+        """A resumed match waited long enough: the seats not back are auto-played."""
+        with self.lock:
+            self._rejoin_timer = None
+            if self.status != PLAYING or self.suspended:
+                return
+            for seat in self.seats:
+                if not seat.connected and seat.auto_reason is None:
+                    self._set_auto(seat, "absent")
+            self._progress()
+            self._broadcast()
+            self._commit()
+
+    def _on_deadline(self, seat_no: int, decision_id: int, held: bool = False) -> None:
         with self.lock:
             seat = self.seats[seat_no]
-            if self.status != PLAYING or seat.decision_id != decision_id:
+            if self.status != PLAYING or self.suspended or seat.decision_id != decision_id:
+                return
+            seat.timer = None
+            if not self._clock_runs(seat):
+                return
+            if self._hold_deadline(seat, held):
+                self._commit()
                 return
             metrics.DECISION_WAIT_SECONDS.labels(seat.kind_name).observe(
                 seat.clock.control.per_decision + seat.clock.bank
@@ -419,19 +530,127 @@ class Table:
             self._broadcast()
             self._commit()
 
+    def _hold_deadline(self, seat: Seat, held: bool) -> bool:
+        """At a deadline: True (and the deadline moved) when the seat could not be told of
+        its decision in time, because the event log was slow or down. The decision's time
+        counts from the moment its observation could leave."""
+        told = (
+            self.store.durable_time(self.match_id, seat.decision_seq) if seat.decision_seq else None
+        )
+        number, decision = seat.spec.seat, seat.decision_id
+        if told is None:  # not written yet: the seat has not heard of it
+            if not held:
+                metrics.CLOCKS_HELD.inc()
+            seat.timer = self.scheduler.call_later(
+                HOLD_SECONDS, lambda: self._on_deadline(number, decision, held=True)
+            )
+            return True
+        opened = seat.clock.opened
+        if opened is None or told - opened <= LAG_TOLERANCE:
+            return False
+        now = time.monotonic()
+        deadline = seat.clock.restart(told)
+        if deadline <= now:
+            return False
+        if not held:
+            metrics.CLOCKS_HELD.inc()
+        seat.deadline_wall = time.time() + (deadline - now)
+        seat.timer = self.scheduler.call_at(deadline, lambda: self._on_deadline(number, decision))
+        self._push(seat)  # its new deadline
+        return True
+
     def dissolve(self, reason: str) -> None:
         """End the match now; its current hand is not settled."""
         with self.lock:
+            if not self.over:
+                self._dissolve(reason or "dissolved")
+
+    def _dissolve(self, reason: str) -> None:
+        self._finish_match(DISSOLVED, reason)
+        self._broadcast()
+        self._end_streams()
+        self._commit()
+
+    def _on_pause_timeout(self) -> None:
+        """Nobody came back to the paused match: it is dissolved as a technical draw."""
+        with self.lock:
+            self._pause_timer = None
+            if not self.paused or self.over or self.suspended:
+                return
+            reason = (
+                f"technical draw: nobody came back within {self.pause_seconds:g} s"
+                f" ({PAUSED_REASON})"
+            )
+            log.warning("match %s dissolved: %s", self.match_id, reason)
+            metrics.PAUSES.labels("dissolved").inc()
+            self._dissolve(reason)
+
+    def discard(self) -> None:
+        """This object is not the table (another copy was built at the same time): its timers
+        must never act."""
+        with self.lock:
+            self.suspended = True
+            self._cancel_timers()
+
+    def _cancel_timers(self) -> None:
+        for timer in (
+            self._ready_timer,
+            self._pause_timer,
+            self._rejoin_timer,
+            self._continuation,
+            *(s.timer for s in self.seats),
+        ):
+            if timer is not None:
+                timer.cancel()
+        self._ready_timer = self._pause_timer = self._rejoin_timer = None
+        self._continuation = None
+        for seat in self.seats:
+            seat.timer = None
+
+    def suspend(self, message: str = STOPPING) -> None:
+        """The engine is stopping: stop every clock and timer of the table and end its streams
+        with UNAVAILABLE (not the seats leaving: nothing is auto-played). The match resumes
+        from its log when the engine is back."""
+        with self.lock:
+            if self.suspended:
+                return
+            self.suspended = True
+            self._cancel_timers()
+            error = Unavailable(message)
+            for seat in self.seats:
+                if seat.session is not None:
+                    seat.session.fail(error)
+            for queue in self.spectators:
+                queue.fail(error)
+            self.spectators = []
+            self._commit()
+
+    def fail_storage(self, reason: str) -> None:
+        """The event log refused this table's events: the events not written are dropped
+        (nobody heard of them: messages wait for durability) and the match is dissolved,
+        its result reported; the other tables are not affected."""
+        with self.lock:
             if self.over:
                 return
-            self._finish_match(DISSOLVED, reason or "dissolved")
-            self._broadcast()
-            self._end_streams()
-            self._commit()
+            durable = self.store.durable_seq(self.match_id)
+            del self.log[durable:]
+            self.public = [(seq, event) for seq, event in self.public if seq <= durable]
+            for queue in [*(s.session for s in self.seats if s.session), *self.spectators]:
+                queue.discard_after(durable)
+            hands = [e.event for e in self.log if e.event["type"] == "hand_end"]
+            self.match.scores = [
+                sum(h["settlement"]["total"][seat] for h in hands) for seat in SEATS
+            ]
+            self.match.hand_no = len(hands)
+            self._group = Group(self.match_id, reset=True)
+            metrics.MATCHES_FAILED.labels("event_log").inc()
+            self._dissolve(f"technical: {reason}")
 
     def subscribe(self, from_seq: int) -> Outbound:
         """A spectator's queue: public events from ``from_seq`` (0: only new ones)."""
         with self.lock:
+            if self.suspended:
+                raise Unavailable(STOPPING)
             backlog = [] if from_seq == 0 else self.public[max(0, from_seq - 1) :]
             queue = Outbound(
                 self.match_id, self.store, maxsize=len(backlog) + 1024, droppable=False
@@ -457,12 +676,19 @@ class Table:
             if self.status == WAITING and self._ready_timer is None:
                 self._ready_timer = self.scheduler.call_later(ready_seconds, self.on_ready_timeout)
 
+    def _start_event(self) -> dict:
+        """The match_start event (an evaluation match says so: its seed was chosen)."""
+        event = self.match.start_event()
+        if self.spec.evaluation:
+            event["evaluation"] = True
+        return event
+
     def _start(self) -> None:
         if self._ready_timer is not None:
             self._ready_timer.cancel()
             self._ready_timer = None
         self.status = PLAYING
-        self._log_event(self.match.start_event())
+        self._log_event(self._start_event())
         self._group.update = self._update()
         for seat in self.seats:
             if not seat.connected:
@@ -470,8 +696,15 @@ class Table:
         self._progress()
 
     def _progress(self) -> None:
-        """Deal, open decisions and auto-play until a seat that plays itself must decide."""
-        while self.status == PLAYING:
+        """Deal, open decisions and auto-play until a seat that plays itself must decide; at
+        most :data:`STEP_ACTIONS` actions now (the rest in a later step). A table whose every
+        seat is auto-played pauses instead."""
+        steps = 0
+        while self.status == PLAYING and not self.suspended:
+            if steps >= STEP_ACTIONS:
+                self._continue_later()
+                return
+            steps += 1
             if self.match.hand is None:
                 self.hand = self.match.next_hand()
                 self._hand_logged = 0
@@ -480,10 +713,73 @@ class Table:
             autos = self._sync_decisions()
             if not autos:
                 return
+            if all(s.auto_reason is not None for s in self.seats):
+                self._pause()
+                return
             seat = self.seats[autos[0]]
+            settling = seat.settle_until - time.monotonic()
+            if settling > 0:  # it dropped a moment ago: maybe every seat is dropping
+                self._continue_later(settling)
+                return
             self.hand.apply(seat.spec.seat, self.hand.auto_action(seat.spec.seat), auto=True)
             metrics.AUTO_PLAYS.labels(seat.auto_reason or "auto").inc()
             self._after_apply()
+
+    def _continue_later(self, delay: float = 0.0) -> None:
+        """Go on with :meth:`_progress` in a later step (on the timer thread)."""
+        when = time.monotonic() + delay
+        if self._continuation is not None:
+            if self._continuation.when <= when:
+                return
+            self._continuation.cancel()
+        self._continuation = self.scheduler.call_at(when, self._continue)
+
+    def _continue(self) -> None:
+        with self.lock:
+            self._continuation = None
+            if self.over or self.suspended:
+                return
+            self._progress()
+            self._broadcast()
+            self._commit()
+
+    def _pause(self, at_least: float = 0.0) -> None:
+        """Every seat is auto-played: wait for one to come back (see the module docstring)."""
+        if not self.paused:
+            self.paused, self.paused_at = True, time.time()
+            metrics.PAUSES.labels("paused").inc()
+            log.info("match %s paused: %s", self.match_id, PAUSED_REASON)
+            self._log_event({"type": "match_paused", "reason": PAUSED_REASON})
+        if self._pause_timer is None:
+            left = self.paused_at + self.pause_seconds - time.time()
+            self._pause_timer = self.scheduler.call_later(
+                max(left, at_least), self._on_pause_timeout
+            )
+
+    def _unpause(self) -> None:
+        """A seat is back: the match goes on. The seats that had dropped get a few seconds to
+        come back too (a restarted bot worker's seats rejoin one after the other) before the
+        engine plays for them."""
+        if not self.paused:
+            return
+        self.paused, self.paused_at = False, None
+        grace = time.monotonic() + RESUME_GRACE_SECONDS
+        for seat in self.seats:
+            if not seat.connected and seat.auto_reason == "disconnect":
+                seat.settle_until = grace
+        if self._pause_timer is not None:
+            self._pause_timer.cancel()
+            self._pause_timer = None
+        metrics.PAUSES.labels("resumed").inc()
+        self._log_event({"type": "match_resumed"})
+
+    def _rejoined(self) -> None:
+        """Every seat that plays itself is back: the rejoin window of a resumed match ends."""
+        if self._rejoin_timer is not None and all(
+            s.connected or s.auto_reason is not None for s in self.seats
+        ):
+            self._rejoin_timer.cancel()
+            self._rejoin_timer = None
 
     def _after_apply(self) -> None:
         self._log_hand_events()
@@ -508,7 +804,24 @@ class Table:
         return autos
 
     def _open_decision(self, seat: Seat) -> None:
-        seat.decision_id = len(self.log) + 1
+        seat.decision_id = seat.new_decision_id()
+        seat.decision_seq = 0  # set when its observation is pushed (see _broadcast)
+        seat.deadline_wall = 0.0
+        self._start_clock_if_due(seat)
+
+    def _clock_runs(self, seat: Seat) -> bool:
+        """A decision's clock runs only while its seat plays itself and is connected (and
+        the engine is not stopping)."""
+        return (
+            self.status == PLAYING
+            and not self.suspended
+            and seat.connected
+            and seat.auto_reason is None
+        )
+
+    def _start_clock_if_due(self, seat: Seat) -> None:
+        if not seat.decision_id or seat.timer is not None or not self._clock_runs(seat):
+            return
         now = time.monotonic()
         deadline = seat.clock.open(now)
         seat.deadline_wall = time.time() + (deadline - now)
@@ -517,6 +830,8 @@ class Table:
 
     def _close_decision(self, seat: Seat) -> None:
         seat.decision_id = 0
+        seat.decision_seq = 0
+        seat.deadline_wall = 0.0
         if seat.timer is not None:
             seat.timer.cancel()
             seat.timer = None
@@ -531,6 +846,7 @@ class Table:
     def _resume(self, seat: Seat, reason: str) -> None:
         seat.auto_reason = None
         self._log_event({"type": "seat_resumed", "seat": seat.spec.seat, "reason": reason})
+        self._unpause()
 
     # ------------------------------------------------------------------ hands
 
@@ -589,8 +905,11 @@ class Table:
     def _finish_match(self, status: str, reason: str) -> None:
         for seat in self.seats:
             self._close_decision(seat)
-        if self._ready_timer is not None:
-            self._ready_timer.cancel()
+        for timer in (self._ready_timer, self._pause_timer, self._rejoin_timer):
+            if timer is not None:
+                timer.cancel()
+        self._ready_timer = self._pause_timer = self._rejoin_timer = None
+        self.paused = False
         self.status = status
         self.end_reason = reason
         self.ended_at = time.time()
@@ -697,6 +1016,17 @@ class Table:
                 return message
         return None
 
+    def _hears_now(self, seat_no: int) -> bool:
+        """False while a claim window is open that ``seat_no`` has no part in: it is told
+        nothing until the window closes (see the module docstring)."""
+        hand = self.hand
+        return not (
+            self.status == PLAYING
+            and hand is not None
+            and hand.phase in CLAIM_PHASES
+            and seat_no not in hand.pending
+        )
+
     def _observation(self, seat_no: int) -> table_pb2.PlayResponse:
         seat = self.seats[seat_no]
         publics = [s.public() for s in self.seats]
@@ -729,7 +1059,7 @@ class Table:
             match_id=self.match_id,
             seats=publics,
             decision_id=decision,
-            deadline=seat.deadline_wall if decision else None,
+            deadline=seat.deadline_wall if decision and seat.deadline_wall else None,
             time_bank=seat.clock.bank,
             last_event=self._last_event(seat_no),
             settlement=self.settlements.get(hand_no) if self.hand.ended else None,
@@ -741,20 +1071,38 @@ class Table:
         return table_pb2.PlayResponse(observation=message)
 
     def _broadcast(self) -> None:
-        seq = len(self.log)
         for seat in self.seats:
-            if seat.session is not None:
-                seat.session.push(seq, self._observation(seat.spec.seat))
+            self._push(seat)
+
+    def _push(self, seat: Seat) -> None:
+        """Queue ``seat``'s observation (sent once the log up to here is durable)."""
+        if seat.session is None or not self._hears_now(seat.spec.seat):
+            return
+        seq = len(self.log)
+        if seat.decision_id and not seat.decision_seq:
+            seat.decision_seq = seq  # the seat can hear of its decision once seq is durable
+        seat.session.push(seq, self._observation(seat.spec.seat))
 
     # ------------------------------------------------------------------ recovery
 
     @classmethod
     def resume(
-        cls, stored: StoredMatch, store: EventStore, scheduler: Scheduler, **kwargs
+        cls,
+        stored: StoredMatch,
+        store: EventStore,
+        scheduler: Scheduler,
+        *,
+        check: Callable[[MatchSpec], MatchSpec] | None = None,
+        **kwargs,
     ) -> Table:
         """Rebuild a match from its log (replaying every hand through ``hebei.rules``); an
-        unfinished one carries on: its missing events are written and decisions reopened."""
-        table = cls(MatchSpec.from_stored(stored), store, scheduler, **kwargs)
+        unfinished one carries on: its missing events are written, decisions reopened, seats
+        that were auto-played stay so, and the others have ``rejoin_seconds`` to come back
+        (their clocks do not run meanwhile). ``check`` vets the stored spec first."""
+        spec = MatchSpec.from_stored(stored)
+        if check is not None:
+            check(spec)
+        table = cls(spec, store, scheduler, **kwargs)
         with table.lock:
             table._replay(stored.events)
             if stored.status in (FINISHED, DISSOLVED):
@@ -765,14 +1113,35 @@ class Table:
                     table._log_hand_events()  # events the rules made after the last stored one
                 if table.match.finished and not table.over:
                     table._finish_match(FINISHED, "")
+                if table.paused:
+                    table._pause(at_least=table.rejoin_seconds)
+                if not table.over and any(s.auto_reason is None for s in table.seats):
+                    table._rejoin_timer = scheduler.call_later(
+                        table.rejoin_seconds, table._on_rejoin_timeout
+                    )
                 table._progress()
                 table._commit()
             return table
 
+    @classmethod
+    def ended(cls, stored: StoredMatch, store: EventStore, scheduler: Scheduler) -> Table:
+        """An ended match whose log the rules cannot replay (it was dissolved because of
+        that): its stored events and totals as they are, to read and spectate."""
+        table = cls(MatchSpec.from_stored(stored), store, scheduler)
+        with table.lock:
+            for row in stored.events:
+                table._log_event(row.event, row.hand_no, row.time, write=False)
+                table._replay_table_event(row)
+            table.status = stored.status if stored.status in (FINISHED, DISSOLVED) else DISSOLVED
+            table.match.scores = list(stored.scores)
+            table.match.hand_no = stored.hands_played
+            table.ended_at = stored.ended_at
+        return table
+
     def _replay(self, rows: Sequence[EventRow]) -> None:
         rules_rows = [r for r in rows if r.event["type"] not in TABLE_EVENTS]
         if rules_rows:
-            if rules_rows[0].event != self.match.start_event():
+            if rules_rows[0].event != self._start_event():
                 raise ReplayError(f"match {self.match_id}: the log does not start as its seed")
             self.status = PLAYING
             pos = 1
@@ -797,8 +1166,26 @@ class Table:
                 pos = end
         for row in rows:
             self._log_event(row.event, row.hand_no, row.time, write=False)
-            if row.event["type"] == "match_end":
-                self.status = FINISHED
-            elif row.event["type"] == "match_dissolved":
-                self.status = DISSOLVED
-                self.end_reason = row.event.get("reason", "")
+            self._replay_table_event(row)
+
+    def _replay_table_event(self, row: EventRow) -> None:
+        """The table's state after one stored event (status, auto-played seats, pause)."""
+        event, kind = row.event, row.event["type"]
+        seat = event.get("seat")
+        if kind == "match_end":
+            self.status = FINISHED
+        elif kind == "match_dissolved":
+            self.status = DISSOLVED
+            self.end_reason = event.get("reason", "")
+        elif kind == "seat_auto" and seat in SEATS:
+            self.seats[seat].auto_reason = event.get("reason") or "auto"
+        elif kind == "seat_resumed" and seat in SEATS:
+            self.seats[seat].auto_reason = None
+        elif kind == "match_paused":
+            self.paused, self.paused_at = True, row.time
+        elif kind == "match_resumed":
+            self.paused, self.paused_at = False, None
+        elif kind in ACTION_TYPES and seat in SEATS:
+            # Each decision ends in an action of its seat (its own or auto-played): counting
+            # them from one above keeps the ids after a restart above every id given before.
+            self.seats[seat].decisions = max(self.seats[seat].decisions, 1) + 1

@@ -38,17 +38,6 @@ def default_for(kind: int) -> TimeControl:
     return BOT_DEFAULT if kind == pb.SEAT_KIND_BOT else PERSON_DEFAULT
 
 
-def from_proto(message: pb.TimeControl | None) -> TimeControl | None:
-    """The time control of an OpenMatch request, or None when unset (per-kind defaults)."""
-    if message is None or (
-        message.per_decision.ToNanoseconds() == 0 and message.time_bank.ToNanoseconds() == 0
-    ):
-        return None
-    return TimeControl(
-        message.per_decision.ToNanoseconds() / 1e9, message.time_bank.ToNanoseconds() / 1e9
-    )
-
-
 class SeatClock:
     """One seat's clock: opens a decision with its deadline, books the time it took."""
 
@@ -63,6 +52,12 @@ class SeatClock:
         """Start a decision at ``now``; return its deadline (per-decision time + the bank)."""
         self.opened = now
         return now + self.control.per_decision + self.bank
+
+    def restart(self, at: float) -> float:
+        """The open decision counts from ``at`` instead (the seat could not see it before);
+        return its new deadline."""
+        self.opened = at
+        return at + self.control.per_decision + self.bank
 
     def close(self, now: float) -> float:
         """End the open decision at ``now``: spend the bank beyond the per-decision time;

@@ -28,6 +28,15 @@ if _version_not_supported:
 class TableServiceStub:
     """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
     token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+
+    Every request is checked before any work; a field out of its documented bounds, a string
+    with a NUL or another control character, or bytes that are not a valid message are
+    INVALID_ARGUMENT. Ids are 1-128 printable characters without spaces or ':'.
+
+    When the engine stops (SIGTERM) it drains: Play and Spectate streams end with UNAVAILABLE
+    ("the table engine is stopping: reconnect"), which is not the seat leaving: no auto-play is
+    charged, the clocks stop, and the match resumes from its log when the engine is back;
+    clients join again with backoff. Health turns NOT_SERVING at once.
     """
 
     def __init__(self, channel):
@@ -71,6 +80,15 @@ class TableServiceStub:
 class TableServiceServicer:
     """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
     token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+
+    Every request is checked before any work; a field out of its documented bounds, a string
+    with a NUL or another control character, or bytes that are not a valid message are
+    INVALID_ARGUMENT. Ids are 1-128 printable characters without spaces or ':'.
+
+    When the engine stops (SIGTERM) it drains: Play and Spectate streams end with UNAVAILABLE
+    ("the table engine is stopping: reconnect"), which is not the seat leaving: no auto-play is
+    charged, the clocks stop, and the match resumes from its log when the engine is back;
+    clients join again with backoff. Health turns NOT_SERVING at once.
     """
 
     def OpenMatch(self, request, context):
@@ -96,17 +114,22 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Play(self, request_iterator, context):
-        """One seat's session. The first client message must be a Join with the seat token
-        (UNAUTHENTICATED / PERMISSION_DENIED otherwise); the server then sends an Observation on
-        every change and the client sends Actions. Joining again resumes the seat (the previous
-        stream of that seat is closed).
+        """One seat's session. The first client message must be a Join with the seat token, sent
+        within a few seconds (UNAUTHENTICATED / PERMISSION_DENIED / INVALID_ARGUMENT otherwise);
+        the server then sends an Observation on every change and the client sends Actions.
+        Joining again resumes the seat (the previous stream of that seat is closed). A seat's
+        Join is never refused for capacity because of spectators: only streams that have not yet
+        joined share a bound (per client address and in total; RESOURCE_EXHAUSTED beyond it).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Spectate(self, request, context):
-        """Public events of a match, from `from_seq`, then live until the match ends.
+        """Public events of a match, from `from_seq`, then live until the match ends. Anonymous:
+        spectator streams have their own quotas, per client address and in total
+        (HEBEI_TABLE_MAX_SPECTATORS_PER_PEER, HEBEI_TABLE_MAX_SPECTATORS); beyond them
+        RESOURCE_EXHAUSTED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -163,6 +186,15 @@ def add_TableServiceServicer_to_server(servicer, server):
 class TableService:
     """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
     token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+
+    Every request is checked before any work; a field out of its documented bounds, a string
+    with a NUL or another control character, or bytes that are not a valid message are
+    INVALID_ARGUMENT. Ids are 1-128 printable characters without spaces or ':'.
+
+    When the engine stops (SIGTERM) it drains: Play and Spectate streams end with UNAVAILABLE
+    ("the table engine is stopping: reconnect"), which is not the seat leaving: no auto-play is
+    charged, the clocks stop, and the match resumes from its log when the engine is back;
+    clients join again with backoff. Health turns NOT_SERVING at once.
     """
 
     @staticmethod

@@ -29,6 +29,15 @@ GRPC_VERSION: str
 class TableServiceStub:
     """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
     token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+
+    Every request is checked before any work; a field out of its documented bounds, a string
+    with a NUL or another control character, or bytes that are not a valid message are
+    INVALID_ARGUMENT. Ids are 1-128 printable characters without spaces or ':'.
+
+    When the engine stops (SIGTERM) it drains: Play and Spectate streams end with UNAVAILABLE
+    ("the table engine is stopping: reconnect"), which is not the seat leaving: no auto-play is
+    charged, the clocks stop, and the match resumes from its log when the engine is back;
+    clients join again with backoff. Health turns NOT_SERVING at once.
     """
 
     @_typing.overload
@@ -44,13 +53,19 @@ class TableServiceStub:
     ListTables: _grpc.UnaryUnaryMultiCallable[_table_pb2.ListTablesRequest, _table_pb2.ListTablesResponse]
     """The matches at the tables, filtered and paged."""
     Play: _grpc.StreamStreamMultiCallable[_table_pb2.PlayRequest, _table_pb2.PlayResponse]
-    """One seat's session. The first client message must be a Join with the seat token
-    (UNAUTHENTICATED / PERMISSION_DENIED otherwise); the server then sends an Observation on
-    every change and the client sends Actions. Joining again resumes the seat (the previous
-    stream of that seat is closed).
+    """One seat's session. The first client message must be a Join with the seat token, sent
+    within a few seconds (UNAUTHENTICATED / PERMISSION_DENIED / INVALID_ARGUMENT otherwise);
+    the server then sends an Observation on every change and the client sends Actions.
+    Joining again resumes the seat (the previous stream of that seat is closed). A seat's
+    Join is never refused for capacity because of spectators: only streams that have not yet
+    joined share a bound (per client address and in total; RESOURCE_EXHAUSTED beyond it).
     """
     Spectate: _grpc.UnaryStreamMultiCallable[_table_pb2.SpectateRequest, _table_pb2.SpectateResponse]
-    """Public events of a match, from `from_seq`, then live until the match ends."""
+    """Public events of a match, from `from_seq`, then live until the match ends. Anonymous:
+    spectator streams have their own quotas, per client address and in total
+    (HEBEI_TABLE_MAX_SPECTATORS_PER_PEER, HEBEI_TABLE_MAX_SPECTATORS); beyond them
+    RESOURCE_EXHAUSTED.
+    """
     Dissolve: _grpc.UnaryUnaryMultiCallable[_table_pb2.DissolveRequest, _table_pb2.DissolveResponse]
     """Operator/service: end a match early (its current hand is not settled)."""
 
@@ -58,6 +73,15 @@ class TableServiceStub:
 class TableServiceAsyncStub(TableServiceStub):
     """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
     token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+
+    Every request is checked before any work; a field out of its documented bounds, a string
+    with a NUL or another control character, or bytes that are not a valid message are
+    INVALID_ARGUMENT. Ids are 1-128 printable characters without spaces or ':'.
+
+    When the engine stops (SIGTERM) it drains: Play and Spectate streams end with UNAVAILABLE
+    ("the table engine is stopping: reconnect"), which is not the seat leaving: no auto-play is
+    charged, the clocks stop, and the match resumes from its log when the engine is back;
+    clients join again with backoff. Health turns NOT_SERVING at once.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -70,19 +94,34 @@ class TableServiceAsyncStub(TableServiceStub):
     ListTables: _aio.UnaryUnaryMultiCallable[_table_pb2.ListTablesRequest, _table_pb2.ListTablesResponse]  # type: ignore[assignment]
     """The matches at the tables, filtered and paged."""
     Play: _aio.StreamStreamMultiCallable[_table_pb2.PlayRequest, _table_pb2.PlayResponse]  # type: ignore[assignment]
-    """One seat's session. The first client message must be a Join with the seat token
-    (UNAUTHENTICATED / PERMISSION_DENIED otherwise); the server then sends an Observation on
-    every change and the client sends Actions. Joining again resumes the seat (the previous
-    stream of that seat is closed).
+    """One seat's session. The first client message must be a Join with the seat token, sent
+    within a few seconds (UNAUTHENTICATED / PERMISSION_DENIED / INVALID_ARGUMENT otherwise);
+    the server then sends an Observation on every change and the client sends Actions.
+    Joining again resumes the seat (the previous stream of that seat is closed). A seat's
+    Join is never refused for capacity because of spectators: only streams that have not yet
+    joined share a bound (per client address and in total; RESOURCE_EXHAUSTED beyond it).
     """
     Spectate: _aio.UnaryStreamMultiCallable[_table_pb2.SpectateRequest, _table_pb2.SpectateResponse]  # type: ignore[assignment]
-    """Public events of a match, from `from_seq`, then live until the match ends."""
+    """Public events of a match, from `from_seq`, then live until the match ends. Anonymous:
+    spectator streams have their own quotas, per client address and in total
+    (HEBEI_TABLE_MAX_SPECTATORS_PER_PEER, HEBEI_TABLE_MAX_SPECTATORS); beyond them
+    RESOURCE_EXHAUSTED.
+    """
     Dissolve: _aio.UnaryUnaryMultiCallable[_table_pb2.DissolveRequest, _table_pb2.DissolveResponse]  # type: ignore[assignment]
     """Operator/service: end a match early (its current hand is not settled)."""
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
     token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+
+    Every request is checked before any work; a field out of its documented bounds, a string
+    with a NUL or another control character, or bytes that are not a valid message are
+    INVALID_ARGUMENT. Ids are 1-128 printable characters without spaces or ':'.
+
+    When the engine stops (SIGTERM) it drains: Play and Spectate streams end with UNAVAILABLE
+    ("the table engine is stopping: reconnect"), which is not the seat leaving: no auto-play is
+    charged, the clocks stop, and the match resumes from its log when the engine is back;
+    clients join again with backoff. Health turns NOT_SERVING at once.
     """
 
     @_abc_1.abstractmethod
@@ -117,10 +156,12 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request_iterator: _MaybeAsyncIterator[_table_pb2.PlayRequest],
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_table_pb2.PlayResponse], _abc.AsyncIterator[_table_pb2.PlayResponse]]:
-        """One seat's session. The first client message must be a Join with the seat token
-        (UNAUTHENTICATED / PERMISSION_DENIED otherwise); the server then sends an Observation on
-        every change and the client sends Actions. Joining again resumes the seat (the previous
-        stream of that seat is closed).
+        """One seat's session. The first client message must be a Join with the seat token, sent
+        within a few seconds (UNAUTHENTICATED / PERMISSION_DENIED / INVALID_ARGUMENT otherwise);
+        the server then sends an Observation on every change and the client sends Actions.
+        Joining again resumes the seat (the previous stream of that seat is closed). A seat's
+        Join is never refused for capacity because of spectators: only streams that have not yet
+        joined share a bound (per client address and in total; RESOURCE_EXHAUSTED beyond it).
         """
 
     @_abc_1.abstractmethod
@@ -129,7 +170,11 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_pb2.SpectateRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_table_pb2.SpectateResponse], _abc.AsyncIterator[_table_pb2.SpectateResponse]]:
-        """Public events of a match, from `from_seq`, then live until the match ends."""
+        """Public events of a match, from `from_seq`, then live until the match ends. Anonymous:
+        spectator streams have their own quotas, per client address and in total
+        (HEBEI_TABLE_MAX_SPECTATORS_PER_PEER, HEBEI_TABLE_MAX_SPECTATORS); beyond them
+        RESOURCE_EXHAUSTED.
+        """
 
     @_abc_1.abstractmethod
     def Dissolve(

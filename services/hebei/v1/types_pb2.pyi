@@ -118,6 +118,8 @@ class EventType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVENT_TYPE_SEAT_DISCONNECTED: _ClassVar[EventType]
     EVENT_TYPE_CHOW: _ClassVar[EventType]
     EVENT_TYPE_MATCH_DISSOLVED: _ClassVar[EventType]
+    EVENT_TYPE_MATCH_PAUSED: _ClassVar[EventType]
+    EVENT_TYPE_MATCH_RESUMED: _ClassVar[EventType]
 
 class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -212,6 +214,8 @@ EVENT_TYPE_SEAT_CONNECTED: EventType
 EVENT_TYPE_SEAT_DISCONNECTED: EventType
 EVENT_TYPE_CHOW: EventType
 EVENT_TYPE_MATCH_DISSOLVED: EventType
+EVENT_TYPE_MATCH_PAUSED: EventType
+EVENT_TYPE_MATCH_RESUMED: EventType
 PHASE_UNSPECIFIED: Phase
 PHASE_WAITING: Phase
 PHASE_TURN: Phase

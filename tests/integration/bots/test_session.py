@@ -9,6 +9,7 @@ import grpc
 
 from hebei.bots.policies import make_policy
 from hebei.bots.session import Backoff, Outcome, SeatSession, SeatTicket
+from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.integration.bots.conftest import Engine, open_bot_match, token_of
 
@@ -108,3 +109,93 @@ def test_a_failing_policy_does_not_cost_the_seat(engine: Engine) -> None:
     assert metrics.FAILURES.labels("policy_error")._value.get() - before == results[0].decisions
     auto = [e for e in engine.events(match_id) if e.type == pb.EVENT_TYPE_SEAT_AUTO]
     assert not auto
+
+
+class Dropped(grpc.RpcError):
+    """The end of a stream the engine closed: UNAVAILABLE, "reconnect"."""
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self) -> str:
+        return "the table engine is stopping: reconnect"
+
+
+class FlakyChannel:
+    """Each Play stream delivers ``messages`` observations (none when 0), then drops."""
+
+    def __init__(self, messages: int) -> None:
+        self.messages = messages
+
+    def stream_stream(self, *args, **kwargs):
+        def call(requests):
+            return FlakyCall(self.messages)
+
+        return call
+
+    def unary_unary(self, *args, **kwargs):
+        return None  # the stub makes every method; the session only opens Play
+
+    unary_stream = unary_unary
+
+    def close(self) -> None:
+        pass
+
+
+class FlakyCall:
+    def __init__(self, messages: int) -> None:
+        self.left = messages
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.left:
+            self.left -= 1
+            return table_pb2.PlayResponse(observation=pb.Observation(seat=0))
+        raise Dropped()
+
+    def cancel(self) -> None:
+        pass
+
+
+class CountingStop(threading.Event):
+    """A stop event that records each reconnect delay instead of sleeping it; set after
+    ``rounds`` of them."""
+
+    def __init__(self, rounds: int) -> None:
+        super().__init__()
+        self.rounds = rounds
+        self.delays: list[float] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.delays.append(timeout)
+        if len(self.delays) >= self.rounds:
+            self.set()
+        return self.is_set()
+
+
+def flaky_session(messages: int, stop: CountingStop) -> SeatSession:
+    t = SeatTicket("engine:1", "m1", 0, "token-0-0123456789abcdef")
+    return SeatSession(
+        t,
+        make_policy("random", seed=1),
+        stop=stop,
+        backoff=Backoff(first=0.1, cap=5.0),
+        channel_factory=lambda target: FlakyChannel(messages),
+    )
+
+
+def test_the_reconnect_delay_starts_over_after_a_stream_that_worked() -> None:
+    """It used to keep doubling: after six reconnects every later one waited 5 s, longer
+    than a bot's time to decide."""
+    stop = CountingStop(rounds=10)
+    result = flaky_session(messages=1, stop=stop).run()
+    assert result.outcome is Outcome.STOPPED and result.reconnects == 10
+    assert stop.delays == [0.1] * 10
+
+
+def test_the_reconnect_delay_grows_while_the_engine_stays_away() -> None:
+    stop = CountingStop(rounds=8)
+    flaky_session(messages=0, stop=stop).run()
+    assert stop.delays == [0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0]

@@ -5,7 +5,8 @@ subprocess server (server_main.py):
 
 - ``PostSettlement``: sleeps ``settlement.round_no`` milliseconds (a call to keep in flight).
 - ``ReverseEntry``: entry "missing" -> NotFound, "boom" -> a bare RuntimeError, "illegal" ->
-  hebei.rules IllegalActionError, "flaky:<n>" -> UNAVAILABLE for the first n attempts.
+  hebei.rules IllegalActionError, "flaky:<n>" -> UNAVAILABLE for the first n attempts,
+  "echo:<text>" -> NotFound quoting the whole id (a message that would echo a huge value).
 - ``GetHistory``: player "flaky:<n>" -> UNAVAILABLE for the first n attempts.
 - ``GetStandings``: tournament "conflict" -> Conflict (ABORTED), counting attempts.
 - ``Spectate``: ``from_seq`` events.  ``Play``: Join with token "seat-<seat>", then one
@@ -70,6 +71,8 @@ class CannedLedger(ledger_pb2_grpc.LedgerServiceServicer):
             raise RuntimeError(SECRET_DETAIL)
         if request.entry_id == "illegal":
             raise IllegalActionError("not your turn")
+        if request.entry_id.startswith("echo:"):
+            raise NotFound(f"no entry {request.entry_id}")
         self._flaky(request.entry_id, context)
         return ledger_pb2.ReverseEntryResponse(reversal_entry_id=f"rev-{request.entry_id}")
 

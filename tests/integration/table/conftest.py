@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import queue
 import random
+import shutil
+import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -16,7 +19,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from hebei.common import convert
+from hebei.common import convert, embedded
 from hebei.common.auth import bearer_metadata
 from hebei.common.config import ServerConfig
 from hebei.common.server import Server, ServiceSpec, create_server
@@ -145,6 +148,18 @@ def ledger_audit(ledger: Running) -> ledger_pb2.AuditResponse:
     return report
 
 
+@pytest.fixture
+def private_postgres() -> Iterator[embedded.EmbeddedPostgres]:
+    """A PostgreSQL of this test's own (embedded, even when HEBEI_DATABASE_URL is set), which
+    the test may stop and start."""
+    folder = Path(tempfile.mkdtemp(prefix="hebei-table-pg-"))
+    server = embedded.start_postgres(folder)
+    yield server
+    server.start()  # a test may leave it stopped; close() wants it running
+    server.close()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 # ----------------------------------------------------------------------------- the engine
 
 
@@ -208,8 +223,10 @@ def engine(start_engine: Callable[..., EngineUnderTest]) -> EngineUnderTest:
 def new_match_request(
     *, hands: int = 2, seed: int = 7, per_decision: float = 5.0, bank: float = 0.0, **fields: Any
 ) -> table_pb2.OpenMatchRequest:
-    """An OpenMatch request with fresh ids and tokens ``tok-<seat>-<match>``."""
+    """An OpenMatch request with fresh ids and tokens ``tok-<seat>-<match>``; a chosen seed
+    (not 0) makes it an evaluation match, as only those may choose it."""
     match_id = fields.pop("match_id", f"m-{uuid.uuid4().hex[:10]}")
+    fields.setdefault("evaluation", seed != 0)
     request = table_pb2.OpenMatchRequest(
         table_id=fields.pop("table_id", "t-1"),
         match_id=match_id,

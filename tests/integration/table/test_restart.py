@@ -3,82 +3,27 @@ its log, no event is lost, and each settlement reaches the ledger exactly once."
 
 from __future__ import annotations
 
-import os
+import logging
 import queue
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import grpc
+import psycopg
 import pytest
+from psycopg import sql
 
 from hebei.rules.replay import replay_match
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
 from tests.integration.table.conftest import (
     OPERATOR,
-    OPERATOR_TOKEN,
-    SERVICE_TOKEN,
     SeatClient,
     ledger_audit,
     ledger_entries,
     new_match_request,
 )
-from tests.integration.table.helpers import rules_events, wait_for
-
-REPO = Path(__file__).resolve().parents[3]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class EngineProcess:
-    """``python -m hebei.table`` as a subprocess on a fixed port."""
-
-    def __init__(self, env: dict[str, str], log_path: Path) -> None:
-        self.env = env
-        self.log_path = log_path
-        self.address = f"127.0.0.1:{env['HEBEI_TABLE_PORT']}"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "hebei.table"], env=self.env, stdout=log, stderr=log,
-                cwd=REPO,
-            )  # fmt: skip
-        channel = grpc.insecure_channel(self.address)
-        stub = table_pb2_grpc.TableServiceStub(channel)
-
-        def up() -> bool:
-            assert self.process.poll() is None, self.log_path.read_text()[-2000:]
-            try:
-                stub.ListTables(table_pb2.ListTablesRequest(), timeout=1)
-                return True
-            except grpc.RpcError:
-                return False
-
-        assert wait_for(up, timeout=30, step=0.1), self.log_path.read_text()[-2000:]
-        channel.close()
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+from tests.integration.table.helpers import EngineProcess, engine_env, rules_events, wait_for
 
 
 class ResilientClient(SeatClient):
@@ -131,19 +76,9 @@ def without_time(event: pb.Event) -> pb.Event:
 def test_sigkill_mid_hand_then_restart(
     database_url, fresh_schema, ledger, matchmaking, tmp_path
 ) -> None:
-    env = {
-        **os.environ,
-        "HEBEI_TABLE_PORT": str(free_port()),
-        "HEBEI_TABLE_METRICS_PORT": "-1",
-        "HEBEI_HOST": "127.0.0.1",
-        "HEBEI_OPERATOR_TOKEN": OPERATOR_TOKEN,
-        "HEBEI_SERVICE_TOKEN": SERVICE_TOKEN,
-        "HEBEI_DATABASE_URL": database_url,
-        "HEBEI_TABLE_SCHEMA": fresh_schema,
-        "HEBEI_LEDGER_ADDRESS": ledger.address,
-        "HEBEI_MATCHMAKING_ADDRESS": matchmaking.address,
-        "HEBEI_LOG_LEVEL": "WARNING",
-    }
+    env = engine_env(
+        database_url, fresh_schema, ledger=ledger.address, matchmaking=matchmaking.address
+    )
     engine = EngineProcess(env, tmp_path / "engine.log")
     engine.start()
     try:
@@ -209,6 +144,10 @@ def test_sigkill_mid_hand_then_restart(
             keys = sorted(e.idempotency_key for e in ledger_entries(ledger, match_id))
             assert keys == [f"{match_id}:1", f"{match_id}:2"]
             assert wait_for(lambda m=match_id: m in matchmaking.servicer.results, timeout=20)
+        # A seat's decision ids grow, across the restart too (its own count is their top part).
+        for client in clients:
+            counts = [o.decision_id >> 31 for o in client.observations if o.decision_id]
+            assert counts == sorted(counts)
         # What each seat was told before the kill is still in the log.
         for client, observations in acknowledged:
             finals = {e.seq: without_time(e) for e in _spectated(stub, client.match_id)}
@@ -240,3 +179,46 @@ def _load(env: dict[str, str], match_id: str):
         return store.load_match(match_id).events
     finally:
         store.close()
+
+
+def test_a_stored_match_that_cannot_resume_is_dissolved_loudly(
+    start_engine, table_config, matchmaking, caplog
+) -> None:
+    """A match stored with a length beyond today's bounds (it used to wedge the engine after
+    every restart) and one whose log no longer replays are dissolved, each with an error line
+    and a reported result; the engine starts and the other match plays on."""
+    first = start_engine(ready_seconds=0.2)
+    huge, tampered, good = (new_match_request(hands=2, seed=50 + i) for i in range(3))
+    for request in (huge, tampered, good):
+        first.stub.OpenMatch(request, metadata=OPERATOR, timeout=10)
+    quiet = [
+        SeatClient(first.channel, r.match_id, 0, stop_after=2).start() for r in (tampered, good)
+    ]
+    assert wait_for(lambda: all(c.answers == 2 for c in quiet), timeout=30)
+    first.close()
+    with psycopg.connect(table_config.database_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(table_config.schema)))
+        conn.execute(
+            "UPDATE matches SET spec = jsonb_set(spec, '{length}', '{\"hands\": 2147483647}')"
+            " WHERE match_id = %s",
+            (huge.match_id,),
+        )
+        conn.execute(
+            "UPDATE events SET event = jsonb_set(event, '{seed}', '1')"
+            " WHERE match_id = %s AND event->>'type' = 'hand_start'",
+            (tampered.match_id,),
+        )
+    with caplog.at_level(logging.ERROR, logger="hebei.table.host"):
+        second = start_engine(ready_seconds=0.2)
+    broken = [r.getMessage() for r in caplog.records if "could not be resumed" in r.getMessage()]
+    assert len(broken) == 2
+    for request in (huge, tampered):
+        info = second.stub.GetMatch(table_pb2.GetMatchRequest(match_id=request.match_id)).match
+        assert info.status == pb.MATCH_STATUS_DISSOLVED
+        last = second.engine.store.load_match(request.match_id).events[-1].event
+        assert last["type"] == "match_dissolved"
+        assert last["reason"].startswith("technical: the match could not be resumed")
+        assert wait_for(lambda r=request: r.match_id in matchmaking.servicer.results)
+    player = SeatClient(second.channel, good.match_id, 0).start()
+    player.join(60)
+    assert player.error is None and player.observations[-1].match_finished

@@ -147,8 +147,9 @@ def test_list_tables_filters_and_pages(engine) -> None:
 
 
 def test_sixty_four_tables_at_once(start_engine) -> None:
-    """64 concurrent matches in one process: 8 driven by clients, 56 whose seats are all
-    auto-played after the ready check; every match finishes and replays."""
+    """64 concurrent matches in one process: 8 driven by four clients each, 56 by one client
+    whose three absent opponents are auto-played after the ready check; every match finishes
+    and replays."""
     engine = start_engine(ready_seconds=0.5)
     requests = [new_match_request(hands=1, seed=100 + i, table_id=f"t{i}") for i in range(64)]
     for request in requests:
@@ -156,6 +157,7 @@ def test_sixty_four_tables_at_once(start_engine) -> None:
     assert engine.engine.host.active >= 64
     assert metric("hebei_table_tables_active") >= 64
     clients = [c for r in requests[:8] for c in play_clients(engine.channel, r.match_id)]
+    clients += [SeatClient(engine.channel, r.match_id, 0).start() for r in requests[8:]]
     for client in clients:
         client.join(90)
         assert client.error is None
@@ -171,20 +173,25 @@ def test_sixty_four_tables_at_once(start_engine) -> None:
     )
 
 
-def test_streams_beyond_the_bound_are_refused(start_engine) -> None:
-    engine = start_engine(max_streams=2, ready_seconds=60)
+def test_spectators_beyond_their_quota_are_refused_and_seats_still_join(start_engine) -> None:
+    engine = start_engine(max_spectators=2, max_spectators_per_peer=2, ready_seconds=60)
     request = new_match_request()
     engine.stub.OpenMatch(request, metadata=OPERATOR)
     spectate = table_pb2.SpectateRequest(match_id=request.match_id, from_seq=1)
     held = [engine.stub.Spectate(spectate) for _ in range(2)]
-    assert wait_for(lambda: engine.engine.servicer._streams == 2)
+    assert wait_for(lambda: engine.engine.servicer.spectators.open == 2)
     with pytest.raises(grpc.RpcError) as caught:
         next(engine.stub.Spectate(spectate))
     assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "spectate streams" in caught.value.details()
+    # Watchers at their quota never keep a seat from joining its match.
+    seat = SeatClient(engine.channel, request.match_id, 0).start()
+    assert wait_for(lambda: get(engine, request.match_id).seats[0].connected)
+    seat.close()
     for call in held:
         call.cancel()
     # Once they are gone, streams are accepted again.
-    assert wait_for(lambda: engine.engine.servicer._streams == 0)
+    assert wait_for(lambda: engine.engine.servicer.spectators.open == 0)
     engine.stub.Dissolve(table_pb2.DissolveRequest(match_id=request.match_id), metadata=OPERATOR)
     assert list(engine.stub.Spectate(spectate))[-1].event.type == pb.EVENT_TYPE_MATCH_DISSOLVED
 
@@ -196,6 +203,7 @@ def test_ended_tables_leave_memory_and_reload_from_the_log(start_engine) -> None
     requests = [new_match_request(hands=1, seed=60 + i) for i in range(2)]
     for request in requests:
         engine.stub.OpenMatch(request, metadata=OPERATOR)
+        SeatClient(engine.channel, request.match_id, 0).start()  # the others are absent
     for request in requests:
         assert wait_for(lambda r=request: get(engine, r.match_id).hands_played == 1)
     first = requests[0].match_id
@@ -205,3 +213,24 @@ def test_ended_tables_leave_memory_and_reload_from_the_log(start_engine) -> None
     assert info.status == pb.MATCH_STATUS_FINISHED and info.seed == 60
     events = stored_events(engine.engine.store, first)
     assert [s.score for s in info.seats] == replay_match(rules_events(events)).scores
+
+
+def test_a_flood_of_anonymous_spectators_never_keeps_seats_from_joining(start_engine) -> None:
+    """~1,100 anonymous spectator streams used to take every stream slot, and then every
+    seat's Join was RESOURCE_EXHAUSTED. Spectators have quotas of their own now."""
+    engine = start_engine(ready_seconds=60)
+    request = new_match_request(hands=1)
+    engine.stub.OpenMatch(request, metadata=OPERATOR)
+    watch = table_pb2.SpectateRequest(match_id=request.match_id, from_seq=1)
+    quota = engine.engine.servicer.spectators.per_peer
+    held = [engine.stub.Spectate(watch, timeout=120) for _ in range(quota)]
+    assert wait_for(lambda: engine.engine.servicer.spectators.open == quota)
+    for _ in range(1100 - quota):  # one client address: beyond its quota, refused at once
+        with pytest.raises(grpc.RpcError) as caught:
+            next(engine.stub.Spectate(watch, timeout=30))
+        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    for client in play_clients(engine.channel, request.match_id):
+        client.join(60)
+        assert client.error is None and client.observations[-1].match_finished
+    for call in held:
+        call.cancel()

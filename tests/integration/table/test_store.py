@@ -7,6 +7,7 @@ import time
 
 import grpc
 import pytest
+from google.protobuf.message import DecodeError
 
 from hebei.common.errors import AlreadyExists
 from hebei.table.outbox import OutboxPoster, backoff
@@ -129,3 +130,83 @@ def test_the_outbox_retries_until_acknowledged(store: EventStore) -> None:
 def test_backoff_grows_and_is_capped() -> None:
     assert backoff(0) < backoff(1) < backoff(2)
     assert backoff(50) == 30.0
+
+
+def test_a_poisoned_group_fails_its_match_and_the_others_carry_on(store: EventStore) -> None:
+    """PostgreSQL refuses a row (a NUL in JSON): after a few attempts only that match is failed
+    (reported once), its later groups are dropped until the table's reset group, and every
+    other match's events keep being written."""
+    failed: list[tuple[str, str]] = []
+    store.on_failed = lambda match_id, reason: failed.append((match_id, reason))
+    for match_id in ("good", "bad"):
+        store.create_match(new_match(match_id))
+
+    def row(seq: int, **event) -> list[EventRow]:
+        return [EventRow(seq, 0, {"type": "x", **event}, time.time())]
+
+    store.submit(Group("good", events=row(1)))
+    store.submit(Group("bad", events=row(1, note="poison\x00")))
+    store.submit(Group("good", events=row(2)))
+    assert store.wait_durable("good", 2, timeout=20)
+    assert wait_for(lambda: failed, timeout=20)
+    assert failed == [("bad", "the event log refused event 1: UntranslatableCharacter")]
+    store.submit(Group("bad", events=row(2)))  # the table did not know yet: dropped
+    store.submit(Group("good", events=row(3)))
+    assert store.wait_durable("good", 3, timeout=20)
+    assert store.durable_seq("bad") == 0 and len(failed) == 1
+    store.submit(Group("bad", events=row(1, type="match_dissolved"), reset=True))
+    assert store.wait_durable("bad", 1, timeout=20)
+    assert [e.event["type"] for e in store.load_match("bad").events] == ["match_dissolved"]
+    assert [e.seq for e in store.load_match("good").events] == [1, 2, 3]
+
+
+def test_durable_time_tells_when_an_event_was_written(store: EventStore) -> None:
+    store.create_match(new_match("m1"))
+    assert store.durable_time("m1", 1) is None
+    before = time.monotonic()
+    store.submit(Group("m1", events=[EventRow(1, 0, {"type": "x"}, time.time())]))
+    assert store.wait_durable("m1", 1, timeout=10)
+    assert before <= store.durable_time("m1", 1) <= time.monotonic()
+    assert store.durable_time("m1", 2) is None
+
+
+class RefusedWithNul(Refused):
+    def details(self) -> str:
+        return "the receiver said \x00 something odd"
+
+
+def test_one_bad_outbox_row_never_holds_up_the_others(store: EventStore) -> None:
+    store.create_match(new_match("m1"))
+    delivered: list[bytes] = []
+
+    def settle(payload: bytes) -> None:
+        if payload == b"corrupt":
+            raise DecodeError("Error parsing message")
+        delivered.append(payload)
+
+    def report(payload: bytes) -> None:
+        raise RefusedWithNul(grpc.StatusCode.UNAVAILABLE)
+
+    poster = OutboxPoster(store, {"settlement": settle, "match_result": report}, poll_seconds=0.05)
+    store.on_outbox = poster.wake
+    poster.start()
+    try:
+        store.submit(
+            Group(
+                "m1",
+                events=[EventRow(1, 0, {"type": "x"}, time.time())],
+                outbox=[
+                    OutboxRow("settlement", "m1:1", b"corrupt"),
+                    OutboxRow("match_result", "m1", b"r"),
+                    OutboxRow("settlement", "m1:2", b"good"),
+                ],
+            )
+        )
+        assert wait_for(lambda: delivered == [b"good"], timeout=10)
+        assert wait_for(lambda: store.outbox_rows("m1")[1]["attempts"] >= 1, timeout=10)
+    finally:
+        poster.stop()
+    corrupt, result, good = store.outbox_rows("m1")
+    assert corrupt["failed"] and "not sendable" in corrupt["error"]
+    assert not result["failed"] and "\x00" not in result["error"]  # stored, to retry later
+    assert good["delivered"]

@@ -107,3 +107,12 @@ def test_a_tampered_match_log_is_rejected(match):
     log[-1] = dict(log[-1], scores=[100, -100, 0, 0])
     with pytest.raises(ReplayError):
         replay_match(log)
+
+
+def test_an_evaluation_match_start_replays_and_nothing_else_is_added(match):
+    log = match.log()
+    log[0] = dict(log[0], evaluation=True)  # the table marks a match whose seed was chosen
+    assert replay_match(log).scores == match.scores
+    for tampered in (dict(log[0], evaluation=False), dict(log[0], evaluation=1), dict(log[0], x=1)):
+        with pytest.raises(ReplayError):
+            replay_match([tampered, *log[1:]])

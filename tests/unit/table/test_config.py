@@ -15,9 +15,30 @@ BASE = {"HEBEI_OPERATOR_TOKEN": "op"}
 
 def test_defaults_size_the_thread_pool_for_every_stream() -> None:
     config = TableConfig.from_env(BASE)
-    assert config.max_tables == 256 and config.max_streams == 4 * 256 + 64
-    assert config.server.max_workers >= config.max_streams + 32
+    assert config.max_tables == 256 and config.max_streams == 256
+    assert config.max_spectators == 256 and config.max_spectators_per_peer == 16
+    # four seats a table, streams joining, spectators, and room for unary calls
+    assert config.server.max_workers >= 4 * 256 + 256 + 256 + 32
     assert config.schema == "table_engine" and config.ledger_address is None
+    assert config.pause_seconds == 120.0 and config.rejoin_seconds == 30.0
+
+
+def test_stream_quotas_and_pauses_are_configurable() -> None:
+    config = TableConfig.from_env(
+        {
+            **BASE,
+            "HEBEI_TABLE_MAX_SPECTATORS": "10",
+            "HEBEI_TABLE_MAX_SPECTATORS_PER_PEER": "2",
+            "HEBEI_TABLE_MAX_STREAMS": "20",
+            "HEBEI_TABLE_MAX_STREAMS_PER_PEER": "5",
+            "HEBEI_TABLE_PAUSE_SECONDS": "7.5",
+            "HEBEI_TABLE_REJOIN_SECONDS": "3",
+            "HEBEI_TABLE_JOIN_SECONDS": "2",
+        }
+    )
+    assert (config.max_spectators, config.max_spectators_per_peer) == (10, 2)
+    assert (config.max_streams, config.max_streams_per_peer) == (20, 5)
+    assert (config.pause_seconds, config.rejoin_seconds, config.join_seconds) == (7.5, 3, 2)
 
 
 def test_shared_and_own_variables() -> None:
@@ -32,7 +53,7 @@ def test_shared_and_own_variables() -> None:
     )
     assert config.ledger_address == "ledger:50053"
     assert config.matchmaking_address == "mm:50052"
-    assert config.max_streams == 4 * 64 + 64 and config.ready_seconds == 2.5
+    assert config.server.max_workers >= 4 * 64 + 256 + 256 + 32 and config.ready_seconds == 2.5
 
 
 @pytest.mark.parametrize(
@@ -42,6 +63,8 @@ def test_shared_and_own_variables() -> None:
         ("HEBEI_TABLE_READY_SECONDS", "-1"),
         ("HEBEI_TABLE_SCHEMA", "Bad-Name"),
         ("HEBEI_TABLE_PORT", "70000"),
+        ("HEBEI_TABLE_PAUSE_SECONDS", "0"),
+        ("HEBEI_TABLE_MAX_SPECTATORS_PER_PEER", "-1"),
     ],
 )
 def test_a_bad_value_names_its_variable(name: str, value: str) -> None:

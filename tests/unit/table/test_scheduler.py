@@ -7,9 +7,9 @@ import time
 
 import pytest
 
+from hebei.table.requests import time_control as control_from_proto
 from hebei.table.scheduler import Scheduler
 from hebei.table.timecontrol import BOT_DEFAULT, PERSON_DEFAULT, SeatClock, TimeControl
-from hebei.table.timecontrol import from_proto as control_from_proto
 from hebei.v1 import types_pb2 as pb
 
 
