@@ -1034,6 +1034,7 @@ def open_request(
         tournament_id=tournament.tournament_id if tournament else "",
         round_no=round_no,
         seed=seed,
+        evaluation=seed != 0,  # a chosen seed: the duplicate walls of bot evaluation
     )
     if tournament is not None:
         request.rule_profile.CopyFrom(tournament.config.rule_profile)

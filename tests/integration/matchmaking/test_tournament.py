@@ -307,3 +307,27 @@ def test_hidden_round_results_show_players_the_last_finished_round(stack, start_
     stack.wait_finished(tid)
     after = stack.mm(token=None).GetStandings(mm.GetStandingsRequest(tournament_id=tid))
     assert after.round_no == 2
+
+
+def test_duplicate_seating_replays_one_wall_under_the_four_rotations(stack, start_worker):
+    from hebei.v1 import table_pb2
+
+    start_worker(sessions=20)
+    stack.start_matchmaking()
+    tournament = stack.create(rounds=1, hands=1, seating=mm.SEATING_MODE_DUPLICATE)
+    tid = tournament.tournament_id
+    players = {p.player_id for p in stack.register_bots(tid, 4, "efficiency")}
+    stack.mm().StartTournament(mm.StartTournamentRequest(tournament_id=tid))
+    stack.wait_finished(tid)
+    tables = stack.mm().GetSeating(mm.GetSeatingRequest(tournament_id=tid)).rounds[0].tables
+    assert len(tables) == 4 and {t.duplicate_group for t in tables} == {1}
+    for seat in range(4):  # every player sits at every seat once
+        assert {t.seats[seat].player_id for t in tables} == players
+    infos = [
+        stack.table().GetMatch(table_pb2.GetMatchRequest(match_id=t.match_id)).match for t in tables
+    ]
+    assert all(i.evaluation for i in infos)  # the walls were chosen: marked as evaluation
+    assert len({i.seed for i in infos}) == 1 and infos[0].seed != 0
+    _check_books(
+        stack, stack.mm().GetTournament(mm.GetTournamentRequest(tournament_id=tid)).tournament
+    )
