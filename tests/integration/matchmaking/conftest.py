@@ -186,6 +186,24 @@ class Stack:
                 return entries
 
 
+def purge_seat_queues() -> None:
+    """Drop the seat tasks no worker took: a test's stack is gone afterwards, and a later
+    test's worker must not spend its sessions trying to reach it."""
+    from hebei.bots import celery_app
+    from hebei.bots.policies import POLICIES
+
+    config = celery_app.settings()
+    with celery_app.app.connection_for_write() as conn:
+        for policy in POLICIES:
+            channel = conn.channel()
+            try:
+                channel.queue_purge(config.queue_of(policy))
+            except conn.channel_errors:
+                pass  # never declared: nothing to drop
+            finally:
+                channel.close()
+
+
 @pytest.fixture
 def stack(database_url: str, bots_env: dict[str, str]) -> Iterator[Stack]:
     """Ledger, table engine and matchmaking on loopback (matchmaking started by the test via
@@ -213,7 +231,9 @@ def stack(database_url: str, bots_env: dict[str, str]) -> Iterator[Stack]:
     table_server = create_server(engine.spec(), engine.config.server)
     table_server.start()
     stack = Stack(database_url, schemas, ledger_server, engine, table_server, matchmaking_port)
+    purge_seat_queues()
     yield stack
+    purge_seat_queues()
     stack.stop_matchmaking()
     for channel in stack.channels:
         channel.close()
