@@ -183,10 +183,30 @@ def _register(hostname: str, sessions: int) -> None:
                 lease_client().hset(WORKERS_KEY, hostname, json.dumps(info))
             except redis.RedisError as exc:
                 log.warning("worker registry: %s", exc)
+            sample_queue_lengths([config.queue_of(p) for p in config.policies])
             if _shutdown.wait(WORKER_TTL / 3):
                 return
 
     threading.Thread(target=beat, name="bots-registry", daemon=True).start()
+
+
+def sample_queue_lengths(queues: list[str]) -> None:
+    """Set ``hebei_bot_queue_length`` of each queue from the broker (Redis or RabbitMQ): the
+    seat tasks no worker has reserved yet. A queue the broker does not know is empty."""
+    try:
+        with app.connection_for_read() as conn:
+            for queue in queues:
+                channel = conn.channel()
+                try:
+                    length = channel.queue_declare(queue=queue, passive=True).message_count
+                except conn.channel_errors:  # not declared (Redis: an empty list)
+                    length = 0
+                finally:
+                    with contextlib.suppress(Exception):
+                        channel.close()
+                metrics.QUEUE_LENGTH.labels(queue).set(length)
+    except Exception as exc:  # the broker is out of reach: the next beat tries again
+        log.warning("queue lengths: %s", exc)
 
 
 def _warm(hands: int) -> None:

@@ -35,6 +35,12 @@ REDELIVERIES = Counter(
     "Seat tasks delivered again (a worker was lost or the visibility timeout passed).",
     ("outcome",),  # took_over: played the seat on; seat_held: a live session has it, exited
 )
+QUEUE_LENGTH = Gauge(
+    "hebei_bot_queue_length",
+    "Seat tasks waiting in a queue, not yet reserved by a worker (sampled by every worker"
+    " process every 10 s: aggregate with max by queue).",
+    ("queue",),
+)
 RECONNECTS = Counter("hebei_bot_reconnects_total", "Play streams opened again after a drop.")
 ACTIONS_REJECTED = Counter(
     "hebei_bot_actions_rejected_total", "Actions the table engine refused.", ("code",)

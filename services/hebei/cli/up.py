@@ -38,10 +38,16 @@ def _say(text: str) -> None:
 def up_command(
     workers: int = typer.Option(1, "--workers", help="Bot workers (0: none)."),
     processes: int = typer.Option(1, "--processes", help="Celery processes per bot worker."),
+    monitoring: bool = typer.Option(
+        False,
+        "--monitoring",
+        help="Also run Prometheus (when installed) with deploy/monitoring's rules and alerts.",
+    ),
 ) -> None:
     """Run the whole local stack in the foreground: ledger, table engine, matchmaking and bot
     workers on 127.0.0.1, on embedded PostgreSQL and Redis unless HEBEI_DATABASE_URL /
-    HEBEI_BROKER_URL are set. Writes .hebei/stack.json for the other commands; Ctrl-C stops."""
+    HEBEI_BROKER_URL are set; with --monitoring a Prometheus scraping them all. Writes
+    .hebei/stack.json for the other commands; Ctrl-C stops."""
     if not 0 <= workers <= 16 or not 1 <= processes <= 64:
         fail(f"--workers must be 0-16 and --processes 1-64, got {workers} and {processes}")
     from hebei.common.embedded import default_data_dir
@@ -52,7 +58,13 @@ def up_command(
         stack_file,
         write_stack_file,
     )
-    from hebei.stack.processes import StackError, StackOptions, redact, start_stack
+    from hebei.stack.processes import (
+        StackError,
+        StackOptions,
+        monitoring_dir,
+        redact,
+        start_stack,
+    )
 
     data_dir = default_data_dir()
     lock = StackLock(data_dir)
@@ -63,7 +75,9 @@ def up_command(
     except OSError as exc:
         fail(f"cannot use the data directory {data_dir}: {exc.strerror or exc}", code=1)
     path = stack_file(data_dir)
-    options = StackOptions(data_dir=data_dir, bot_workers=workers, worker_processes=processes)
+    options = StackOptions(
+        data_dir=data_dir, bot_workers=workers, worker_processes=processes, monitoring=monitoring
+    )
     stack = None
     code = 0
     try:
@@ -75,6 +89,15 @@ def up_command(
         _say(f"metrics: {metrics}")
         count = stack.bot_processes
         _say(f"bots: {count} worker process{'' if count == 1 else 'es'}")
+        if stack.bot_metrics_addresses:
+            _say(f"bot metrics: {', '.join(stack.bot_metrics_addresses)}")
+        if monitoring:
+            if stack.prometheus_address:
+                rules = stack.options.monitoring_dir or monitoring_dir()
+                where = f"rules and alerts from {rules}" if rules else "no rules or alerts"
+                _say(f"prometheus: http://{stack.prometheus_address} ({where})")
+            else:
+                _say(f"prometheus: not started: {stack.monitoring_note}")
         _say(f"database: {redact(stack.database_url)}")
         _say(f"broker: {redact(stack.broker_url)}")
         _say(f"logs: {stack.log_dir}")

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
-__all__ = ["ADJUSTMENTS", "COMMIT_SECONDS", "POOL_WAIT_SECONDS", "SETTLEMENTS"]
+__all__ = [
+    "ADJUSTMENTS",
+    "AUDITS",
+    "AUDIT_PROBLEMS",
+    "COMMIT_SECONDS",
+    "POOL_WAIT_SECONDS",
+    "SETTLEMENTS",
+]
 
 _LATENCY_BUCKETS = (
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -38,4 +45,17 @@ POOL_WAIT_SECONDS = Histogram(
     "hebei_ledger_pool_wait_seconds",
     "Time waiting for a checked database connection from the pool.",
     buckets=_LATENCY_BUCKETS,
+)
+
+AUDITS = Counter(
+    "hebei_ledger_audits",
+    "Audit calls (every entry balances, every balance matches its postings, every tournament"
+    " sums to zero), by result: ok or failed.",
+    ["result"],
+)
+for _result in ("ok", "failed"):
+    AUDITS.labels(_result)
+
+AUDIT_PROBLEMS = Gauge(
+    "hebei_ledger_audit_problems", "Problems the last audit found (0: the ledger is sound)."
 )

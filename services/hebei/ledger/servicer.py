@@ -13,6 +13,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from hebei.common.errors import InvalidArgument
+from hebei.ledger import metrics
 from hebei.ledger.journal import AuditReport, Entry, Ledger, Standing
 from hebei.ledger.model import parse_entry_id
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc, types_pb2
@@ -201,4 +202,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         self, request: ledger_pb2.AuditRequest, context: grpc.ServicerContext
     ) -> ledger_pb2.AuditResponse:
         """Check the invariants and return the figures."""
-        return _audit_to_proto(self.ledger.audit(request.tournament_id or None))
+        report = self.ledger.audit(request.tournament_id or None)
+        metrics.AUDITS.labels("ok" if report.ok else "failed").inc()
+        metrics.AUDIT_PROBLEMS.set(len(report.problems))
+        return _audit_to_proto(report)

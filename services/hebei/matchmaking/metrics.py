@@ -7,9 +7,11 @@ from prometheus_client import Counter, Gauge, Histogram
 __all__ = [
     "BOT_REQUEUES",
     "DIRECTOR_TICK_SECONDS",
+    "LAST_MATCH_FINISHED",
     "MATCHES_ENDED",
     "MATCHES_LIVE",
     "MATCH_RESULTS",
+    "MATCH_SECONDS",
     "OPERATOR_ACTIONS",
     "QUICK_PLAY_QUEUE",
     "QUICK_PLAY_WAIT_SECONDS",
@@ -77,6 +79,17 @@ MATCHES_ENDED = Counter(
 )
 for _how in ("finished", "dissolved", "stalled"):
     MATCHES_ENDED.labels(_how)
+
+MATCH_SECONDS = Histogram(
+    "hebei_matchmaking_match_seconds",
+    "Time from opening a match on the engine to its result, for matches that finished.",
+    buckets=(5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200),
+)
+LAST_MATCH_FINISHED = Gauge(
+    "hebei_matchmaking_last_match_finished_timestamp_seconds",
+    "When the last match finished (Unix time; the process start until one has).",
+)
+LAST_MATCH_FINISHED.set_to_current_time()
 
 MATCH_RESULTS = Counter(
     "hebei_matchmaking_match_results",

@@ -803,6 +803,11 @@ class Tournaments:
         metrics.MATCH_RESULTS.labels("recorded").inc()
         how = "stalled" if reason.startswith("stalled") else status
         metrics.MATCHES_ENDED.labels(how).inc()
+        if how == "finished":
+            metrics.LAST_MATCH_FINISHED.set_to_current_time()
+            if match.opened_at is not None:
+                seconds = (match.ended_at - match.opened_at).total_seconds()
+                metrics.MATCH_SECONDS.observe(max(0.0, seconds))
         self.changes.notify()
         return False
 
@@ -817,7 +822,15 @@ class Tournaments:
         reason = check_text("reason", request.reason, max_length=MAX_REASON_LENGTH)
         check_int("hands_played", request.hands_played, lo=0, hi=10_000)
         scores = [s.score for s in sorted(request.seats, key=lambda s: s.seat)]
-        ended = request.ended_at.ToDatetime(tzinfo=UTC) if request.HasField("ended_at") else None
+        ended = None
+        if request.HasField("ended_at"):
+            try:  # out-of-range seconds or nanos: ValueError (an INTERNAL if left alone)
+                ended = request.ended_at.ToDatetime(tzinfo=UTC)
+            except (ValueError, OverflowError):
+                raise InvalidArgument(
+                    "ended_at: not a valid timestamp (seconds within years 1-9999, nanos "
+                    "0-999999999)"
+                ) from None
         duplicate = self.record_result(
             request.match_id, statuses[request.status], scores, request.hands_played, reason, ended
         )
@@ -942,9 +955,11 @@ class Tournaments:
             check_text("rating_ids", rating_id, max_length=MAX_NAME_LENGTH + 16, required=True)
         offset = 0
         if request.page_token:
-            if not (request.page_token.isascii() and request.page_token.isdigit()):
+            token = request.page_token
+            # at most 18 digits: the offset must fit PostgreSQL's bigint
+            if not (token.isascii() and token.isdigit() and len(token) <= 18):
                 raise InvalidArgument("page_token: not a token from this service")
-            offset = int(request.page_token)
+            offset = int(token)
         with self.store.reading() as conn:
             rows = self.store.ratings_page(conn, list(request.rating_ids), offset, size + 1)
         response = mm.GetRatingsResponse()

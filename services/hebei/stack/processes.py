@@ -21,17 +21,24 @@ What runs:
   127.0.0.1 with a gRPC port and a metrics port chosen here, a fresh operator token and a
   distinct service token;
 - ``bot_workers`` bot workers (``hebei bots worker``), each of ``worker_processes`` Celery
-  processes; the worker's own /metrics is not enabled (it would listen on 0.0.0.0).
+  processes, each process serving its /metrics on 127.0.0.1 (a block of consecutive ports
+  chosen here: ``Stack.bot_metrics_addresses``);
+- with ``monitoring``, a Prometheus (the ``prometheus`` program, e.g. Debian's package, when
+  it is installed) on 127.0.0.1 scraping every /metrics above with the job names of
+  ``deploy/monitoring`` (:data:`METRICS_JOBS`) and evaluating that bundle's recording rules
+  and alerts (``Stack.prometheus_address``; ``Stack.monitoring_note`` says why it did not
+  start). Its configuration and data live under ``<data dir>/prometheus``.
 
 Each child's output goes to ``<log dir>/<name>.log`` (the previous run's to ``<name>.log.1``).
 A service is ready when grpc.health.v1 reports SERVING, a bot worker when all its processes
-appear in the fleet's worker registry (``live_workers``). A child that exits or is not ready
+appear in the fleet's worker registry (``live_workers``), Prometheus when it has scraped
+every target once (so what happens next is recorded). A child that exits or is not ready
 within ``ready_timeout`` fails the start with one line naming it and its log's last line.
 
-Stopping (:meth:`Stack.stop`): the bot workers first (SIGTERM: they hand their seats back),
-then the services, each sent SIGTERM and given ``stop_timeout`` seconds before SIGKILL goes to
-its whole process group; then the embedded servers started here are released (stopped unless
-another live process uses them).
+Stopping (:meth:`Stack.stop`): Prometheus, then the bot workers (SIGTERM: they hand their
+seats back), then the services, each sent SIGTERM and given ``stop_timeout`` seconds before
+SIGKILL goes to its whole process group; then the embedded servers started here are released
+(stopped unless another live process uses them).
 
 Signals: while :func:`start_stack` runs, SIGINT (Ctrl-C) and SIGTERM stop the start (it then
 raises KeyboardInterrupt after stopping what it started); while the stack runs, both raise
@@ -55,12 +62,15 @@ import importlib.util
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +79,7 @@ from typing import IO, Any
 from hebei.stack.discovery import StackInfo, process_started
 
 __all__ = [
+    "METRICS_JOBS",
     "SERVICES",
     "Child",
     "Stack",
@@ -77,6 +88,8 @@ __all__ = [
     "available_services",
     "bot_worker_argv",
     "bot_worker_registered",
+    "monitoring_dir",
+    "prometheus_config",
     "start_stack",
     "wait_until_ready",
 ]
@@ -90,7 +103,16 @@ LABELS = {
     "matchmaking": "the matchmaking service",
 }
 PEERS = {"table": ("ledger", "matchmaking"), "matchmaking": ("table", "ledger")}  # addresses
-PORT_TAKEN = ("cannot listen on", "cannot serve metrics on")  # a start lost a port race
+# The Prometheus job of each process kind: the names deploy/monitoring's alerts, rules and
+# dashboards select by (docker-compose and the Kubernetes monitors use them too).
+METRICS_JOBS = {
+    "ledger": "hebei-ledger",
+    "table": "hebei-table",
+    "matchmaking": "hebei-matchmaking",
+    "bots": "hebei-bots",
+}
+# A start lost a port race (the services' own words, and Prometheus's).
+PORT_TAKEN = ("cannot listen on", "cannot serve metrics on", "bind: address already in use")
 START_ATTEMPTS = 3
 PR_SET_PDEATHSIG = 1
 
@@ -143,6 +165,10 @@ class StackOptions:
     env: Mapping[str, str] = field(default_factory=dict)  # extra environment of every child
     ready_timeout: float = 180.0  # seconds for every process to be ready
     stop_timeout: float = 30.0  # seconds a process gets after SIGTERM before SIGKILL
+    monitoring: bool = False  # also run Prometheus (when the program is installed)
+    monitoring_dir: Path | None = None  # None: monitoring_dir(), the repository's bundle
+    scrape_seconds: float = 5.0  # Prometheus's scrape and rule evaluation interval
+    prometheus: str = "prometheus"  # the program (a name on PATH or a path)
 
 
 # ------------------------------------------------------------------------------ children
@@ -208,6 +234,8 @@ class Child:
     metrics_address: str | None = None
     worker_name: str | None = None  # a bot worker's --name
     processes: int = 0  # a bot worker's Celery processes
+    process_metrics: tuple[str, ...] = ()  # host:port of each Celery process's /metrics
+    ready_check: Callable[[], bool] | None = field(default=None, repr=False)  # Prometheus
 
     @classmethod
     def spawn(
@@ -279,8 +307,16 @@ class Child:
         self.reap(time.monotonic() + timeout)
 
 
-def bot_worker_argv(processes: int, sessions: int, name: str, loglevel: str = "INFO") -> list[str]:
-    """The command line of one ``hebei bots worker`` with this interpreter."""
+def bot_worker_argv(
+    processes: int,
+    sessions: int,
+    name: str,
+    loglevel: str = "INFO",
+    metrics_port: int | None = None,
+) -> list[str]:
+    """The command line of one ``hebei bots worker`` with this interpreter; with
+    ``metrics_port``, its processes serve /metrics on that port and the ones after it."""
+    metrics = [] if metrics_port is None else ["--metrics-port", str(metrics_port)]
     return [
         sys.executable,
         "-c",
@@ -295,6 +331,7 @@ def bot_worker_argv(processes: int, sessions: int, name: str, loglevel: str = "I
         loglevel,
         "--name",
         name,
+        *metrics,
     ]
 
 
@@ -306,6 +343,21 @@ def bot_worker_registered(worker: Child, client: Any) -> bool:
     return sum(1 for name in live_workers(client) if name.startswith(prefix)) >= worker.processes
 
 
+def prometheus_scraping(address: str, targets: int, timeout: float = 2.0) -> bool:
+    """Whether the Prometheus at ``address`` is ready and has scraped each of its ``targets``
+    at least once (its service discovery hands targets over a few seconds after start)."""
+    try:
+        with urllib.request.urlopen(f"http://{address}/-/ready", timeout=timeout) as response:
+            if response.status != 200:
+                return False
+        url = f"http://{address}/api/v1/targets?state=active"
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            active = json.loads(response.read())["data"]["activeTargets"]
+    except (urllib.error.URLError, OSError, ValueError, KeyError):
+        return False
+    return len(active) >= targets and all(t.get("health") != "unknown" for t in active)
+
+
 def wait_until_ready(
     children: list[Child],
     timeout: float,
@@ -313,7 +365,8 @@ def wait_until_ready(
     check: Callable[[], None] = lambda: None,
 ) -> None:
     """Wait until every child is ready: grpc.health.v1 SERVING for a service, every Celery
-    process in the worker registry (the Redis at ``registry_url``) for a bot worker.
+    process in the worker registry (the Redis at ``registry_url``) for a bot worker, its
+    ``ready_check`` for Prometheus.
 
     Raises StackError (one line naming the child and its log's last line) when a child exits
     or is not ready within ``timeout`` seconds; ``check`` runs between polls (it may raise).
@@ -344,6 +397,8 @@ def wait_until_ready(
                         ready = reply.status == health_pb2.HealthCheckResponse.SERVING
                     except grpc.RpcError:
                         ready = False
+                elif child.ready_check is not None:
+                    ready = child.ready_check()
                 else:
                     try:
                         ready = registry is not None and bot_worker_registered(child, registry)
@@ -378,6 +433,60 @@ def _free_ports(count: int) -> list[int]:
     finally:
         for sock in sockets:
             sock.close()
+
+
+def _free_port_block(count: int, avoid: set[int], attempts: int = 200) -> int:
+    """The first of ``count`` consecutive free ports on 127.0.0.1, none in ``avoid`` (ports
+    chosen for others but not bound yet): a bot worker's processes serve /metrics on its
+    metrics port and the ones after it."""
+    for _ in range(attempts):
+        (base,) = _free_ports(1)
+        if base + count > 65536 or avoid & set(range(base, base + count)):
+            continue
+        sockets = []
+        try:
+            for port in range(base, base + count):
+                sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                sockets.append(sock)
+                sock.bind((HOST, port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for sock in sockets:
+                sock.close()
+    raise StackError(f"found no {count} consecutive free ports on {HOST}")
+
+
+def monitoring_dir() -> Path | None:
+    """The monitoring bundle (``deploy/monitoring``: rules, alerts, dashboards) of the
+    repository this package runs from, or None (an installed wheel has none)."""
+    folder = Path(__file__).resolve().parents[3] / "deploy" / "monitoring"
+    return folder if (folder / "rules").is_dir() else None
+
+
+def prometheus_config(
+    targets: Mapping[str, list[str]], rule_dir: Path | None, interval: float = 5.0
+) -> str:
+    """A Prometheus configuration (YAML; JSON is YAML) scraping ``targets`` (job -> list of
+    host:port) and loading the bundle's rules and alerts from ``rule_dir``."""
+    seconds = f"{max(1, round(interval))}s"
+    config: dict[str, Any] = {
+        "global": {"scrape_interval": seconds, "evaluation_interval": seconds},
+        "rule_files": []
+        if rule_dir is None
+        else [str(rule_dir / "rules" / "*.yml"), str(rule_dir / "alerts" / "*.yml")],
+        "scrape_configs": [
+            {
+                "job_name": job,
+                "scrape_timeout": seconds,
+                "static_configs": [{"targets": sorted(addresses)}],
+            }
+            for job, addresses in targets.items()
+            if addresses
+        ],
+    }
+    return json.dumps(config, indent=2) + "\n"
 
 
 def redact(url: str) -> str:
@@ -445,6 +554,8 @@ class Stack:
         self.broker_url = ""
         self.bots_redis_url: str | None = None  # the seat leases' Redis, when not the broker
         self.children: dict[str, Child] = {}
+        self.prometheus_address: str | None = None  # 127.0.0.1:PORT of the stack's Prometheus
+        self.monitoring_note: str | None = None  # why Prometheus did not start, if it did not
         self.started = time.time()
         self._tag = secrets.token_hex(3)
         self._release: list[Callable[[], None]] = []  # embedded servers to release at stop
@@ -476,6 +587,11 @@ class Stack:
         return {
             n: c.metrics_address for n, c in self.children.items() if c.metrics_address is not None
         }
+
+    @property
+    def bot_metrics_addresses(self) -> list[str]:
+        """``127.0.0.1:PORT`` of each bot worker process's ``/metrics``."""
+        return [address for c in self.bot_workers for address in c.process_metrics]
 
     @property
     def bot_workers(self) -> list[Child]:
@@ -538,7 +654,9 @@ class Stack:
         self._signals.enter("stopping")
         hurry = self._signals.received
         try:
-            for group in (self.bot_workers, [c for c in self.children.values() if c.address]):
+            prometheus = [c for c in self.children.values() if c.ready_check is not None]
+            services = [c for c in self.children.values() if c.address]
+            for group in (prometheus, self.bot_workers, services):
                 if not group:
                     continue
                 self.status(f"stopping {', '.join(c.label for c in group)}")
@@ -658,8 +776,10 @@ class Stack:
 
     def _spawn_all(self) -> None:
         services = [s for s in GRPC_SERVICES if s in self.services]
-        chosen = iter(_free_ports(2 * len(services)))
+        chosen = iter(_free_ports(2 * len(services) + 1))
         ports = {service: (next(chosen), next(chosen)) for service in services}
+        prometheus_port = next(chosen)
+        taken = {port for pair in ports.values() for port in pair} | {prometheus_port}
         for service in services:
             self._interrupted()
             label = LABELS[service]
@@ -679,7 +799,11 @@ class Stack:
             plural = "es" if processes > 1 else ""
             self.status(f"starting {label} ({processes} Celery process{plural})")
             name = f"local{index}-{self._tag}"
-            argv = bot_worker_argv(processes, self.options.worker_sessions, name)
+            metrics_port = _free_port_block(processes, taken)
+            taken.update(range(metrics_port, metrics_port + processes))
+            argv = bot_worker_argv(
+                processes, self.options.worker_sessions, name, metrics_port=metrics_port
+            )
             child = Child.spawn(
                 f"bots-{index}",
                 label,
@@ -688,7 +812,50 @@ class Stack:
                 self.log_dir / f"bots-{index}.log",
             )
             child.worker_name, child.processes = name, processes
+            child.process_metrics = tuple(f"{HOST}:{metrics_port + i}" for i in range(processes))
             self.children[child.name] = child
+        if self.options.monitoring:
+            self._spawn_prometheus(prometheus_port)
+
+    def _spawn_prometheus(self, port: int) -> None:
+        """Start Prometheus scraping every /metrics of the stack, or say why not."""
+        program = shutil.which(self.options.prometheus)
+        if program is None:
+            self.monitoring_note = (
+                f"no {self.options.prometheus} program found (Debian: apt-get install "
+                "prometheus): the stack runs without it"
+            )
+            self.status(self.monitoring_note)
+            return
+        bundle = self.options.monitoring_dir or monitoring_dir()
+        if bundle is None:
+            self.monitoring_note = "no monitoring bundle (deploy/monitoring): no rules or alerts"
+            self.status(self.monitoring_note)
+        targets = {
+            METRICS_JOBS[c.name]: [c.metrics_address]
+            for c in self.children.values()
+            if c.address and c.metrics_address and c.name in METRICS_JOBS
+        }
+        targets[METRICS_JOBS["bots"]] = self.bot_metrics_addresses
+        folder = self.data_dir / "prometheus"
+        folder.mkdir(parents=True, exist_ok=True)
+        config = folder / "prometheus.yml"
+        config.write_text(prometheus_config(targets, bundle, self.options.scrape_seconds))
+        address = f"{HOST}:{port}"
+        argv = [
+            program,
+            f"--config.file={config}",
+            f"--storage.tsdb.path={folder / 'data'}",
+            "--storage.tsdb.retention.time=2d",
+            f"--web.listen-address={address}",
+        ]
+        self.status(f"starting Prometheus on {address}")
+        env = {k: v for k, v in os.environ.items() if k not in _OWNED}
+        child = Child.spawn("prometheus", "Prometheus", argv, env, self.log_dir / "prometheus.log")
+        count = sum(len(addresses) for addresses in targets.values())
+        child.ready_check = lambda: prometheus_scraping(address, count)
+        self.children["prometheus"] = child
+        self.prometheus_address = address
 
 
 class _PortTaken(StackError):

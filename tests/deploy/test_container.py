@@ -1,0 +1,211 @@
+"""deploy/Dockerfile, its ignore file and docker-compose.yml, validated offline: hadolint,
+``docker compose config`` (the compose-spec schema, interpolation, profiles) and what the
+services need of them. No Docker engine runs here: the image is not built (see README)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hebei.common.config import DEFAULT_PORTS
+from hebei.stack.processes import METRICS_JOBS
+from tests.deploy.conftest import DEPLOY, MONITORING, ROOT, docker_compose, run, tool
+
+DOCKERFILE = DEPLOY / "Dockerfile"
+COMPOSE = DEPLOY / "docker-compose.yml"
+ENV_EXAMPLE = DEPLOY / ".env.example"
+HEBEI_SERVICES = ("ledger", "table", "matchmaking")
+
+
+def instructions() -> list[tuple[str, str]]:
+    """The Dockerfile's instructions (continuation lines joined), comments dropped."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            word, _, rest = line.partition(" ")
+            out.append((word.upper(), rest.strip()))
+    return out
+
+
+def test_hadolint_finds_nothing():
+    result = run([tool("hadolint"), "--no-color", "--failure-threshold", "style", str(DOCKERFILE)])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_hadolint_does_report_a_bad_dockerfile(tmp_path: Path):
+    bad = tmp_path / "Dockerfile"
+    bad.write_text("FROM python\nRUN apt-get install curl\nUSER root\n")
+    result = run([tool("hadolint"), "--no-color", "--failure-threshold", "style", str(bad)])
+    assert result.returncode != 0  # the tool really checks: untagged image, root user
+    assert "DL3006" in result.stdout and "DL3002" in result.stdout
+
+
+def test_the_image_is_multi_stage_non_root_and_checks_grpc_health():
+    steps = instructions()
+    stages = [rest for word, rest in steps if word == "FROM"]
+    assert len(stages) >= 2 and any(" AS build" in s for s in stages)
+    final = steps[max(i for i, (word, _) in enumerate(steps) if word == "FROM") :]
+    users = [rest for word, rest in final if word == "USER"]
+    assert users and users[-1].split(":")[0] not in ("root", "0")
+    (check,) = [rest for word, rest in final if word == "HEALTHCHECK"]
+    assert '"python", "-m", "hebei.common.healthcheck"' in check
+    assert importlib.util.find_spec("hebei.common.healthcheck") is not None
+    env = " ".join(rest for word, rest in final if word == "ENV")
+    assert "HEBEI_HOST=0.0.0.0" in env  # the services default to loopback
+    exposed = {int(p) for word, rest in final if word == "EXPOSE" for p in rest.split()}
+    assert {port for pair in DEFAULT_PORTS.values() for port in pair} <= exposed
+    for word, rest in steps:
+        if word == "COPY" and "--from" not in rest:
+            for source in shlex.split(rest)[:-1]:
+                assert (ROOT / source).exists(), f"COPY {source}: no such path"
+
+
+def test_the_ignore_file_keeps_only_what_the_build_copies():
+    ignore = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
+    rules = [line for line in ignore if line and not line.startswith("#")]
+    assert rules[0] == "*"
+    kept = {line[1:].rstrip("/") for line in rules if line.startswith("!")}
+    copied = {
+        source.rstrip("/")
+        for word, rest in instructions()
+        if word == "COPY" and "--from" not in rest
+        for source in shlex.split(rest)[:-1]
+    }
+    assert copied <= kept
+
+
+def compose_config(*extra: str, env_file: Path = ENV_EXAMPLE) -> dict:
+    result = run(
+        [docker_compose(), "-f", str(COMPOSE), "--env-file", str(env_file), *extra,
+         "config", "--format", "json"]
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_compose_is_valid_with_the_example_env_file():
+    result = run(
+        [docker_compose(), "-f", str(COMPOSE), "--env-file", str(ENV_EXAMPLE), "config", "-q"]
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_compose_schema_validation_is_real(tmp_path: Path):
+    broken = tmp_path / "docker-compose.yml"
+    data = yaml.safe_load(COMPOSE.read_text())
+    data["services"]["ledger"]["helthcheck"] = data["services"]["ledger"].pop("healthcheck")
+    broken.write_text(yaml.safe_dump(data))
+    result = run(
+        [docker_compose(), "-f", str(broken), "--env-file", str(ENV_EXAMPLE), "config", "-q"]
+    )
+    assert result.returncode != 0 and "helthcheck" in result.stderr
+
+
+def test_compose_refuses_to_run_without_its_secrets(tmp_path: Path):
+    empty = tmp_path / "empty.env"
+    empty.write_text("")
+    result = run([docker_compose(), "-f", str(COMPOSE), "--env-file", str(empty), "config", "-q"])
+    assert result.returncode != 0 and "deploy/.env" in result.stderr
+
+
+def test_secrets_come_only_from_the_uncommitted_env_file():
+    text = COMPOSE.read_text()
+    secrets = [
+        line.split("=", 1)
+        for line in ENV_EXAMPLE.read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    for name, value in secrets:
+        if "PASSWORD" in name or "TOKEN" in name:
+            assert value not in text, f"{name}'s example value is written into the compose file"
+            assert "${" + name in text, f"{name} is not taken from the env file"
+    assert ".env" in (DEPLOY / ".gitignore").read_text().splitlines()
+    ignored = run(["git", "check-ignore", "-q", str(DEPLOY / ".env")])
+    assert ignored.returncode == 0, "deploy/.env is not ignored by git"
+
+
+def test_every_hebei_service_is_health_checked_through_grpc_health():
+    config = compose_config()
+    services = config["services"]
+    for name in HEBEI_SERVICES:
+        service = services[name]
+        port = DEFAULT_PORTS[name][0]
+        assert service["command"] == ["python", "-m", f"hebei.{name}"]
+        assert service["healthcheck"]["test"] == [
+            "CMD", "python", "-m", "hebei.common.healthcheck", f"127.0.0.1:{port}",
+        ]  # fmt: skip
+        assert service["read_only"] is True and service["cap_drop"] == ["ALL"]
+        env = service["environment"]  # beyond loopback: a service token of its own
+        assert (
+            env["HEBEI_SERVICE_TOKEN"] and env["HEBEI_SERVICE_TOKEN"] != env["HEBEI_OPERATOR_TOKEN"]
+        )
+        for peer in ("postgres",):
+            assert service["depends_on"][peer]["condition"] == "service_healthy"
+    env = services["table"]["environment"]
+    assert env["HEBEI_TABLE_LEDGER_ADDRESS"] == f"ledger:{DEFAULT_PORTS['ledger'][0]}"
+    assert (
+        env["HEBEI_TABLE_MATCHMAKING_ADDRESS"] == f"matchmaking:{DEFAULT_PORTS['matchmaking'][0]}"
+    )
+    env = services["matchmaking"]["environment"]
+    assert env["HEBEI_MATCHMAKING_TABLE_ADDRESS"] == f"table:{DEFAULT_PORTS['table'][0]}"
+    assert env["HEBEI_MATCHMAKING_LEDGER_ADDRESS"] == f"ledger:{DEFAULT_PORTS['ledger'][0]}"
+    for name in ("postgres", "redis"):
+        test = services[name]["healthcheck"]["test"]
+        assert test[0] in ("CMD", "CMD-SHELL") and "nc " not in " ".join(test)
+
+
+def test_bot_workers_scale_with_scale_and_serve_metrics():
+    bots = compose_config()["services"]["bots"]
+    assert "ports" not in bots and "container_name" not in bots  # --scale bots=N works
+    assert bots["command"][:3] == ["hebei", "bots", "worker"]
+    assert bots["command"][bots["command"].index("--metrics-port") + 1] == "9104"
+    assert bots["healthcheck"]["test"][-1] == "http://127.0.0.1:9104/metrics"
+    assert bots["deploy"]["replicas"] == 2
+    assert bots["environment"]["HEBEI_BROKER_URL"].startswith("redis://:")
+    assert bots["environment"]["HEBEI_BOTS_REDIS_URL"].startswith("redis://:")
+
+
+def test_rabbitmq_is_a_profile():
+    assert "rabbitmq" not in compose_config()["services"]
+    with_rabbit = compose_config("--profile", "rabbitmq")["services"]
+    assert with_rabbit["rabbitmq"]["healthcheck"]["test"][:2] == ["CMD", "rabbitmq-diagnostics"]
+    assert with_rabbit["matchmaking"]["depends_on"]["rabbitmq"]["required"] is False
+
+
+def test_prometheus_and_grafana_are_provisioned_from_the_bundle():
+    services = compose_config()["services"]
+    mounts = {m["target"]: m["source"] for m in services["prometheus"]["volumes"]}
+    assert Path(mounts["/etc/prometheus"]) == MONITORING
+    mounts = {m["target"]: m["source"] for m in services["grafana"]["volumes"]}
+    assert Path(mounts["/var/lib/grafana/dashboards/hebei"]) == MONITORING / "dashboards"
+    provisioning = Path(mounts["/etc/grafana/provisioning"])
+    source = yaml.safe_load((provisioning / "datasources" / "prometheus.yml").read_text())
+    (datasource,) = source["datasources"]
+    assert datasource["uid"] == "prometheus" and datasource["url"] == "http://prometheus:9090"
+    boards = yaml.safe_load((provisioning / "dashboards" / "hebei.yml").read_text())
+    assert boards["providers"][0]["options"]["path"] == "/var/lib/grafana/dashboards/hebei"
+    assert "postgres-exporter" in services
+
+
+def test_compose_prometheus_scrapes_every_job_the_alerts_select():
+    config = yaml.safe_load((MONITORING / "prometheus.yml").read_text())
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    assert set(METRICS_JOBS.values()) | {"postgres"} <= set(jobs)
+    for service in HEBEI_SERVICES:
+        (static,) = jobs[METRICS_JOBS[service]]["static_configs"]
+        assert static["targets"] == [f"{service}:{DEFAULT_PORTS[service][1]}"]
+    assert jobs["hebei-bots"]["dns_sd_configs"][0]["port"] == 9104
+    assert config["rule_files"] == ["rules/*.yml", "alerts/*.yml"]
+
+
+@pytest.mark.parametrize("service", HEBEI_SERVICES)
+def test_the_commands_the_containers_run_exist(service: str):
+    assert importlib.util.find_spec(f"hebei.{service}.__main__") is not None

@@ -1,0 +1,340 @@
+"""k8s/: the base, each component and each overlay rendered by kustomize (kubectl's) and
+validated offline: built-in kinds against the Kubernetes schemas of kubernetes-validate
+(strict: no unknown field), the KEDA and Prometheus-operator objects against the CRD schemas
+kept in k8s/schemas; then what the platform needs of them."""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import kubernetes_validate
+import pytest
+import yaml
+
+from hebei.bots.config import BotsConfig
+from hebei.bots.policies import POLICIES
+from hebei.bots.worker import worker_argv
+from hebei.common.config import DEFAULT_PORTS
+from tests.deploy.conftest import K8S, kustomize
+
+KUBERNETES_VERSIONS = ("1.29.0", "1.33.0")  # native gRPC probes: GA since 1.27
+RENDERS = {
+    "base": K8S / "base",
+    "keda-bots": K8S / "components" / "keda-bots",
+    "monitoring": K8S / "components" / "monitoring",
+    "network-policies": K8S / "components" / "network-policies",
+    "dev": K8S / "overlays" / "dev",
+    "prod": K8S / "overlays" / "prod",
+}
+OURS = ("hebei-ledger", "hebei-table", "hebei-matchmaking", "hebei-bots")
+
+
+@cache
+def rendered(name: str) -> tuple[dict[str, Any], ...]:
+    return tuple(kustomize(RENDERS[name]))
+
+
+@cache
+def crd_schemas() -> dict[str, dict]:
+    out = {}
+    for path in sorted((K8S / "schemas").glob("*.json")):
+        schema = json.loads(path.read_text())
+        out[schema["$comment"].split(":", 1)[0]] = schema
+    return out
+
+
+def kind_of(doc: dict) -> str:
+    return f"{doc['apiVersion']}/{doc['kind']}"
+
+
+def by_kind(docs: tuple[dict, ...], kind: str) -> dict[str, dict]:
+    return {d["metadata"]["name"]: d for d in docs if d["kind"] == kind}
+
+
+def validation_errors(doc: dict, version: str) -> list[str]:
+    schema = crd_schemas().get(kind_of(doc))
+    if schema is not None:
+        validator = jsonschema.Draft202012Validator(schema)
+        return [f"{e.json_path}: {e.message}" for e in validator.iter_errors(doc)]
+    try:
+        kubernetes_validate.validate(doc, version, strict=True)
+    except kubernetes_validate.ValidationError as exc:
+        return [f"{'.'.join(map(str, exc.path))}: {exc.message}"]
+    except kubernetes_validate.SchemaNotFoundError as exc:
+        return [f"no schema: {exc}"]
+    return []
+
+
+@pytest.mark.parametrize("version", KUBERNETES_VERSIONS)
+@pytest.mark.parametrize("name", sorted(RENDERS))
+def test_every_render_is_valid(name: str, version: str):
+    docs = rendered(name)
+    assert docs
+    errors = {
+        f"{d['kind']}/{d['metadata']['name']}": validation_errors(d, version)
+        for d in docs
+        if validation_errors(d, version)
+    }
+    assert errors == {}
+
+
+def test_strict_validation_refuses_an_unknown_field():
+    deployment = copy.deepcopy(by_kind(rendered("base"), "Deployment")["hebei-ledger"])
+    deployment["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["grpcc"] = {}
+    assert validation_errors(deployment, KUBERNETES_VERSIONS[-1])
+    scaled = copy.deepcopy(by_kind(rendered("keda-bots"), "ScaledObject")["hebei-bots"])
+    scaled["spec"]["minReplicas"] = scaled["spec"].pop("minReplicaCount")
+    assert validation_errors(scaled, KUBERNETES_VERSIONS[-1])
+    rule = copy.deepcopy(next(iter(by_kind(rendered("monitoring"), "PrometheusRule").values())))
+    rule["spec"]["groups"][0]["rules"][0]["exprr"] = "up"
+    assert validation_errors(rule, KUBERNETES_VERSIONS[-1])
+
+
+def test_the_crd_schemas_cover_every_custom_kind_rendered():
+    kinds = {kind_of(d) for name in RENDERS for d in rendered(name)}
+    custom = {k for k in kinds if k.split("/")[0].endswith((".sh", ".coreos.com"))}
+    assert custom and custom <= set(crd_schemas())
+
+
+def test_only_secret_references_no_secret_values():
+    for name in RENDERS:
+        docs = rendered(name)
+        assert by_kind(docs, "Secret") == {}, name
+        for doc in docs:
+            text = yaml.safe_dump(doc)
+            assert "change-me" not in text and "PASSWORD@" not in text, name
+    for container in containers(rendered("prod")):
+        for env in container.get("env", []):
+            secret = ("TOKEN", "URL", "PASSWORD", "DSN", "SOURCE_NAME")
+            if any(word in env["name"] for word in secret):
+                assert env["valueFrom"]["secretKeyRef"]["name"] == "hebei-secrets", env
+
+
+def pod_specs(docs: tuple[dict, ...]) -> dict[str, dict]:
+    out = {}
+    for doc in docs:
+        if doc["kind"] in ("Deployment", "StatefulSet"):
+            out[doc["metadata"]["name"]] = doc["spec"]["template"]["spec"]
+        elif doc["kind"] == "CronJob":
+            out[doc["metadata"]["name"]] = doc["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    return out
+
+
+def containers(docs: tuple[dict, ...]) -> list[dict]:
+    return [c for spec in pod_specs(docs).values() for c in spec["containers"]]
+
+
+@pytest.mark.parametrize("name", ["base", "dev", "prod"])
+def test_pods_are_locked_down(name: str):
+    for pod, spec in pod_specs(rendered(name)).items():
+        assert spec["securityContext"]["runAsNonRoot"] is True, pod
+        assert spec["enableServiceLinks"] is False, pod  # no HEBEI_TABLE_PORT=tcp://...
+        assert spec["automountServiceAccountToken"] is False, pod
+        for container in spec["containers"]:
+            security = container["securityContext"]
+            assert security["readOnlyRootFilesystem"] is True, pod
+            assert security["allowPrivilegeEscalation"] is False, pod
+            assert security["capabilities"]["drop"] == ["ALL"], pod
+            assert {"cpu", "memory"} <= set(container["resources"]["requests"]), pod
+            assert {"cpu", "memory"} <= set(container["resources"]["limits"]), pod
+
+
+def test_services_have_native_grpc_probes_named_ports_and_budgets():
+    docs = rendered("base")
+    deployments = by_kind(docs, "Deployment")
+    services = by_kind(docs, "Service")
+    budgets = by_kind(docs, "PodDisruptionBudget")
+    for name, (grpc_port, metrics_port) in DEFAULT_PORTS.items():
+        spec = deployments[f"hebei-{name}"]["spec"]["template"]["spec"]
+        (container,) = spec["containers"]
+        assert container["command"] == ["python", "-m", f"hebei.{name}"]
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports == {"grpc": grpc_port, "metrics": metrics_port}
+        secrets = {
+            e["name"]: e["valueFrom"]["secretKeyRef"]["key"]
+            for e in container["env"]
+            if "valueFrom" in e
+        }  # listening on 0.0.0.0: a service token of its own, distinct from the operator's
+        assert secrets["HEBEI_SERVICE_TOKEN"] != secrets["HEBEI_OPERATOR_TOKEN"]
+        for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+            assert container[probe]["grpc"] == {"port": grpc_port}, (name, probe)
+        service_ports = {p["name"]: p["port"] for p in services[f"hebei-{name}"]["spec"]["ports"]}
+        assert service_ports == ports
+        assert f"hebei-{name}" in budgets
+    assert "hebei-bots" in budgets
+    assert deployments["hebei-table"]["spec"]["strategy"]["type"] == "Recreate"
+
+
+def test_addresses_in_the_config_name_real_services():
+    docs = rendered("base")
+    (config,) = by_kind(docs, "ConfigMap").values()
+    services = by_kind(docs, "Service")
+    addresses = {k: v for k, v in config["data"].items() if k.endswith(("_ADDRESS", "_ENDPOINT"))}
+    assert len(addresses) == 5
+    for key, value in addresses.items():
+        host, port = value.split(":")
+        assert int(port) in {p["port"] for p in services[host]["spec"]["ports"]}, key
+    assert config["data"]["HEBEI_HOST"] == "0.0.0.0"
+
+
+def test_bot_workers_drain_before_the_grace_period_ends():
+    docs = rendered("base")
+    (config,) = by_kind(docs, "ConfigMap").values()
+    spec = pod_specs(docs)["hebei-bots"]
+    longest_match = float(config["data"]["HEBEI_BOTS_VISIBILITY_TIMEOUT"])
+    assert spec["terminationGracePeriodSeconds"] > longest_match
+    (container,) = spec["containers"]
+    command = container["command"]
+    assert command[:3] == ["hebei", "bots", "worker"]
+    assert command[command.index("--processes") + 1] == "1"
+    assert {p["name"]: p["containerPort"] for p in container["ports"]} == {"metrics": 9104}
+    # prefetch 1: a worker process reserves only the seats it can start
+    argv = worker_argv(0, 32, list(POLICIES), "INFO", "bots")
+    assert argv[argv.index("--prefetch-multiplier") + 1] == "1"
+
+
+def test_keda_scales_on_the_real_celery_queue_keys():
+    (config,) = by_kind(rendered("base"), "ConfigMap").values()
+    prefix = config["data"]["HEBEI_BOTS_QUEUE_PREFIX"]
+    queues = {BotsConfig(None, None, queue_prefix=prefix).queue_of(p) for p in POLICIES}
+    docs = rendered("prod")
+    (scaled,) = by_kind(docs, "ScaledObject").values()
+    assert scaled["spec"]["scaleTargetRef"]["name"] == "hebei-bots"
+    assert scaled["spec"]["minReplicaCount"] >= 1
+    redis = [t for t in scaled["spec"]["triggers"] if t["type"] == "redis"]
+    assert {t["metadata"]["listName"] for t in redis} == queues
+    auth = by_kind(docs, "TriggerAuthentication")
+    for trigger in redis:
+        ref = auth[trigger["authenticationRef"]["name"]]
+        params = {s["parameter"] for s in ref["spec"]["secretTargetRef"]}
+        assert {"address", "password"} <= params
+        assert all(s["name"] == "hebei-secrets" for s in ref["spec"]["secretTargetRef"])
+
+
+def test_monitors_give_the_job_names_the_alerts_select():
+    docs = rendered("prod")
+    services = by_kind(docs, "Service")
+    monitor = by_kind(docs, "ServiceMonitor")["hebei-services"]
+    selected = [
+        s
+        for s in services.values()
+        if all(
+            s["metadata"]["labels"].get(k) == v
+            for k, v in monitor["spec"]["selector"]["matchLabels"].items()
+        )
+    ]
+    jobs = {s["metadata"]["labels"][monitor["spec"]["jobLabel"]] for s in selected}
+    assert jobs == {"hebei-ledger", "hebei-table", "hebei-matchmaking"}
+    pods = by_kind(docs, "PodMonitor")["hebei-bots"]
+    bots = by_kind(docs, "Deployment")["hebei-bots"]["spec"]["template"]["metadata"]["labels"]
+    assert bots[pods["spec"]["jobLabel"]] == "hebei-bots"
+    postgres = by_kind(docs, "ServiceMonitor")["hebei-postgres"]
+    assert (
+        services["postgres-exporter"]["metadata"]["labels"][postgres["spec"]["jobLabel"]]
+        == "postgres"
+    )
+
+
+def test_the_prometheus_rule_is_the_bundle():
+    (rule,) = by_kind(rendered("prod"), "PrometheusRule").values()
+    names = {r.get("alert") for g in rule["spec"]["groups"] for r in g["rules"]} - {None}
+    assert {"HebeiServiceDown", "HebeiRoundStuck", "HebeiPostgresDown"} <= names
+
+
+def test_network_policies_admit_the_contract_paths_on_ports_that_exist():
+    docs = rendered("prod")
+    policies = by_kind(docs, "NetworkPolicy")
+    assert policies["hebei-default-deny-ingress"]["spec"]["podSelector"] == {}
+    specs = pod_specs(docs)
+    named = {
+        name: {p["name"] for c in spec["containers"] for p in c.get("ports", [])}
+        for name, spec in specs.items()
+    }
+    for name, policy in policies.items():
+        selector = policy["spec"]["podSelector"].get("matchLabels", {})
+        target = selector.get("app.kubernetes.io/name")
+        for rule in policy["spec"].get("ingress", []):
+            for port in rule["ports"]:
+                if isinstance(port["port"], str) and target in named:
+                    assert port["port"] in named[target], (name, port)
+
+    def admitted(target: str, source: str) -> bool:
+        rules = policies[target]["spec"]["ingress"]
+        for rule in rules:
+            if "grpc" not in [p["port"] for p in rule["ports"]]:
+                continue
+            if "from" not in rule:
+                return True
+            for peer in rule["from"]:
+                if (
+                    peer.get("podSelector", {}).get("matchLabels", {}).get("app.kubernetes.io/name")
+                    == source
+                ):
+                    return True
+        return False
+
+    assert admitted("hebei-ledger", "hebei-table") and admitted("hebei-ledger", "hebei-matchmaking")
+    assert admitted("hebei-ledger", "hebei-ledger-audit")
+    assert not admitted("hebei-ledger", "hebei-bots")  # the ledger is not the workers' business
+    assert admitted("hebei-table", "hebei-bots") and admitted("hebei-matchmaking", "hebei-table")
+
+
+def test_overlays_differ_as_documented():
+    dev, prod = rendered("dev"), rendered("prod")
+    assert {d["metadata"].get("namespace") for d in dev if d["kind"] != "Namespace"} == {
+        "hebei-dev"
+    }
+    assert {"postgres", "redis"} <= set(pod_specs(dev))
+    assert not {"postgres", "redis"} & set(pod_specs(prod))  # external in production
+    replicas = {n: d["spec"]["replicas"] for n, d in by_kind(dev, "Deployment").items()}
+    assert all(replicas[n] == 1 for n in OURS)
+    replicas = {n: d["spec"]["replicas"] for n, d in by_kind(prod, "Deployment").items()}
+    assert replicas["hebei-ledger"] > 1 and replicas["hebei-matchmaking"] > 1
+    assert replicas["hebei-table"] == 1  # one owner of every live table
+    images = {c["image"] for c in containers(prod) if "hebei" in c["image"]}
+    assert images == {"registry.example.com/hebei:0.1.0"}
+
+
+def test_the_audit_job_script_compiles():
+    (job,) = by_kind(rendered("base"), "CronJob").values()
+    (container,) = job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+    assert container["command"] == ["python", "-c"]
+    compile(container["args"][0], "ledger-audit", "exec")
+
+
+def test_the_secret_keys_are_documented():
+    example = (K8S / "secrets.env.example").read_text()
+    documented = {
+        line.split("=")[0]
+        for line in example.splitlines()
+        if "=" in line and not line.startswith("#")
+    }
+    used = set()
+    for name in RENDERS:
+        for doc in rendered(name):
+            for ref in _secret_refs(doc):
+                used.add(ref)
+    assert used and used <= documented
+
+
+def _secret_refs(node: Any) -> list[str]:
+    out = []
+    if isinstance(node, dict):
+        if node.get("name") == "hebei-secrets" and "key" in node:
+            out.append(node["key"])
+        for value in node.values():
+            out.extend(_secret_refs(value))
+    elif isinstance(node, list):
+        for value in node:
+            out.extend(_secret_refs(value))
+    return out
+
+
+def test_renders_are_deterministic(tmp_path: Path):
+    again = kustomize(RENDERS["prod"])
+    assert again == list(rendered("prod"))

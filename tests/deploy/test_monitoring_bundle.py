@@ -1,0 +1,224 @@
+"""deploy/monitoring, the bundle: generated files up to date, promtool's checks and unit tests,
+one firing and one quiet case per alert, annotations and runbooks, dashboards whose every
+query is valid PromQL, and the same groups in the Kubernetes PrometheusRule."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+from hebei.stack.processes import METRICS_JOBS, prometheus_config
+from tests.deploy import promql
+from tests.deploy.conftest import K8S, MONITORING, ROOT, run, tool
+
+ALERT_FILES = sorted(MONITORING.glob("alerts/*.yml"))
+RULE_FILES = sorted(MONITORING.glob("rules/*.yml"))
+TEST_FILES = sorted(MONITORING.glob("tests/*.yml"))
+ANNOTATIONS = {"summary", "description", "runbook_url", "dashboard_url"}
+
+
+def alerts() -> list[dict]:
+    return [rule for rule in promql.rules() if "alert" in rule]
+
+
+def operating_chapter() -> str:
+    text = (ROOT / "README.md").read_text()
+    match = re.search(r"^## Operating\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert match, "README.md has no Operating chapter"
+    return match.group(1)
+
+
+def anchors(markdown: str) -> set[str]:
+    """GitHub's anchors of the headings."""
+    out = set()
+    for line in markdown.splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            out.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return out
+
+
+def test_the_generated_files_are_up_to_date(generator: ModuleType):
+    stale = [
+        str(path.relative_to(ROOT))
+        for path, text in generator.outputs().items()
+        if not path.exists() or path.read_text() != text
+    ]
+    assert stale == [], "run: .venv/bin/python deploy/monitoring/generate.py"
+
+
+def test_promtool_checks_the_rules_and_alerts():
+    result = run([tool("promtool"), "check", "rules", *map(str, RULE_FILES + ALERT_FILES)])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("SUCCESS") == len(RULE_FILES + ALERT_FILES)
+
+
+def test_promtool_checks_the_compose_prometheus_config_with_its_rules():
+    result = run([tool("promtool"), "check", "config", str(MONITORING / "prometheus.yml")])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"SUCCESS: {len(RULE_FILES + ALERT_FILES)} rule files found" in result.stdout
+
+
+def test_promtool_checks_the_local_stacks_prometheus_config(tmp_path: Path):
+    targets = {job: [f"127.0.0.1:{9100 + i}"] for i, job in enumerate(METRICS_JOBS.values())}
+    config = tmp_path / "prometheus.yml"
+    config.write_text(prometheus_config(targets, MONITORING, 1.0))
+    result = run([tool("promtool"), "check", "config", str(config)])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert set(METRICS_JOBS.values()) <= {
+        job["job_name"] for job in yaml.safe_load(config.read_text())["scrape_configs"]
+    }
+
+
+def test_promtool_unit_tests_pass():
+    for path in TEST_FILES:
+        result = run([tool("promtool"), "test", "rules", path.name], cwd=path.parent)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_broken_alert_fails_its_unit_test(tmp_path: Path):
+    """promtool really evaluates: an alert whose threshold moved fails its firing case."""
+    for folder in ("rules", "alerts", "tests"):
+        (tmp_path / folder).mkdir()
+    for path in RULE_FILES + TEST_FILES:
+        (tmp_path / path.parent.name / path.name).write_text(path.read_text())
+    for path in ALERT_FILES:
+        text = path.read_text().replace("up{job=~", "up{job!~", 1)  # HebeiServiceDown
+        (tmp_path / "alerts" / path.name).write_text(text)
+    test = tmp_path / "tests" / TEST_FILES[0].name
+    result = run([tool("promtool"), "test", "rules", test.name], cwd=test.parent)
+    assert result.returncode != 0 and "HebeiServiceDown fires" in result.stdout + result.stderr
+
+
+def test_every_alert_has_a_firing_and_a_quiet_case():
+    cases: dict[str, set[bool]] = {}
+    for path in TEST_FILES:
+        for test in yaml.safe_load(path.read_text())["tests"]:
+            for check in test.get("alert_rule_test", []):
+                cases.setdefault(check["alertname"], set()).add(bool(check["exp_alerts"]))
+    for alert in alerts():
+        assert cases.get(alert["alert"]) == {True, False}, alert["alert"]
+
+
+def test_no_alert_or_group_is_defined_twice():
+    names = Counter(alert["alert"] for alert in alerts())
+    assert [name for name, count in names.items() if count > 1] == []
+    groups = Counter(
+        group["name"]
+        for path in RULE_FILES + ALERT_FILES
+        for group in yaml.safe_load(path.read_text())["groups"]
+    )
+    assert [name for name, count in groups.items() if count > 1] == []
+
+
+def test_alerts_carry_severity_annotations_a_runbook_and_a_dashboard():
+    runbooks = anchors(operating_chapter())
+    boards = {board["uid"] for board in promql.dashboards().values()}
+    assert len(alerts()) >= 15
+    for alert in alerts():
+        name = alert["alert"]
+        assert alert["labels"]["severity"] in ("critical", "warning"), name
+        assert set(alert["annotations"]) == ANNOTATIONS, name
+        runbook = alert["annotations"]["runbook_url"]
+        assert runbook.split("#", 1)[1] in runbooks, f"{name}: no README section {runbook}"
+        assert alert["annotations"]["dashboard_url"].rsplit("/d/", 1)[1] in boards, name
+
+
+def test_the_operating_chapter_explains_every_alert_and_dashboard():
+    chapter = operating_chapter()
+    for alert in alerts():
+        assert f"#### {alert['alert']}" in chapter
+    for board in promql.dashboards().values():
+        assert board["title"] in chapter, board["title"]
+
+
+def test_recording_rules_cover_p50_and_p99_per_service_and_method():
+    records = {rule["record"]: rule["expr"] for rule in promql.rules() if "record" in rule}
+    for quantile in ("0.5", "0.99"):
+        name = f"hebei:grpc_server_handling_seconds:p{quantile[2:].ljust(2, '0')}_5m"
+        assert f"histogram_quantile({quantile}," in records[name]
+        assert "grpc_service, grpc_method" in records[name]
+
+
+def test_dashboards_are_well_formed():
+    boards = promql.dashboards()
+    assert {"hebei-grpc", "hebei-tables", "hebei-bots", "hebei-tournaments", "hebei-ledger"} <= set(
+        boards
+    )
+    assert len({board["uid"] for board in boards.values()}) == len(boards)
+    for uid, board in boards.items():
+        assert board["uid"] == uid and board["title"].startswith("Hebei / ")
+        ids = [panel["id"] for panel in board["panels"]]
+        assert len(ids) == len(set(ids)), uid
+        variables = {v["name"] for v in board["templating"]["list"]}
+        assert "datasource" in variables
+        for panel in board["panels"]:
+            grid = panel["gridPos"]
+            assert grid["x"] >= 0 and grid["x"] + grid["w"] <= 24, (uid, panel["title"])
+            if panel["type"] == "row":
+                continue
+            assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}
+            assert panel["targets"], (uid, panel["title"])
+            for target in panel["targets"]:
+                used = set(re.findall(r"\$(\w+)", target["expr"])) - {"__rate_interval"}
+                assert used <= variables, (uid, panel["title"], used)
+
+
+def test_every_dashboard_query_is_valid_promql(tmp_path: Path):
+    exprs = list(promql.panel_exprs())
+    rules = {
+        "groups": [
+            {
+                "name": "panels",
+                "rules": [
+                    {"record": f"panel_{i}", "expr": e} for i, (_u, _t, e) in enumerate(exprs)
+                ],
+            }
+        ]
+    }
+    path = tmp_path / "panels.yml"
+    path.write_text(yaml.safe_dump(rules))
+    result = run([tool("promtool"), "check", "rules", str(path)])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"SUCCESS: {len(exprs)} rules found" in result.stdout
+
+
+def test_the_metric_name_parser_finds_names_not_functions_or_labels():
+    expr = (
+        'sum by (job) (rate(a_total{x="b c"}[5m])) / on (job) group_left () b'
+        " unless c offset 30m > bool 0 or histogram_quantile(0.9, sum by (le) (rate(d_bucket[1h])))"
+    )
+    assert promql.metric_names(expr) == {"a_total", "b", "c", "d_bucket"}
+
+
+def test_every_name_a_dashboard_or_alert_uses_is_known_by_kind():
+    """Each name is a service metric (hebei_*, grpc_*), Prometheus's own ``up`` or
+    postgres_exporter's (pg_*); the e2e test checks the service ones against a scrape."""
+    unknown = {
+        name: where
+        for name, where in promql.used_metrics().items()
+        if not name.startswith(("hebei_", "grpc_", "pg_")) and name != "up"
+    }
+    assert unknown == {}
+
+
+def test_the_kubernetes_prometheus_rule_has_the_same_groups():
+    rule = yaml.safe_load((K8S / "components" / "monitoring" / "prometheusrule.yaml").read_text())
+    groups = [
+        group
+        for path in RULE_FILES + ALERT_FILES
+        for group in yaml.safe_load(path.read_text())["groups"]
+    ]
+    assert rule["kind"] == "PrometheusRule" and rule["spec"]["groups"] == groups
+
+
+@pytest.mark.parametrize("board", sorted(promql.dashboards()))
+def test_dashboards_are_plain_json_grafana_can_import(board: str):
+    data = json.loads((MONITORING / "dashboards" / f"{board}.json").read_text())
+    assert data["schemaVersion"] >= 36 and data["editable"] is True
