@@ -14,4 +14,5 @@ from hebei.cli import (  # noqa: F401
     tournament,
     tournament_ops,
     up,
+    web,
 )

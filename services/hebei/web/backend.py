@@ -1,0 +1,162 @@
+"""The gateway's side of the contracts: channels, stubs, unary calls off the event loop, and
+gRPC status codes as HTTP errors.
+
+Public reads go out without a token (a tournament that hides its results hides them here too);
+operator calls carry the token the operator typed into the page, so the services check it
+themselves, and ``hebei-actor`` names who acted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from hebei.common.auth import bearer_metadata
+from hebei.common.client import create_channel
+from hebei.v1 import ledger_pb2_grpc, matchmaking_pb2_grpc, table_pb2_grpc
+from hebei.web.config import WebConfig
+
+__all__ = ["Backend", "HttpError", "http_error"]
+
+# gRPC status -> HTTP status, for errors the pages show (ARCHITECTURE: one mapping per side).
+HTTP_STATUS = {
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.FAILED_PRECONDITION: 409,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.CANCELLED: 503,
+    grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+}
+
+
+class HttpError(Exception):
+    """An error answered as ``{"error": message, "code": name}`` with an HTTP status."""
+
+    def __init__(self, status: int, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code or {
+            400: "INVALID_ARGUMENT",
+            401: "UNAUTHENTICATED",
+            403: "PERMISSION_DENIED",
+            404: "NOT_FOUND",
+            409: "FAILED_PRECONDITION",
+            413: "TOO_LARGE",
+            415: "UNSUPPORTED_MEDIA_TYPE",
+            429: "RESOURCE_EXHAUSTED",
+            503: "UNAVAILABLE",
+        }.get(status, "ERROR")
+
+
+def http_error(error: grpc.RpcError, service: str) -> HttpError:
+    """A failed call as an HttpError: the service's one-line message, never a trace."""
+    code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
+    details = (error.details() if hasattr(error, "details") else "") or ""
+    line = details.strip().splitlines()[0] if details.strip() else code.name.lower()
+    if code == grpc.StatusCode.UNAVAILABLE:
+        line = f"{service} is unreachable right now; try again shortly"
+    elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        line = f"{service} did not answer in time"
+    elif code not in HTTP_STATUS:
+        line = f"{service} failed ({code.name})"
+    return HttpError(HTTP_STATUS.get(code, 502), line, code.name)
+
+
+class Backend:
+    """Channels and stubs to the table engine, matchmaking and (optionally) the ledger."""
+
+    def __init__(self, config: WebConfig) -> None:
+        self.config = config
+        self.channels: dict[str, grpc.Channel] = {
+            "table": create_channel(config.table_address, timeout=config.call_timeout),
+            "matchmaking": create_channel(config.matchmaking_address, timeout=config.call_timeout),
+        }
+        if config.ledger_address:
+            self.channels["ledger"] = create_channel(
+                config.ledger_address, timeout=config.call_timeout
+            )
+        self.table = table_pb2_grpc.TableServiceStub(self.channels["table"])
+        self.matchmaking = matchmaking_pb2_grpc.MatchmakingServiceStub(self.channels["matchmaking"])
+        self.ledger = (
+            ledger_pb2_grpc.LedgerServiceStub(self.channels["ledger"])
+            if "ledger" in self.channels
+            else None
+        )
+        self.addresses = {
+            "table": config.table_address,
+            "matchmaking": config.matchmaking_address,
+            **({"ledger": config.ledger_address} if config.ledger_address else {}),
+        }
+        # Unary calls run here, never on the event loop.
+        self.executor = ThreadPoolExecutor(max_workers=32, thread_name_prefix="hebei-web-call")
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        for channel in self.channels.values():
+            channel.close()
+
+    async def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` in the call pool."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, functools.partial(fn, *args, **kwargs))
+
+    async def call(
+        self,
+        service: str,
+        method: str,
+        request: Any,
+        *,
+        token: str | None = None,
+        actor: str | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """A unary call off the loop; a failure raises HttpError with the service's message."""
+        stub = {"table": self.table, "matchmaking": self.matchmaking, "ledger": self.ledger}[
+            service
+        ]
+        if stub is None:
+            raise HttpError(503, f"the gateway has no {service} address configured")
+        metadata: list[tuple[str, str]] = list(bearer_metadata(token)) if token else []
+        if actor:
+            metadata.append(("hebei-actor", actor))
+        fn = getattr(stub, method)
+        try:
+            return await self.run(
+                fn, request, timeout=timeout or self.config.call_timeout, metadata=metadata or None
+            )
+        except grpc.RpcError as error:
+            raise http_error(error, LABELS.get(service, service)) from None
+
+    def health(self, service: str) -> dict[str, Any]:
+        """grpc.health.v1 of one service (blocking): status and round trip."""
+        started = time.perf_counter()
+        stub = health_pb2_grpc.HealthStub(self.channels[service])
+        try:
+            reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=2.0)
+            status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+        except grpc.RpcError as error:
+            code = error.code() if hasattr(error, "code") else None
+            status = "UNREACHABLE" if code == grpc.StatusCode.UNAVAILABLE else "ERROR"
+        return {
+            "service": service,
+            "address": self.addresses[service],
+            "status": status.lower(),
+            "ms": round((time.perf_counter() - started) * 1000, 1),
+        }
+
+
+LABELS = {"table": "the table engine", "matchmaking": "matchmaking", "ledger": "the ledger"}

@@ -1,0 +1,298 @@
+"""The gateway's live state: the feeds it follows, the seats it plays, and the bounds that keep
+one client from taking them all.
+
+Feeds are shared: every browser watching a table reads the one Spectate stream of that table
+(the engine sees one spectator per table from the gateway). A feed nobody reads is let go after
+:data:`LINGER_SECONDS`; a finished one stays readable for ``ended_keep_seconds``. A seat whose
+page is closed is let go after ``session_idle_seconds`` (the engine then auto-plays it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hebei.v1 import table_pb2
+from hebei.web.backend import Backend, HttpError
+from hebei.web.config import WebConfig
+from hebei.web.feeds import Feed, Producer
+from hebei.web.tables import CLIENT_NAME, SeatSession, SpectatorProducer
+from hebei.web.tournaments import TournamentProducer
+
+log = logging.getLogger(__name__)
+
+LINGER_SECONDS = 30.0  # a feed nobody reads is let go after this long
+JANITOR_SECONDS = 2.0
+MAX_REMEMBERED_TOURNAMENTS = 64
+
+
+@dataclass
+class Watched:
+    """A followed feed and the producer thread behind it."""
+
+    feed: Feed
+    producer: Producer
+    finished: Callable[[], bool] = lambda: False
+
+
+@dataclass
+class Counter:
+    """Things held per client address, with a total."""
+
+    per_client: int
+    total: int
+    held: dict[str, int] = field(default_factory=dict)
+    what: str = "streams"
+
+    @property
+    def count(self) -> int:
+        return sum(self.held.values())
+
+    def acquire(self, client: str) -> Callable[[], None]:
+        """Hold one for ``client``; returns the release (safe to call twice), or raises 429."""
+        if self.held.get(client, 0) >= self.per_client:
+            raise HttpError(
+                429,
+                f"too many {self.what} from your address ({self.per_client}); "
+                "close another page or wait a moment",
+            )
+        if self.count >= self.total:
+            raise HttpError(429, f"the gateway has {self.total} {self.what} open: try again later")
+        self.held[client] = self.held.get(client, 0) + 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if released:
+                return
+            released = True
+            left = self.held.get(client, 0) - 1
+            if left > 0:
+                self.held[client] = left
+            else:
+                self.held.pop(client, None)
+
+        return release
+
+
+class Hub:
+    """Feeds, seats and bounds (every method runs on the event loop)."""
+
+    def __init__(self, config: WebConfig, backend: Backend) -> None:
+        self.config = config
+        self.backend = backend
+        self.tables: dict[str, Watched] = {}
+        self.tournaments: dict[str, Watched] = {}
+        self.seats: dict[str, SeatSession] = {}
+        self.streams = Counter(config.max_streams_per_client, config.max_streams, what="streams")
+        self.quick_play = Counter(
+            config.max_quick_play_per_client, config.max_sessions, what="quick-play requests"
+        )
+        self.seen_tournaments: OrderedDict[str, float] = OrderedDict()
+        self.activity: dict[str, tuple[int, float]] = {}  # match -> (event count, since)
+        self._janitor: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.stopping = asyncio.Event()  # set at shutdown: SSE responses end at once
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return asyncio.get_running_loop()
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._janitor = self._loop.create_task(self._sweep_forever())
+
+    def request_stop(self) -> None:
+        """Thread-safe: end every SSE response now (the server is stopping)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self.stopping.set)
+
+    async def close(self) -> None:
+        self.stopping.set()
+        if self._janitor is not None:
+            self._janitor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._janitor
+        for watched in [*self.tables.values(), *self.tournaments.values()]:
+            watched.producer.stop()
+        for seat in self.seats.values():
+            seat.close()
+        for watched in [*self.tables.values(), *self.tournaments.values()]:
+            await asyncio.to_thread(watched.producer.join, 2.0)
+        self.tables.clear()
+        self.tournaments.clear()
+        self.seats.clear()
+
+    # ----------------------------------------------------------------------- tables
+
+    async def table_feed(self, match_id: str) -> Feed:
+        """The feed of a table, started on first use (404 for an unknown match)."""
+        watched = self.tables.get(match_id)
+        if watched is not None and (watched.feed.ended is None or watched.finished()):
+            return watched.feed
+        reply = await self.backend.call(
+            "table", "GetMatch", table_pb2.GetMatchRequest(match_id=match_id)
+        )
+        watched = self.tables.get(match_id)  # another request may have started it meanwhile
+        if watched is not None and (watched.feed.ended is None or watched.finished()):
+            return watched.feed
+        live = sum(1 for w in self.tables.values() if w.feed.ended is None)
+        if live >= self.config.max_tables:
+            raise HttpError(
+                429,
+                f"the gateway follows {self.config.max_tables} tables already; "
+                "try again when one ends",
+            )
+        if watched is not None:
+            watched.producer.stop()
+        feed = Feed(self.loop, f"table:{match_id}")
+        producer = SpectatorProducer(
+            feed, self.backend.channels["table"], reply.match, self.config.spectator_delay
+        )
+        self.tables[match_id] = Watched(
+            feed, producer, lambda: bool(producer.table.state["finished"])
+        )
+        producer.start()
+        return feed
+
+    # ------------------------------------------------------------------- tournaments
+
+    async def tournament_feed(self, tournament_id: str) -> Feed:
+        watched = self.tournaments.get(tournament_id)
+        if watched is not None and (watched.feed.ended is None or watched.finished()):
+            return watched.feed
+        from hebei.v1 import matchmaking_pb2 as mm
+
+        await self.backend.call(
+            "matchmaking", "GetTournament", mm.GetTournamentRequest(tournament_id=tournament_id)
+        )
+        self.remember_tournament(tournament_id)
+        watched = self.tournaments.get(tournament_id)
+        if watched is not None and (watched.feed.ended is None or watched.finished()):
+            return watched.feed
+        if watched is not None:
+            watched.producer.stop()
+        live = sum(1 for w in self.tournaments.values() if w.feed.ended is None)
+        if live >= self.config.max_tables:
+            raise HttpError(429, "the gateway follows too many tournaments; try again later")
+        feed = Feed(self.loop, f"tournament:{tournament_id}")
+        producer = TournamentProducer(
+            feed, self.backend.channels["matchmaking"], tournament_id, self.config.call_timeout
+        )
+
+        def finished() -> bool:
+            tournament = producer.state.get("tournament") or {}
+            return tournament.get("status") in ("finished", "cancelled")
+
+        self.tournaments[tournament_id] = Watched(feed, producer, finished)
+        producer.start()
+        return feed
+
+    def remember_tournament(self, tournament_id: str) -> None:
+        self.seen_tournaments[tournament_id] = time.time()
+        self.seen_tournaments.move_to_end(tournament_id)
+        while len(self.seen_tournaments) > MAX_REMEMBERED_TOURNAMENTS:
+            self.seen_tournaments.popitem(last=False)
+
+    # ------------------------------------------------------------------------- seats
+
+    def open_seat(
+        self, match_id: str, seat: int, token: str, owner: str, player_id: str = ""
+    ) -> SeatSession:
+        """Join a seat's Play stream for a browser; the session's key goes back to the page."""
+        mine = sum(1 for s in self.seats.values() if s.owner == owner and not s.closed)
+        if mine >= self.config.max_sessions_per_client:
+            raise HttpError(
+                429,
+                f"your address plays {mine} seats already (at most "
+                f"{self.config.max_sessions_per_client}); close one first",
+            )
+        if sum(1 for s in self.seats.values() if not s.closed) >= self.config.max_sessions:
+            raise HttpError(429, "the gateway plays as many seats as it may; try again later")
+        key = secrets.token_urlsafe(18)
+        feed = Feed(self.loop, f"seat:{match_id}:{seat}", history=1024)
+        join = table_pb2.Join(
+            match_id=match_id, seat=seat, seat_token=token, client_name=CLIENT_NAME
+        )
+        session = SeatSession(key, feed, self.backend.channels["table"], join, owner, player_id)
+        self.seats[key] = session
+        session.start()
+        return session
+
+    def seat(self, key: str) -> SeatSession:
+        session = self.seats.get(key)
+        if session is None:
+            raise HttpError(404, "no such seat session: it ended or the gateway restarted")
+        return session
+
+    def close_seat(self, key: str) -> None:
+        session = self.seats.pop(key, None)
+        if session is not None:
+            session.close()
+
+    # ----------------------------------------------------------------------- upkeep
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(JANITOR_SECONDS)
+            try:
+                self.sweep()
+            except Exception:  # the janitor must go on
+                log.exception("the gateway's sweep failed")
+
+    def sweep(self, now: float | None = None) -> None:
+        """Let go of feeds nobody reads and seats nobody plays."""
+        now = time.monotonic() if now is None else now
+        keep = self.config.ended_keep_seconds
+        for registry in (self.tables, self.tournaments):
+            for key, watched in list(registry.items()):
+                feed = watched.feed
+                if feed.subscribers:
+                    continue
+                idle = now - feed.idle_since
+                ended_long_ago = feed.ended_at is not None and now - feed.ended_at > keep
+                if (
+                    (feed.ended is None and idle > LINGER_SECONDS)
+                    or ended_long_ago
+                    or (feed.ended is not None and not watched.finished() and idle > LINGER_SECONDS)
+                ):
+                    watched.producer.stop()
+                    del registry[key]
+        for key, session in list(self.seats.items()):
+            feed = session.feed
+            if feed.subscribers:
+                continue
+            idle = now - feed.idle_since
+            if (feed.ended is not None and feed.ended_at and now - feed.ended_at > keep) or (
+                feed.ended is None and idle > self.config.session_idle_seconds
+            ):
+                session.close()
+                del self.seats[key]
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "tables_followed": sum(1 for w in self.tables.values() if w.feed.ended is None),
+            "tournaments_followed": sum(
+                1 for w in self.tournaments.values() if w.feed.ended is None
+            ),
+            "seats_played": sum(1 for s in self.seats.values() if not s.closed),
+            "streams_open": self.streams.count,
+            "limits": {
+                "max_tables": self.config.max_tables,
+                "max_streams": self.config.max_streams,
+                "max_streams_per_client": self.config.max_streams_per_client,
+                "max_sessions": self.config.max_sessions,
+                "max_sessions_per_client": self.config.max_sessions_per_client,
+                "stream_seconds": self.config.stream_seconds,
+                "spectator_delay_seconds": self.config.spectator_delay,
+            },
+        }

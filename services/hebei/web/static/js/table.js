@@ -1,0 +1,301 @@
+// The table page: ?seat=KEY plays a seat (own hand, options, keys, auto-play); ?match=ID
+// watches a table (public information only). Both read one feed of the same table view.
+import { $, api, el, fill, params, signed, tile, tileLabel, WINDS } from "./common.js";
+import { Feed } from "./feed.js";
+
+const query = params();
+const seatKey = query.get("seat");
+const matchId = query.get("match");
+const POSITIONS = ["bottom", "right", "top", "left"]; // play order runs counter-clockwise
+const WIN_KINDS = { self_draw: "self-draw 自摸", discard: "discard 点炮", rob_kong: "robbing a kong 抢杠胡" };
+const MELDS = { pong: "碰", exposed_kong: "杠", added_kong: "加杠", concealed_kong: "暗杠", chow: "吃" };
+
+const page = {
+  feed: null,
+  state: null,
+  pendingKong: false,
+  sending: false,
+  log: [],
+};
+// Measurements for the tests and the README: engine event time -> DOM updated (ms).
+window.hebeiLatency = [];
+window.hebeiPage = page;
+
+function viewerSeat(state) {
+  if (state.viewer !== null && state.viewer !== undefined) return state.viewer;
+  const from = Number(query.get("from"));
+  return Number.isInteger(from) && from >= 0 && from < 4 ? from : 0;
+}
+
+function seatName(state, seat) {
+  if (seat === state.viewer) return "You";
+  const view = state.seats[seat];
+  return view ? view.name : `Seat ${seat}`;
+}
+
+function renderSeat(state, view, position) {
+  const node = document.querySelector(`.seat[data-pos="${position}"]`);
+  node.dataset.seat = String(view.seat);
+  const turn = ["turn", "claim", "rob_kong"].includes(state.phase) && state.current_seat === view.seat;
+  node.classList.toggle("turn", turn && state.phase === "turn");
+  const flags = el("span", { class: "flags" },
+    view.kind === "bot" ? el("span", { class: "badge" }, "bot") : null,
+    view.auto ? el("span", { class: "badge warn", dataset: { flag: "auto" } }, "托管 auto") : null,
+    view.connected ? null : el("span", { class: "badge bad" }, "offline"));
+  const who = el("div", { class: "who" },
+    view.wind ? el("span", { class: "wind", title: "seat wind" }, WINDS[view.wind] || "") : null,
+    state.dealer === view.seat && state.hand_no ? el("span", { class: "dealer", title: "dealer" }, "庄") : null,
+    el("span", { class: "name" }, view.seat === state.viewer && view.name !== "You" ? `${view.name} (you)` : view.name),
+    flags,
+    el("span", { class: "score", title: "match score" }, signed(view.score)));
+  const hidden = view.seat === state.viewer ? [] : Array.from({ length: view.concealed }, () => tile(null, "mini"));
+  const concealed = el("div", { class: "concealed", title: `${view.concealed} tiles in hand` },
+    hidden, el("span", { class: "muted" }, ` ${view.concealed}`));
+  const melds = el("div", { class: "melds" }, view.melds.map((meld) =>
+    el("span", { class: "meld", dataset: { kind: meld.kind }, title: meld.kind },
+      el("span", { class: "muted" }, `${MELDS[meld.kind] || meld.name} `),
+      (meld.kind === "pong" ? [1, 2, 3] : [1, 2, 3, 4]).map((i) =>
+        tile(meld.kind === "concealed_kong" && (i === 1 || i === 4) ? null : meld.tile, "small")))));
+  const discards = el("div", { class: "discards" }, view.discards.map((name, i) => {
+    const node = tile(name, "small");
+    if (state.offer && state.offer.from === view.seat && i === view.discards.length - 1) node.classList.add("last");
+    return node;
+  }));
+  fill(node, who, concealed, melds, discards);
+}
+
+function renderCenter(state) {
+  const parts = [];
+  if (state.hand_no) parts.push(`Hand ${state.hand_no}${state.hands ? ` of ${state.hands}` : ""}`);
+  parts.push(`wall ${state.wall}`);
+  if (state.prevailing_wind) parts.push(`prevailing ${WINDS[state.prevailing_wind]}`);
+  if (state.hand_no) parts.push(`dealer ${seatName(state, state.dealer)}`);
+  let line = parts.join(" · ");
+  if (state.status === "waiting" || state.phase === "waiting") line = "Waiting for the seats to join…";
+  if (state.paused) line += " · paused";
+  if (state.finished) line = state.status === "dissolved" ? "The match was dissolved" : "Match over";
+  fill($("#info"), line);
+  const offer = $("#offer");
+  if (state.offer && ["claim", "rob_kong"].includes(state.phase)) {
+    const verb = state.phase === "rob_kong" ? "adds a kong with" : "discarded";
+    fill(offer, `${seatName(state, state.offer.from)} ${verb} `, tile(state.offer.tile, "small"));
+  } else if (state.phase === "turn" && !state.finished) {
+    fill(offer, state.current_seat === state.viewer ? "Your turn" : `${seatName(state, state.current_seat)}'s turn`);
+  } else {
+    fill(offer);
+  }
+}
+
+function renderHand(state) {
+  const area = $("#hand-area");
+  area.classList.toggle("hidden", state.mode !== "seat");
+  if (state.mode !== "seat") return;
+  fill($("#hand"), state.hand.map((item) => {
+    const node = tile(item.tile);
+    if (item.discard) {
+      node.classList.add("can");
+      node.addEventListener("click", () => send(item.tile));
+    }
+    return el("span", { class: item.drawn ? "slot drawn" : "slot" }, node, el("kbd", {}, item.key));
+  }));
+  fill($("#option-buttons"), state.options.map((option) =>
+    el("button", {
+      type: "button", class: option.kind === "pass" ? "" : "primary",
+      dataset: { command: option.command, kind: option.kind }, onclick: () => send(option.command),
+    }, option.label, el("kbd", {}, option.key))));
+  const auto = $("#auto");
+  auto.textContent = `托管 Auto-play: ${state.auto ? "on" : "off"}`;
+  auto.dataset.on = state.auto ? "1" : "0";
+  auto.disabled = state.finished || state.phase === "waiting";
+  fill($("#prompt"), state.prompt || (state.auto ? "The engine plays your seat (托管): press t to take over." : ""));
+}
+
+function renderSettlement(state) {
+  const box = $("#settlement");
+  const settlement = state.settlement;
+  if (!settlement || !["hand_end", "match_end"].includes(state.phase)) {
+    box.classList.add("hidden");
+    return;
+  }
+  box.classList.remove("hidden");
+  const title = el("h2", {}, `Hand ${settlement.hand_no} settlement`);
+  const wins = settlement.wins.map((win) => el("div", { class: "win" },
+    el("div", {},
+      el("strong", {}, `${seatName(state, win.winner)} won by ${WIN_KINDS[win.kind] || win.kind}`),
+      win.discarder !== null && win.discarder !== undefined ? ` from ${seatName(state, win.discarder)}` : "",
+      " on ", tile(win.tile, "small"), ` · base ${win.base} + bonus ${win.bonus}`),
+    el("div", {}, "hand: ", win.concealed.map((name) => tile(name, "small")),
+      win.melds.map((meld) => el("span", { class: "meld" }, ` ${MELDS[meld.kind] || ""} `, tile(meld.tile, "small")))),
+    el("ul", { class: "fans" }, win.fans.length
+      ? win.fans.map((fan) => el("li", { dataset: { fan: fan.id } }, `${fan.name} ${fan.id} · ${fan.fan} fan`))
+      : el("li", {}, "(no bonus items)"))));
+  const draw = settlement.outcome === "exhaustive_draw"
+    ? el("p", {}, "荒庄 exhaustive draw: nobody won; kong payments are void.") : null;
+  const results = el("table", { class: "list" },
+    el("thead", {}, el("tr", {}, ["Seat", "Player", "Hand", "Kong", "Total", "Score"].map((h, i) =>
+      el("th", { class: i > 1 ? "num" : "" }, h)))),
+    el("tbody", {}, settlement.results.map((r) => el("tr", {},
+      el("td", {}, String(r.seat)), el("td", {}, seatName(state, r.seat)),
+      el("td", { class: "num" }, signed(r.hand)), el("td", { class: "num" }, signed(r.kong)),
+      el("td", { class: "num" }, el("strong", {}, signed(r.total))),
+      el("td", { class: "num" }, String(state.seats[r.seat] ? state.seats[r.seat].score : ""))))));
+  const end = state.finished
+    ? el("p", { class: "final" }, el("strong", {}, "Final scores: "),
+      state.seats.map((s) => `${seatName(state, s.seat)} ${signed(s.score)}`).join(" · "),
+      state.seed ? ` · seed ${state.seed} (published for audit)` : "")
+    : null;
+  fill(box, title, draw, wins, results, end);
+}
+
+function render(state) {
+  const board = $("#board");
+  board.dataset.phase = state.phase;
+  board.dataset.hand = String(state.hand_no);
+  board.dataset.mode = state.mode;
+  const viewer = viewerSeat(state);
+  state.seats.forEach((view) => renderSeat(state, view, POSITIONS[(view.seat - viewer + 4) % 4]));
+  renderCenter(state);
+  renderHand(state);
+  renderSettlement(state);
+  fill($("#title"), `${state.table_id || ""} · ${state.match_id}`);
+  if (state.tournament_id) {
+    const link = $("#tournament-link");
+    link.href = `/tournament.html?id=${encodeURIComponent(state.tournament_id)}`;
+    link.classList.remove("hidden");
+  }
+  tick();
+}
+
+function tick() {
+  const state = page.state;
+  const timer = $("#timer");
+  if (!state || state.finished) {
+    fill(timer);
+    return;
+  }
+  if (state.deadline_ms && state.options.length + state.hand.filter((t) => t.discard).length > 0) {
+    const left = Math.max(0, Math.round((state.deadline_ms - Date.now()) / 1000));
+    fill(timer, `${left} s`);
+    timer.classList.toggle("urgent", left <= 5);
+  } else if (state.turn_since_ms && state.phase === "turn") {
+    fill(timer, `${Math.max(0, Math.round((Date.now() - state.turn_since_ms) / 1000))} s`);
+    timer.classList.remove("urgent");
+  } else {
+    fill(timer);
+  }
+}
+
+function addLog(lines) {
+  for (const line of lines) page.log.unshift(line);
+  page.log.length = Math.min(page.log.length, 60);
+  fill($("#log"), page.log.map((line) => el("li", {}, line)));
+}
+
+function notice(text) {
+  fill($("#notice"), text || "");
+}
+
+async function send(command) {
+  if (!seatKey) return;
+  try {
+    await api(`/api/seats/${encodeURIComponent(seatKey)}/commands`, { method: "POST", body: { command } });
+    notice("");
+  } catch (error) {
+    notice(error.message);
+  }
+}
+
+async function toggleAuto() {
+  if (!seatKey || !page.state) return;
+  try {
+    await api(`/api/seats/${encodeURIComponent(seatKey)}/auto`, { method: "POST", body: { on: !page.state.auto } });
+    notice(page.state.auto ? "Taking over from auto-play…" : "Auto-play on (托管): the engine plays your seat.");
+  } catch (error) {
+    notice(error.message);
+  }
+}
+
+function onKey(event) {
+  if (!seatKey || !page.state || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName)) return;
+  const key = event.key.toLowerCase();
+  if (page.pendingKong && /^[1-9]$/.test(key)) {
+    page.pendingKong = false;
+    send(`k${key}`);
+    return;
+  }
+  page.pendingKong = false;
+  if (key === "?") {
+    $("#help").classList.toggle("hidden");
+  } else if (key === "t") {
+    toggleAuto();
+  } else if (key === "enter" || key === "x") {
+    send("x");
+  } else if (key === "h" || key === "p") {
+    send(key);
+  } else if (key === "k") {
+    const kongs = page.state.options.filter((o) => o.key.startsWith("k"));
+    if (kongs.length > 1) {
+      page.pendingKong = true;
+      notice("Which kong? Press 1 or 2.");
+    } else {
+      send("k");
+    }
+  } else if (/^[1-9a-e]$/.test(key)) {
+    send(key);
+  } else {
+    return;
+  }
+  event.preventDefault();
+}
+
+function start() {
+  let url;
+  if (seatKey) {
+    url = `/api/seats/${encodeURIComponent(seatKey)}/events`;
+  } else if (matchId) {
+    url = `/api/tables/${encodeURIComponent(matchId)}/events`;
+  } else {
+    $("#problem").textContent = "No table given: open a table from the lobby.";
+    $("#problem").classList.remove("hidden");
+    return;
+  }
+  page.feed = new Feed(url, {
+    onState(state, delta) {
+      page.state = state;
+      render(state);
+      if (delta && delta.event && delta.event.time_ms) {
+        const rendered = Date.now();
+        // catch_up: delivered at a resumption, after the gap while the browser reconnected
+        const record = {
+          seq: delta.event.seq,
+          dom_ms: rendered - delta.event.time_ms,
+          catch_up: rendered - page.feed.openedAt < 100 && delta.event.time_ms < page.feed.openedAt,
+        };
+        window.hebeiLatency.push(record);
+        requestAnimationFrame(() => { record.frame_ms = Date.now() - delta.event.time_ms; });
+      }
+    },
+    onDelta(delta) {
+      if (delta.log) addLog(delta.log);
+      if (delta.notice) notice(delta.notice);
+    },
+    onEnd(reason) {
+      notice(reason);
+      fill($("#connection"), "ended");
+    },
+    onStatus(text) {
+      const badge = $("#connection");
+      fill(badge, text);
+      badge.className = `badge ${text === "live" ? "ok" : text === "ended" ? "" : "warn"}`;
+    },
+  }).start();
+  window.hebeiFeed = page.feed;
+  document.addEventListener("keydown", onKey);
+  $("#auto").addEventListener("click", toggleAuto);
+  $("#help-button").addEventListener("click", () => $("#help").classList.toggle("hidden"));
+  setInterval(tick, 250);
+}
+
+start();
+export { tileLabel };

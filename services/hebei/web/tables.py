@@ -1,0 +1,261 @@
+"""Tables in the browser: a spectated table (one Spectate stream, folded into the public view)
+and a person's seat (one Play stream, through :class:`hebei.play.session.PlayStream`).
+
+Both run their gRPC stream in threads and post to a :class:`~hebei.web.feeds.Feed`; the seat
+also takes the person's commands (the terminal client's keys, read by
+:func:`hebei.play.keys.parse_command`) and sends them on the stream.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+import grpc
+
+from hebei.common import convert
+from hebei.play.keys import CommandKind, parse_command
+from hebei.play.session import CLOSED, MESSAGE, PlayStream, describe_rpc_error
+from hebei.rules.errors import NotationError
+from hebei.v1 import table_pb2
+from hebei.v1 import types_pb2 as pb
+from hebei.web.backend import HttpError
+from hebei.web.feeds import Feed, Poster, Producer
+from hebei.web.views import PublicTable, change_lines, describe_event, observation_view
+
+log = logging.getLogger(__name__)
+
+CLIENT_NAME = "hebei-web/0.1"
+MAX_COMMAND_LENGTH = 16
+
+
+class SpectatorProducer(Producer):
+    """One Spectate stream from the first event, folded into a :class:`PublicTable`.
+
+    Events up to the count the match had when the feed opened are folded silently and posted
+    as one snapshot; each later event is a delta whose seq is the engine's event number. With
+    a spectator delay, each event is held until ``delay`` seconds after it happened.
+    """
+
+    def __init__(
+        self,
+        feed: Feed,
+        channel: grpc.Channel,
+        info: table_pb2.MatchInfo,
+        delay: float = 0.0,
+    ) -> None:
+        super().__init__(feed, f"spectate-{info.match_id}")
+        self.channel = channel
+        self.info = info
+        self.delay = delay
+        self.table = PublicTable(info)
+        self._call: Any = None
+        self._lock = threading.Lock()
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._call is not None:
+                self._call.cancel()
+
+    def run(self) -> str | None:
+        from hebei.v1 import table_pb2_grpc
+
+        stub = table_pb2_grpc.TableServiceStub(self.channel)
+        catch_up = self.info.event_count
+        if catch_up == 0:  # nothing to catch up with: the empty table is the first state
+            self.publish(0, self.table.state, reset=True)
+        caught_up = catch_up == 0
+        with self._lock:
+            if self.stopped.is_set():
+                return "stopped"
+            self._call = stub.Spectate(
+                table_pb2.SpectateRequest(match_id=self.info.match_id, from_seq=1)
+            )
+        names = [s["name"] for s in self.table.state["seats"]]
+        try:
+            for message in self._call:
+                event = message.event
+                self._hold(event)
+                if self.stopped.is_set():
+                    return "stopped"
+                data = self.table.apply(event)
+                if event.seq < catch_up:
+                    continue
+                line = describe_event(data, names)
+                self.publish(
+                    event.seq,
+                    self.table.state,
+                    reset=not caught_up,  # the events so far, folded, as one snapshot
+                    event=data,
+                    **({"log": [line]} if line else {}),
+                )
+                caught_up = True
+        except grpc.RpcError as error:
+            if self.stopped.is_set():
+                return "stopped"
+            return describe_rpc_error(error)
+        if not caught_up:  # the stream ended before its last (hidden) events
+            self.publish(self.table.seq, self.table.state, reset=True)
+        return "the match is over" if self.table.state["finished"] else "the table closed"
+
+    def _hold(self, event: pb.Event) -> None:
+        """Wait until ``delay`` seconds after the event happened (or arrived)."""
+        if self.delay <= 0:
+            return
+        now = time.time()
+        happened = event.time.seconds + event.time.nanos / 1e9 if event.HasField("time") else now
+        wait = min(now, happened) + self.delay - now
+        if wait > 0:
+            self.stopped.wait(wait)
+
+
+class SeatSession:
+    """A person's seat played from the browser: the Play stream, its feed, the commands.
+
+    :attr:`key` is the secret the page uses in its URLs (never the seat token, which stays in
+    the gateway). The stream's reader thread turns each observation into the table view and
+    posts it; a refused action or a reconnection travels as a notice with the next delta.
+    """
+
+    def __init__(
+        self,
+        key: str,
+        feed: Feed,
+        channel: grpc.Channel,
+        join: table_pb2.Join,
+        owner: str,
+        player_id: str = "",
+    ) -> None:
+        self.key = key
+        self.feed = feed
+        self.owner = owner
+        self.player_id = player_id
+        self.match_id = join.match_id
+        self.seat = join.seat
+        self.poster = Poster(feed)
+        self.obs: pb.Observation | None = None
+        self.count = 0
+        self.closed = False
+        self._lock = threading.Lock()
+        self.stream = PlayStream(channel, join, self)  # type: ignore[arg-type]
+
+    def start(self) -> SeatSession:
+        self.stream.start()
+        return self
+
+    def close(self) -> None:
+        """End the Play stream (the engine auto-plays the seat until someone joins it again)."""
+        self.closed = True
+        self.stream.close()
+
+    # ------------------------------------------------------------- from the stream thread
+
+    def put(self, item: tuple[str, Any]) -> None:
+        """PlayStream's inbox: every server message, reconnection and the end."""
+        kind, value = item
+        try:
+            if kind == MESSAGE:
+                self._on_message(value)
+            elif kind == CLOSED:
+                why = "the match is over"
+                if value is not None and not self.closed:
+                    why = describe_rpc_error(value)
+                elif self.obs is None or not self.obs.match_finished:
+                    why = "the table closed the stream"
+                self._notice(why)
+                self.feed.post_end(why)
+            else:  # reconnecting (and any later kinds): tell the page
+                self._notice(f"{value}; joining the table again…")
+        except Exception:  # never kill the stream's thread over one message
+            log.exception("seat %s of %s: a message could not be shown", self.seat, self.match_id)
+
+    def _on_message(self, message: table_pb2.PlayResponse) -> None:
+        if message.HasField("rejected"):
+            rejected = message.rejected
+            self._notice(f"Refused ({rejected.code}): {rejected.message}")
+            return
+        if not message.HasField("observation"):
+            return
+        obs = message.observation
+        with self._lock:
+            previous, self.obs = self.obs, obs
+            self.count += 1
+            extra: dict[str, Any] = {}
+            lines = change_lines(previous, obs)
+            if lines:
+                extra["log"] = lines
+            if obs.HasField("last_event") and (
+                previous is None or previous.last_event.seq != obs.last_event.seq
+            ):
+                extra["event"] = {"seq": obs.last_event.seq, "time_ms": _millis(obs.last_event)}
+            self.poster.publish(self.count, observation_view(obs), **extra)
+
+    def _notice(self, text: str) -> None:
+        with self._lock:
+            if self.obs is None:
+                return
+            self.count += 1
+            self.poster.publish(self.count, observation_view(self.obs), notice=text)
+
+    # ------------------------------------------------------------- from the loop
+
+    def command(self, text: str) -> dict[str, Any]:
+        """A key or typed command (``p``, ``h``, ``k2``, ``5m``, ``3``, ``x``, ``t``) against the
+        open decision; sends the action, or raises HttpError 409 saying why not."""
+        text = text.strip()
+        if len(text) > MAX_COMMAND_LENGTH:
+            raise HttpError(400, f"a command is at most {MAX_COMMAND_LENGTH} characters")
+        if self.closed or self.feed.ended:
+            raise HttpError(409, "this seat's session has ended")
+        with self._lock:
+            obs = self.obs
+        if obs is None:
+            raise HttpError(409, "the table has not sent this seat anything yet")
+        view = None
+        if obs.decision_id and obs.legal_actions and not _auto_played(obs):
+            try:
+                view = convert.observation_from_proto(obs)
+            except NotationError:
+                view = None
+        command = parse_command(text, view)
+        if command.kind is CommandKind.ACT and command.action is not None:
+            action = convert.action_to_proto(command.action, obs.decision_id)
+            self.stream.send(action)
+            return {"sent": _action_json(action)}
+        if command.kind is CommandKind.TOGGLE_AUTO:
+            return self.toggle_auto(not _auto_played(obs))
+        if command.kind in (CommandKind.REDRAW, CommandKind.HELP):
+            return {"sent": None}
+        if command.kind is CommandKind.QUIT:
+            raise HttpError(400, "to leave the table, close the page (the engine plays on)")
+        raise HttpError(409, command.message)
+
+    def toggle_auto(self, on: bool) -> dict[str, Any]:
+        """Hand the seat over to auto-play (托管) or take it back."""
+        if self.obs is None or self.obs.phase == pb.PHASE_WAITING:
+            raise HttpError(409, "The match has not started yet.")
+        kind = pb.ACTION_KIND_HAND_OVER if on else pb.ACTION_KIND_TAKE_OVER
+        action = pb.Action(kind=kind)
+        self.stream.send(action)
+        return {"sent": _action_json(action)}
+
+
+def _auto_played(obs: pb.Observation) -> bool:
+    return obs.seat < len(obs.seats) and obs.seats[obs.seat].auto_played
+
+
+def _millis(event: pb.Event) -> int | None:
+    if not event.HasField("time"):
+        return None
+    return event.time.seconds * 1000 + event.time.nanos // 1_000_000
+
+
+def _action_json(action: pb.Action) -> dict[str, Any]:
+    from hebei.web.views import enum_name, tile
+
+    return {
+        "kind": enum_name(pb.ActionKind, action.kind, "ACTION_KIND_"),
+        "tile": tile(action.tile),
+    }

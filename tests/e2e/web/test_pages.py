@@ -1,0 +1,216 @@
+"""The pages in a real Chromium against the whole stack: play against bots from the lobby,
+watch a table, follow a tournament, the operators' view. Screenshots and the event-to-DOM
+latency go to ``artifacts/`` (kept out of git)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from typing import Any
+
+import httpx
+
+from hebei.v1 import matchmaking_pb2 as mm
+from tests.integration.web.harness import bot_tournament, choose, operator_stub
+
+PLAY_SECONDS = 240  # bound on waiting for a pong to be offered (the match has 16 hands)
+
+
+def state_of(page: Any) -> dict[str, Any] | None:
+    return page.evaluate("window.hebeiPage && window.hebeiPage.state")
+
+
+def our_discards(page: Any) -> int:
+    return page.locator(".seat.pos-bottom .discards .tile").count()
+
+
+def play_one(page: Any, state: dict[str, Any] | None) -> bool:
+    """Answer the open decision as the person would (keys, clicks); True after a discard."""
+    if state is None or state["finished"] or not state["decision_id"]:
+        page.wait_for_timeout(50)
+        return False
+    discarded = False
+    if any(option["kind"] == "pass" for option in state["options"]):
+        page.keyboard.press("x")  # the terminal client's key: pass
+    elif any(t["discard"] for t in state["hand"]):
+        tile = choose(state, pong=False)
+        before = our_discards(page)
+        page.click(f"#hand .tile.can[data-tile='{tile}'] >> nth=0")
+        page.wait_for_function(
+            f"document.querySelectorAll('.seat.pos-bottom .discards .tile').length > {before}"
+            f" || window.hebeiPage.state.hand_no !== {state['hand_no']}"
+            " || window.hebeiPage.state.phase === 'hand_end'",
+            timeout=60_000,
+        )
+        discarded = True
+    else:
+        page.wait_for_timeout(50)
+        return False
+    page.wait_for_function(
+        f"() => {{ const s = window.hebeiPage.state; return s.decision_id !== "
+        f"{json.dumps(state['decision_id'])} || s.finished; }}",
+        timeout=60_000,
+    )
+    return discarded
+
+
+def test_play_against_bots_in_the_browser(page: Any, site: Any, artifacts: Any) -> None:
+    page.goto(site.url)
+    page.wait_for_selector("#policy option", state="attached")
+    page.select_option("#policy", "efficiency")
+    page.fill("input[name=name]", "Mei")
+    page.fill("input[name=hands]", "16")
+    page.click("#play")
+    page.wait_for_url("**/table.html?seat=*")
+
+    # Four seats from the person's seat, and a bot's discard.
+    page.wait_for_function("document.querySelectorAll('.seat[data-seat]').length === 4")
+    assert page.locator(".seat.pos-bottom .name").inner_text().startswith("Mei")
+    page.wait_for_selector(".seat:not(.pos-bottom) .discards .tile", timeout=60_000)
+
+    # Play: keep pairs, pass on claims, until a pong is offered; then claim it.
+    ponged = False
+    drops = 0
+    deadline = time.monotonic() + PLAY_SECONDS
+    while not ponged:
+        assert time.monotonic() < deadline, "no pong was offered within the bound"
+        state = state_of(page)
+        assert state is not None and not state["finished"], "the match ended without a pong"
+        if page.locator("#option-buttons button[data-kind=pong]").count():
+            page.click("#option-buttons button[data-kind=pong]")
+            page.wait_for_function(
+                "() => { const s = window.hebeiPage.state;"
+                " return !s.options.some(o => o.kind === 'pong'); }"
+            )
+            ponged = page.locator(".seat.pos-bottom .meld[data-kind=pong]").count() > 0
+        elif play_one(page, state) and drops < 2:
+            page.evaluate("window.hebeiFeed.drop()")  # a dropped connection, resumed
+            drops += 1
+    page.screenshot(path=str(artifacts / "table-pong.png"))
+
+    # Auto-play (托管) on, then off again (the engine may play a few hands meanwhile).
+    page.keyboard.press("t")
+    page.wait_for_selector("#auto[data-on='1']")
+    page.wait_for_selector(".seat.pos-bottom [data-flag=auto]")
+    page.keyboard.press("t")
+    page.wait_for_selector("#auto[data-on='0']")
+    assert not state_of(page)["finished"], "auto-play finished the match: give it more hands"
+    # The person plays the hand to its end; its settlement shows, with each win's fans.
+    deadline = time.monotonic() + PLAY_SECONDS
+    shot = False
+    while page.locator("#settlement").is_hidden():
+        assert time.monotonic() < deadline, "the hand did not end"
+        state = state_of(page)
+        if not shot and our_discards(page) >= 6 and state["hand"] and state["decision_id"]:
+            page.screenshot(path=str(artifacts / "table.png"))
+            shot = True
+        play_one(page, state)
+    page.wait_for_selector("#settlement:not(.hidden) h2")
+    assert "settlement" in page.locator("#settlement h2").inner_text()
+    page.screenshot(path=str(artifacts / "table-settlement.png"), full_page=True)
+
+    # Nothing lost over the reconnections: one snapshot, then every delta in order.
+    feed = page.evaluate(
+        "({applied: window.hebeiFeed.applied, opens: window.hebeiFeed.opens,"
+        " snapshots: window.hebeiFeed.snapshots})"
+    )
+    assert feed["snapshots"] == 1 and feed["opens"] >= 3, feed
+    seqs = [seq for _kind, seq in feed["applied"]]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), seqs
+
+    # Engine event -> DOM (deltas delivered live, not those caught up after a reconnection).
+    records = page.evaluate("window.hebeiLatency")
+    live = sorted(r["dom_ms"] for r in records if not r["catch_up"])
+    frames = sorted(r["frame_ms"] for r in records if not r["catch_up"] and "frame_ms" in r)
+    figures = {
+        "events": len(live),
+        "dom_p50_ms": statistics.median(live),
+        "dom_p95_ms": live[int(0.95 * (len(live) - 1))],
+        "dom_max_ms": live[-1],
+        "frame_p50_ms": statistics.median(frames),
+        "frame_p95_ms": frames[int(0.95 * (len(frames) - 1))],
+    }
+    (artifacts / "latency.json").write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"engine event -> DOM: {figures}")
+    assert len(live) >= 20 and figures["dom_p50_ms"] < 2000, figures
+
+    # A phone-sized window.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(artifacts / "table-phone.png"), full_page=True)
+
+
+def test_a_spectator_sees_no_concealed_tile(page: Any, site: Any, artifacts: Any) -> None:
+    with httpx.Client(base_url=site.url.rstrip("/"), timeout=30) as client:
+        seat = client.post(
+            "/api/quickplay", json={"name": "Lin", "policy": "efficiency", "hands": 2}
+        ).json()
+        page.goto(f"{site.url}table.html?match={seat['match_id']}")
+        page.wait_for_selector("#board[data-mode=spectator]")
+        deadline = time.monotonic() + 60
+        while client.post(f"/api/seats/{seat['key']}/auto", json={"on": True}).status_code != 202:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        page.wait_for_selector(".seat .discards .tile", timeout=60_000)
+        page.evaluate("window.hebeiFeed.drop()")
+        page.wait_for_function("window.hebeiPage.state.finished", timeout=120_000)
+    assert page.locator("#hand-area").is_hidden()
+    concealed = page.locator(".seat .concealed .tile")
+    assert concealed.count() > 0
+    for index in range(concealed.count()):
+        tile = concealed.nth(index)
+        assert "back" in tile.get_attribute("class") and tile.get_attribute("data-tile") == ""
+    state = state_of(page)
+    assert state["hand"] == [] and state["options"] == [] and state["mode"] == "spectator"
+    feed = page.evaluate(
+        "({applied: window.hebeiFeed.applied, snapshots: window.hebeiFeed.snapshots})"
+    )
+    seqs = [seq for _kind, seq in feed["applied"]]
+    assert feed["snapshots"] == 1 and seqs == sorted(set(seqs)), feed
+    assert "Final scores" in page.locator("#settlement").inner_text()
+    page.screenshot(path=str(artifacts / "spectator.png"), full_page=True)
+
+
+def test_a_tournament_and_the_operators_view(
+    page: Any, site: Any, web_stack: Any, artifacts: Any
+) -> None:
+    tournament_id = bot_tournament(web_stack, players=8, rounds=2, hands=16)
+    try:
+        page.goto(f"{site.url}tournament.html?id={tournament_id}")
+        page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 8")
+        page.wait_for_selector(".round .quality")
+        assert "repeat pairs" in page.locator(".round .quality").first.inner_text()
+        page.wait_for_selector("tr[data-live='1']", timeout=60_000)
+        page.screenshot(path=str(artifacts / "tournament.png"), full_page=True)
+
+        # A live table, clicked into.
+        page.click("tr[data-live='1'] >> nth=0")
+        page.wait_for_url("**/table.html?match=*")
+        page.wait_for_function("document.querySelectorAll('.seat[data-seat]').length === 4")
+        page.wait_for_selector("#tournament-link:not(.hidden)")
+
+        # The operators' view: health, tables, pause and resume, dissolve.
+        page.goto(f"{site.url}operator.html")
+        page.fill("input[name=token]", web_stack.operator_token)
+        page.fill("input[name=actor]", "Ana")
+        page.click("#token-form button[type=submit]")
+        page.wait_for_function(
+            "document.querySelectorAll('#services tbody .badge.ok').length === 3"
+        )
+        row = page.locator(f"#tournaments tr[data-tournament='{tournament_id}']")
+        row.locator("button", has_text="Pause").click()
+        page.wait_for_selector(f"#tournaments tr[data-tournament='{tournament_id}'] >> text=paused")
+        row.locator("button", has_text="Resume").click()
+        page.wait_for_selector(
+            f"#tournaments tr[data-tournament='{tournament_id}'] >> text=running"
+        )
+        page.wait_for_selector("#tables tbody tr[data-match]")
+        page.screenshot(path=str(artifacts / "operator.png"), full_page=True)
+        page.once("dialog", lambda dialog: dialog.accept("checked from the browser"))
+        page.locator("#tables tbody tr[data-match] button").first.click()
+        page.wait_for_selector("#status >> text=Dissolved")
+        assert page.evaluate("sessionStorage.getItem('hebei.operator')")
+    finally:
+        operator_stub(web_stack).CancelTournament(
+            mm.CancelTournamentRequest(tournament_id=tournament_id, reason="test over")
+        )
