@@ -126,6 +126,12 @@ def test_up_runs_the_stack_until_sigterm_and_leaves_nothing(
         assert fields["bots"] == "2 worker processes"
         assert fields["logs"] == str(data_dir / "logs")
         assert any(line.startswith("starting the ledger") for line in up.lines)
+        web = fields["web"]
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", web), web
+        import urllib.request
+
+        with urllib.request.urlopen(web, timeout=10) as page:
+            assert page.status == 200 and "hebei" in page.read().decode()
 
         path = data_dir / "stack.json"
         assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -43,6 +43,7 @@ def up_command(
         "--monitoring",
         help="Also run Prometheus (when installed) with deploy/monitoring's rules and alerts.",
     ),
+    web: bool = typer.Option(True, "--web/--no-web", help="Run the web gateway (the pages)."),
 ) -> None:
     """Run the whole local stack in the foreground: ledger, table engine, matchmaking and bot
     workers on 127.0.0.1, on embedded PostgreSQL and Redis unless HEBEI_DATABASE_URL /
@@ -76,7 +77,11 @@ def up_command(
         fail(f"cannot use the data directory {data_dir}: {exc.strerror or exc}", code=1)
     path = stack_file(data_dir)
     options = StackOptions(
-        data_dir=data_dir, bot_workers=workers, worker_processes=processes, monitoring=monitoring
+        data_dir=data_dir,
+        bot_workers=workers,
+        worker_processes=processes,
+        monitoring=monitoring,
+        web=web,
     )
     stack = None
     code = 0
@@ -87,6 +92,8 @@ def up_command(
             _say(f"{name}: {address}")
         metrics = ", ".join(f"{n} {a}" for n, a in stack.metrics_addresses.items())
         _say(f"metrics: {metrics}")
+        if stack.web_url:
+            _say(f"web: {stack.web_url}")
         count = stack.bot_processes
         _say(f"bots: {count} worker process{'' if count == 1 else 'es'}")
         if stack.bot_metrics_addresses:

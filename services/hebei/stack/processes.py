@@ -129,7 +129,8 @@ _SERVICE_KEYS = (
 )  # fmt: skip
 _OWNED = frozenset(
     {f"HEBEI_{key}" for key in _SHARED_KEYS}
-    | {f"HEBEI_{svc.upper()}_{key}" for svc in SERVICES for key in _SERVICE_KEYS}
+    | {f"HEBEI_{svc.upper()}_{key}" for svc in (*SERVICES, "web") for key in _SERVICE_KEYS}
+    | {"HEBEI_WEB_METRICS"}
 )
 # Defaults for a laptop, unless the caller's environment says otherwise.
 _DEFAULT_ENV = {
@@ -169,6 +170,7 @@ class StackOptions:
     monitoring_dir: Path | None = None  # None: monitoring_dir(), the repository's bundle
     scrape_seconds: float = 5.0  # Prometheus's scrape and rule evaluation interval
     prometheus: str = "prometheus"  # the program (a name on PATH or a path)
+    web: bool = False  # also run the web gateway (hebei.web) in front of the services
 
 
 # ------------------------------------------------------------------------------ children
@@ -555,6 +557,7 @@ class Stack:
         self.bots_redis_url: str | None = None  # the seat leases' Redis, when not the broker
         self.children: dict[str, Child] = {}
         self.prometheus_address: str | None = None  # 127.0.0.1:PORT of the stack's Prometheus
+        self.web_url: str | None = None  # http://127.0.0.1:PORT/ of the web gateway
         self.monitoring_note: str | None = None  # why Prometheus did not start, if it did not
         self.started = time.time()
         self._tag = secrets.token_hex(3)
@@ -776,10 +779,10 @@ class Stack:
 
     def _spawn_all(self) -> None:
         services = [s for s in GRPC_SERVICES if s in self.services]
-        chosen = iter(_free_ports(2 * len(services) + 1))
+        chosen = iter(_free_ports(2 * len(services) + 2))
         ports = {service: (next(chosen), next(chosen)) for service in services}
-        prometheus_port = next(chosen)
-        taken = {port for pair in ports.values() for port in pair} | {prometheus_port}
+        prometheus_port, web_port = next(chosen), next(chosen)
+        taken = {port for pair in ports.values() for port in pair} | {prometheus_port, web_port}
         for service in services:
             self._interrupted()
             label = LABELS[service]
@@ -814,8 +817,31 @@ class Stack:
             child.worker_name, child.processes = name, processes
             child.process_metrics = tuple(f"{HOST}:{metrics_port + i}" for i in range(processes))
             self.children[child.name] = child
+        if self.options.web:
+            self._spawn_web(web_port, ports)
         if self.options.monitoring:
             self._spawn_prometheus(prometheus_port)
+
+    def _spawn_web(self, port: int, ports: dict[str, tuple[int, int]]) -> None:
+        """Start the web gateway in front of the services (``python -m hebei.web``)."""
+        from hebei.web.server import ready
+
+        self._interrupted()
+        self.status("starting the web gateway")
+        env = self._env("web", ports)
+        env["HEBEI_WEB_PORT"] = str(port)
+        for service in ("table", "matchmaking", "ledger"):
+            if service in ports:
+                env[f"HEBEI_WEB_{service.upper()}_ADDRESS"] = f"{HOST}:{ports[service][0]}"
+        env["HEBEI_WEB_METRICS"] = ",".join(
+            f"{service}={HOST}:{pair[1]}" for service, pair in ports.items()
+        )
+        argv = [sys.executable, "-m", "hebei.web"]
+        child = Child.spawn("web", "the web gateway", argv, env, self.log_dir / "web.log")
+        address = f"{HOST}:{port}"
+        child.ready_check = lambda: ready(address)
+        self.children["web"] = child
+        self.web_url = f"http://{address}/"
 
     def _spawn_prometheus(self, port: int) -> None:
         """Start Prometheus scraping every /metrics of the stack, or say why not."""
