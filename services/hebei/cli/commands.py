@@ -10,6 +10,7 @@ from hebei.cli import (  # noqa: F401
     replay,
     score,
     simulate,
+    stack,
     table,
     tournament,
     tournament_ops,
