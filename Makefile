@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/hebei bench rules
 	$(BIN)/hebei bench ledger
 	$(BIN)/hebei bench bots
+	$(BIN)/hebei bench stack
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

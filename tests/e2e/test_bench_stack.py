@@ -1,0 +1,45 @@
+"""`hebei bench stack` as a user runs it: a small run through the real services prints one
+JSON object with the figures the issue names, consistent with each other."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+from tests.e2e.conftest import hebei_program
+
+
+def test_a_small_stack_bench_reports_every_figure(database_url, broker_url, tmp_path):
+    env = dict(
+        os.environ,
+        HEBEI_DATABASE_URL=database_url,
+        HEBEI_BROKER_URL=broker_url,
+        HEBEI_DATA_DIR=str(tmp_path / "data"),
+    )
+    result = subprocess.run(
+        [hebei_program(), "bench", "stack", "--tables", "2", "--hands", "1", "--processes", "1",
+         "--policy", "efficiency", "--json"],
+        env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    figures = json.loads(result.stdout)
+    assert figures["hands"] == 2 and figures["in_process_hands"] == 2
+    assert figures["hands_per_second"] > 0 and figures["in_process_hands_per_second"] > 0
+    assert figures["ratio"] == round(
+        figures["hands_per_second"] / figures["in_process_hands_per_second"], 3
+    )
+    assert 0 < figures["seat_rtt_p50_ms"] <= figures["seat_rtt_p99_ms"]
+    assert "TableService/OpenMatch" in figures["method_p99_ms"]["table"]
+    assert {"table", "ledger", "matchmaking", "bots", "postgres", "redis"} <= set(
+        figures["cpu_seconds"]
+    )
+    assert figures["settlements_per_second"] > 0 and figures["events_per_second"] > 0
+
+
+def test_bad_options_get_one_line(tmp_path):
+    result = subprocess.run(
+        [hebei_program(), "bench", "stack", "--tables", "0"],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 2 and result.stderr.startswith("hebei: --tables must be 1-256")
