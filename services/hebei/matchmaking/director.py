@@ -63,7 +63,8 @@ __all__ = ["Director", "plan_round", "seat_next_round"]
 log = logging.getLogger(__name__)
 
 LEDGER_GRACE_SECONDS = 30.0  # how long a round waits for the ledger to catch up
-BOT_REQUEUE_SECONDS = 3.0  # a bot seat not connected this long is queued again
+BOT_REQUEUE_SECONDS = 1.5  # a bot seat not connected this long is queued again
+BOT_REQUEUE_BACKOFF = 12.0  # ... and queued again only this long after
 ENGINE_ENDED = {pb.MATCH_STATUS_FINISHED: "finished", pb.MATCH_STATUS_DISSOLVED: "dissolved"}
 
 
@@ -479,9 +480,11 @@ class Director:
             if botted and now_mono - first >= BOT_REQUEUE_SECONDS:
                 # A bot seat left empty (its worker died, or its task was lost): queue the
                 # seat again now rather than after the broker's visibility timeout; the
-                # seat's lease makes sure only one session ever plays it.
+                # seat's lease makes sure only one session ever plays it. Once queued, the
+                # seat is queued again only after BOT_REQUEUE_BACKOFF (each duplicate task
+                # holds a worker slot while it waits for the lease).
                 self._requeue(match, seat.seat)
-                self._absent[key] = now_mono
+                self._absent[key] = now_mono + BOT_REQUEUE_BACKOFF - BOT_REQUEUE_SECONDS
             elif not botted and now_mono - first >= absent_after:
                 self.ts.replace_seat(match.match_id, seat.seat, "absent", "as_played")
                 self._absent.pop(key, None)

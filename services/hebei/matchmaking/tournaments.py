@@ -67,6 +67,7 @@ log = logging.getLogger(__name__)
 
 TOURNAMENT_ACCOUNT = "#tournament"  # the ledger's account of the tournament itself
 MAX_PENALTY = 1_000_000
+MAX_SCORE = 10**12  # a match total, as the ledger bounds its amounts
 SEATING_DEADLINE = 2.0
 EVENT = mm.TournamentEventType
 
@@ -822,6 +823,10 @@ class Tournaments:
         reason = check_text("reason", request.reason, max_length=MAX_REASON_LENGTH)
         check_int("hands_played", request.hands_played, lo=0, hi=10_000)
         scores = [s.score for s in sorted(request.seats, key=lambda s: s.seat)]
+        for index, score in enumerate(scores):
+            check_int(f"seats[{index}].score", score, lo=-MAX_SCORE, hi=MAX_SCORE)
+        if sum(scores) != 0:
+            raise InvalidArgument(f"seats: the scores must sum to zero, they sum to {sum(scores)}")
         ended = None
         if request.HasField("ended_at"):
             try:  # out-of-range seconds or nanos: ValueError (an INTERNAL if left alone)
@@ -831,6 +836,11 @@ class Tournaments:
                     "ended_at: not a valid timestamp (seconds within years 1-9999, nanos "
                     "0-999999999)"
                 ) from None
+        reported = [s.player_id for s in sorted(request.seats, key=lambda s: s.seat)]
+        with self.store.reading() as conn:
+            known = self.store.match(conn, request.match_id)
+        if known is not None and reported != known.player_ids():
+            raise InvalidArgument(f"seats: not the players of match {request.match_id}")
         duplicate = self.record_result(
             request.match_id, statuses[request.status], scores, request.hands_played, reason, ended
         )

@@ -317,3 +317,32 @@ def test_a_client_in_any_language_gets_bots_for_its_own_match(served: Stack, sta
         time.sleep(0.2)
     events = list(table.Spectate(table_pb2.SpectateRequest(match_id="own-match-1", from_seq=1)))
     assert not any(e.event.auto_played for e in events)  # the bots played every decision
+
+
+def test_a_match_result_must_add_up_and_name_the_match_s_players(served: Stack) -> None:
+    stack = served
+    stub = stack.mm(token=SERVICE_TOKEN)
+    replace_never = mm.TournamentConfig().replace_absent_after
+    replace_never.FromSeconds(3600)
+    tid = _people_only(stack, replace_absent_after=replace_never).tournament_id
+    for name in ("Ann", "Bob", "Cy", "Di"):
+        _person(stack, tid, name)
+    started = stack.mm().StartTournament(mm.StartTournamentRequest(tournament_id=tid)).tournament
+    table = started.tables[0]
+
+    def report(scores, players=None):
+        players = players or [s.player_id for s in table.seats]
+        return lambda: stub.ReportMatchResult(
+            mm.ReportMatchResultRequest(
+                match_id=table.match_id, status=pb.MATCH_STATUS_FINISHED, hands_played=1,
+                seats=[mm.MatchSeatResult(seat=i, player_id=players[i], score=scores[i])
+                       for i in range(4)],
+            )
+        )  # fmt: skip
+
+    assert _code(report([2**63 - 1] * 4)) == grpc.StatusCode.INVALID_ARGUMENT
+    assert _code(report([5, 5, 5, 5])) == grpc.StatusCode.INVALID_ARGUMENT
+    assert _code(report([5, -5, 0, 0], ["x", "y", "z", "w"])) == grpc.StatusCode.INVALID_ARGUMENT
+    after = stack.mm().GetTournament(mm.GetTournamentRequest(tournament_id=tid)).tournament
+    assert after.tables[0].status != pb.MATCH_STATUS_FINISHED  # nothing was recorded
+    stack.mm().CancelTournament(mm.CancelTournamentRequest(tournament_id=tid, reason="over"))
