@@ -1,13 +1,25 @@
 """``hebei play`` driven through a pseudo-terminal: a whole hand on a local table against three
-bots, a remote seat that hands over to auto-play, and one-line errors for a bad seat."""
+bots, a remote seat that hands over to auto-play, one-line errors for a bad seat, and a remote
+seat over mutual TLS with a client certificate (one line without it)."""
 
 from __future__ import annotations
 
 import re
 import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
+
+from hebei.common.client import create_channel, handshake_error
+from hebei.common.tls import ClientTls
+from hebei.play.local import LocalOptions, open_match_request
 from hebei.play.session import EXIT_ERROR
-from tests.e2e.conftest import drive, first_choice, hebei_program
+from hebei.v1 import table_pb2_grpc
+from tests.e2e.conftest import OPERATOR_TOKEN, drive, first_choice, hebei_program
+from tests.integration.table.helpers import engine_env, wait_for
 
 
 def test_a_whole_local_hand_against_three_bots(play_env) -> None:
@@ -97,3 +109,88 @@ def test_a_wrong_token_or_match_is_one_line_on_stderr_and_exit_1(play_env, table
     usage = run_remote(play_env, "--address", table_engine.address, "--seat", "1")
     assert usage.returncode == 2
     assert usage.stderr.strip() == "hebei: a remote table needs --match and --token (and --seat)"
+
+
+# ---------------------------------------------------------------------- mutual TLS
+
+CERTS = Path(__file__).resolve().parents[1] / "integration" / "common" / "certs"
+CLIENT = ClientTls(CERTS / "ca.pem", CERTS / "client.pem", CERTS / "client.key")
+CLIENT_FILES = ["--ca-file", str(CERTS / "ca.pem"), "--cert-file", str(CERTS / "client.pem")]
+
+
+@pytest.fixture
+def tls_engine(database_url: str, fresh_schema: str, tmp_path: Path) -> Iterator[str]:
+    """``python -m hebei.table`` served with mutual TLS (the test CA signs the server's and the
+    clients' certificates), configured by its environment; its address. A process of its own:
+    pexpect forks this process, which must hold no TLS connection then."""
+    env = engine_env(
+        database_url,
+        fresh_schema,
+        HEBEI_OPERATOR_TOKEN=OPERATOR_TOKEN,
+        HEBEI_TLS_CERT=str(CERTS / "server.pem"),
+        HEBEI_TLS_KEY=str(CERTS / "server.key"),
+        HEBEI_TLS_CLIENT_CA=str(CERTS / "ca.pem"),
+        HEBEI_TABLE_LOG_KEY="log-key-of-the-e2e-tests-0123456789",
+        HEBEI_TABLE_READY_SECONDS="1",
+    )
+    address = f"127.0.0.1:{env['HEBEI_TABLE_PORT']}"
+    log = (tmp_path / "engine.log").open("wb")
+    engine = subprocess.Popen(
+        [sys.executable, "-m", "hebei.table"], env=env, stdout=log, stderr=log
+    )
+    try:
+        assert wait_for(
+            lambda: engine.poll() is None and handshake_error(address, CLIENT, 1) is None,
+            timeout=30,
+            step=0.2,
+        ), (tmp_path / "engine.log").read_text()[-2000:]
+        yield address
+    finally:
+        engine.terminate()
+        engine.wait(30)
+        log.close()
+
+
+def _open_over_tls(address: str) -> tuple[str, list[str]]:
+    """A one-hand match for the person in seat 0; the other seats never join (auto-played)."""
+    match_id = f"e2e-tls-{uuid.uuid4().hex[:8]}"
+    tokens = [f"token-{seat}-{match_id}" for seat in range(4)]
+    request = open_match_request(LocalOptions(hands=1, seed=5), match_id, tokens)
+    with create_channel(address, token=OPERATOR_TOKEN, tls=CLIENT) as channel:
+        table_pb2_grpc.TableServiceStub(channel).OpenMatch(request)
+    return match_id, tokens
+
+
+def test_a_remote_seat_over_mutual_tls_with_a_client_certificate(play_env, tls_engine) -> None:
+    match_id, tokens = _open_over_tls(tls_engine)
+    args = ["--address", tls_engine, "--match", match_id, "--seat", "0", "--token", tokens[0]]
+    key = ["--key-file", str(CERTS / "client.key")]
+    played = drive([*args, *CLIENT_FILES, *key], play_env, first_choice, timeout=90)
+    assert played.exit_status == 0, played.text[-3000:]
+    assert played.prompts and "Hand 1 settlement" in played.text and "Match over" in played.text
+
+
+def test_without_a_client_certificate_or_with_a_wrong_key_one_line(play_env, tls_engine) -> None:
+    match_id, tokens = _open_over_tls(tls_engine)
+    base = ["--address", tls_engine, "--match", match_id, "--seat", "0", "--token", tokens[0]]
+    anonymous = run_remote(play_env, *base, "--ca-file", str(CERTS / "ca.pem"))
+    assert anonymous.returncode == EXIT_ERROR
+    assert anonymous.stderr.strip().splitlines() == [
+        f"hebei: --address {tls_engine}: no connection: it closed the connection during the "
+        "handshake: it wants TLS, or a client certificate it trusts (see --tls, --ca-file, "
+        "--cert-file/--key-file)"
+    ]
+    # The system's roots do not trust the test CA. (grpc itself may log the failed handshake
+    # on stderr too, unless GRPC_VERBOSITY=ERROR.)
+    untrusted = run_remote(play_env, *base, "--tls")
+    assert untrusted.returncode == EXIT_ERROR
+    assert [line for line in untrusted.stderr.splitlines() if line.startswith("hebei:")] == [
+        f"hebei: --address {tls_engine}: no connection: its certificate is not signed by the "
+        "CA trusted here (see --tls, --ca-file, --cert-file/--key-file)"
+    ]
+    mismatched = run_remote(play_env, *base, *CLIENT_FILES, "--key-file", str(CERTS / "server.key"))
+    assert mismatched.returncode == 2
+    assert mismatched.stderr.strip().splitlines() == [
+        f"hebei: --cert-file ({CERTS / 'client.pem'}) and --key-file ({CERTS / 'server.key'}) "
+        "do not match: the certificate is not for this key"
+    ]

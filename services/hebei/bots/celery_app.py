@@ -128,7 +128,7 @@ def play_seat(self: Any, ticket: dict, sent_at: float | None = None) -> dict:
     lease.start_heartbeat()
     try:
         policy = make_policy(seat.policy, seat.level, seed=seat.seed)
-        result = SeatSession(seat, policy, lease=lease, stop=_shutdown).run()
+        result = SeatSession(seat, policy, lease=lease, stop=_shutdown, tls=config.client_tls).run()
     finally:
         lease.release()
     log.info(

@@ -1,4 +1,9 @@
-"""Settings of the bot fleet from ``HEBEI_BOTS_*`` (and the shared ``HEBEI_BROKER_URL``)."""
+"""Settings of the bot fleet from ``HEBEI_BOTS_*`` (and the shared ``HEBEI_BROKER_URL``).
+
+TLS to the table engine: ``HEBEI_BOTS_TLS_CA`` (or the shared ``HEBEI_TLS_CA``; ``system``: the
+system's roots) and ``HEBEI_BOTS_TLS_CLIENT_CERT`` + ``..._CLIENT_KEY`` (mutual TLS). These, not
+the seat ticket, decide a worker's credentials: a ticket only says the engine speaks TLS, so
+whoever can queue tickets cannot make a worker trust another CA."""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from dataclasses import dataclass
 
 from hebei.bots.policies import POLICIES
 from hebei.common.config import ConfigError, EnvReader
+from hebei.common.tls import ClientTls
 
 DEFAULT_VISIBILITY_TIMEOUT = 7200.0  # must exceed the longest match (people: 8 s a decision)
 
@@ -25,6 +31,7 @@ class BotsConfig:
     metrics_host: str = "127.0.0.1"  # HEBEI_BOTS_HOST or HEBEI_HOST
     warm_hands: int = 8  # self-play hands at start to fill the shanten tables
     queue_prefix: str = "bots"  # queues are <prefix>.<policy>: several fleets, one broker
+    client_tls: ClientTls | None = None  # how sessions reach the engine; None: as tickets say
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BotsConfig:
@@ -52,6 +59,7 @@ class BotsConfig:
             metrics_host=read.text("HOST", "127.0.0.1", shared=True),
             warm_hands=read.integer("WARM_HANDS", 8, lo=0, hi=10_000),
             queue_prefix=read.text("QUEUE_PREFIX", "bots"),
+            client_tls=ClientTls.from_env(read),
         )
 
     def resolved_broker_url(self) -> str:

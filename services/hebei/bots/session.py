@@ -36,6 +36,7 @@ from hebei.bots.lease import LeaseLost, SeatLease
 from hebei.bots.policies import Policy
 from hebei.common.client import create_channel
 from hebei.common.convert import action_to_proto, observation_from_proto
+from hebei.common.tls import ClientTls
 from hebei.rules.actions import PASS
 from hebei.rules.errors import NotationError
 from hebei.v1 import table_pb2, table_pb2_grpc
@@ -68,6 +69,8 @@ class SeatTicket:
     level: int | None = None
     seed: int = 0  # the policy's randomness
     pace: float = 0.0  # seconds a decision takes at least (a human-like pace); 0: at once
+    # The engine speaks TLS. Only a flag: the worker's own settings (its CA, its client
+    # certificate) decide the credentials; without any, the system's roots are trusted.
     tls: bool = False
 
     def __post_init__(self) -> None:
@@ -152,7 +155,11 @@ class _Stream:
 
 
 class SeatSession:
-    """Plays ``ticket``'s seat with ``policy`` until the match ends (see the module doc)."""
+    """Plays ``ticket``'s seat with ``policy`` until the match ends (see the module doc).
+
+    ``tls``: the worker's TLS settings (:attr:`hebei.bots.config.BotsConfig.client_tls`); when
+    given they are used whatever the ticket says, else the ticket's flag chooses TLS with the
+    system's roots or plaintext."""
 
     def __init__(
         self,
@@ -163,14 +170,16 @@ class SeatSession:
         stop: threading.Event | None = None,
         backoff: Backoff = Backoff(),
         channel_factory: Callable[[str], grpc.Channel] | None = None,
+        tls: ClientTls | None = None,
     ) -> None:
         self.ticket = ticket
         self.policy = policy
         self.lease = lease
         self.stop = stop or threading.Event()
         self.backoff = backoff
+        credentials = tls if tls is not None else ticket.tls
         self._channel_factory = channel_factory or (
-            lambda target: create_channel(target, tls=ticket.tls)
+            lambda target: create_channel(target, tls=credentials)
         )
         self.result = SessionResult(Outcome.STOPPED)
         self._decision_seconds = metrics.DECISION_SECONDS.labels(policy.name)

@@ -14,6 +14,10 @@ app = typer.Typer(
 
 
 def main() -> None:
+    import os
+
+    # gRPC's own C-core lines ("Handshake failed", ...) would come beside our one-line errors.
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     from hebei.cli import commands  # noqa: F401  (registers the sub-commands)
 
     app()

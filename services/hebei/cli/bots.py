@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -12,8 +14,33 @@ from rich.table import Table
 from hebei.cli import app
 from hebei.cli._util import fail
 
+if TYPE_CHECKING:
+    from hebei.common.tls import ClientTls
+
 bots_app = typer.Typer(help="The bot fleet: Celery workers playing seats.", no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
+
+# The worker's TLS variables, which its options set for its processes (hebei.bots.config).
+TLS_VARIABLES = ("HEBEI_BOTS_TLS_CA", "HEBEI_BOTS_TLS_CLIENT_CERT", "HEBEI_BOTS_TLS_CLIENT_KEY")
+CHECK_SECONDS = 5.0
+CA_HELP = "The CA that signed the table engine's certificate (TLS)."
+CERT_HELP = "A client certificate to present to the engine (mutual TLS), with --key-file."
+KEY_HELP = "The key of --cert-file."
+
+
+def _client_tls(ca_file: str, cert_file: str, key_file: str) -> ClientTls | None:
+    """The TLS files given as options, checked (one line naming the option), or None."""
+    from hebei.common.config import ConfigError
+    from hebei.common.tls import ClientTls
+
+    if not (ca_file or cert_file or key_file):
+        return None
+    try:
+        return ClientTls.from_options(
+            *(Path(f).expanduser().resolve() if f else None for f in (ca_file, cert_file, key_file))
+        )
+    except ConfigError as exc:
+        fail(str(exc))
 
 
 @bots_app.command("worker")
@@ -32,11 +59,22 @@ def worker_command(
     metrics_port: int = typer.Option(
         -1, "--metrics-port", help="Serve /metrics from this port up (one per process); 0 = any."
     ),
+    ca_file: str = typer.Option("", "--ca-file", help=f"{CA_HELP} Default: $HEBEI_BOTS_TLS_CA."),
+    cert_file: str = typer.Option("", "--cert-file", help=CERT_HELP),
+    key_file: str = typer.Option("", "--key-file", help=KEY_HELP),
 ) -> None:
-    """Start a bot worker: processes per core, many seat sessions per process."""
+    """Start a bot worker: processes per core, many seat sessions per process. Its TLS files
+    (options or HEBEI_BOTS_TLS_*) decide how its sessions reach the engine, whatever a seat
+    ticket says."""
     from hebei.bots.worker import run_workers
     from hebei.common.config import ConfigError
 
+    tls = _client_tls(ca_file, cert_file, key_file)
+    if tls is not None:
+        files = (tls.ca_file, tls.cert_file, tls.key_file)
+        for name, path in zip(TLS_VARIABLES, files, strict=True):
+            if path is not None:
+                os.environ[name] = str(path)  # the worker processes read them
     if processes < 0 or sessions < 1:
         fail("--processes must be >= 0 and --sessions >= 1")
     if loglevel.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
@@ -92,17 +130,56 @@ def send_command(
     level: int = typer.Option(0, "--level", help="Policy level (0: its strongest)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the policy's randomness."),
     pace: float = typer.Option(0.0, "--pace", help="Seconds a decision takes at least."),
+    tls: bool = typer.Option(
+        False, "--tls", help="The engine speaks TLS (default: when HEBEI_BOTS_TLS_* are set)."
+    ),
+    ca_file: str = typer.Option(
+        "", "--ca-file", help=f"{CA_HELP} Implies --tls; the handshake is checked first."
+    ),
+    cert_file: str = typer.Option("", "--cert-file", help=CERT_HELP),
+    key_file: str = typer.Option("", "--key-file", help=KEY_HELP),
 ) -> None:
-    """Queue one seat task: a bot worker joins the seat and plays it to the match end."""
-    from hebei.bots.celery_app import send_seat
-    from hebei.bots.session import SeatTicket
+    """Queue one seat task: a bot worker joins the seat and plays it to the match end.
 
+    The task only says whether the engine speaks TLS: the worker's own TLS files decide its
+    credentials. With --ca-file (and --cert-file/--key-file) the engine's TLS handshake is
+    checked with these files first, so a wrong target or CA is told here, not by a worker."""
+    from hebei.bots.celery_app import send_seat
+    from hebei.bots.policies import make_policy
+    from hebei.bots.session import SeatTicket
+    from hebei.common.config import ConfigError, EnvReader
+    from hebei.common.tls import ClientTls
+
+    files = _client_tls(ca_file, cert_file, key_file)
+    if not tls and files is None:
+        try:
+            tls = ClientTls.from_env(EnvReader("bots")) is not None
+        except ConfigError as exc:
+            fail(str(exc))
     try:
-        ticket = SeatTicket(target, match_id, seat, token, policy, level or None, seed, pace)
+        tls = tls or files is not None
+        ticket = SeatTicket(target, match_id, seat, token, policy, level or None, seed, pace, tls)
+        if files is not None:
+            make_policy(policy, level or None)  # a bad policy is told before any connection
+            _check_handshake(target, files)
         task_id = send_seat(ticket)
     except ValueError as exc:
         fail(str(exc))
     print(task_id)
+
+
+def _check_handshake(target: str, tls: ClientTls) -> None:
+    """One line and exit 1 unless the engine at ``target`` completes a TLS handshake with
+    ``tls``."""
+    from hebei.common.client import describe_tls_failure, handshake_error
+
+    error = handshake_error(target, tls, CHECK_SECONDS)
+    if error is not None:
+        fail(
+            f"--target {target}: no TLS connection with these files: "
+            f"{describe_tls_failure(error)}; the seat was not queued",
+            code=1,
+        )
 
 
 def bench_table(result: dict) -> Table:

@@ -48,8 +48,14 @@ def play_command(
     match: str = typer.Option("", "--match", help="Remote: the match id."),
     seat: int = typer.Option(-1, "--seat", help="Remote: your seat, 0-3."),
     token: str = typer.Option("", "--token", help="Remote: your seat token."),
-    tls: bool = typer.Option(False, "--tls", help="Remote: connect over TLS."),
-    ca_file: str = typer.Option("", "--ca-file", help="Remote: the CA file to trust (TLS)."),
+    tls: bool = typer.Option(False, "--tls", help="Remote: connect over TLS (system roots)."),
+    ca_file: str = typer.Option(
+        "", "--ca-file", help="Remote: the CA that signed the engine's certificate (TLS)."
+    ),
+    cert_file: str = typer.Option(
+        "", "--cert-file", help="Remote: your client certificate (mutual TLS), with --key-file."
+    ),
+    key_file: str = typer.Option("", "--key-file", help="Remote: the key of --cert-file."),
     policy: str = typer.Option(
         "", "--policy", help="Local: the bots' policy (default expert, else efficiency)."
     ),
@@ -72,7 +78,8 @@ def play_command(
     if not address and (match or token or seat != -1):
         address = _running_table()
     if address:
-        code = _play_remote(address, match, seat, token, tls, Path(ca_file) if ca_file else None)
+        files = tuple(Path(f).expanduser() if f else None for f in (ca_file, cert_file, key_file))
+        code = _play_remote(address, match, seat, token, tls, files)
     else:
         code = _play_local(policy, level, hands, seed, think, name)
     raise typer.Exit(code)
@@ -89,9 +96,21 @@ def _running_table() -> str:
 
 
 def _play_remote(
-    address: str, match: str, seat: int, token: str, tls: bool, ca_file: Path | None
+    address: str,
+    match: str,
+    seat: int,
+    token: str,
+    tls: bool,
+    files: tuple[Path | None, Path | None, Path | None],
 ) -> int:
-    from hebei.common.client import create_channel
+    from hebei.common.client import (
+        create_channel,
+        describe_tls_failure,
+        handshake_error,
+        is_tls_failure,
+    )
+    from hebei.common.config import ConfigError
+    from hebei.common.tls import ClientTls
     from hebei.play.session import CLIENT_NAME, run_session
     from hebei.v1 import table_pb2
 
@@ -101,9 +120,22 @@ def _play_remote(
         fail(f"--seat must be 0-3, got {seat}")
     if ":" not in address:
         fail(f"--address must be HOST:PORT, got {address!r}")
-    if ca_file is not None and not ca_file.is_file():
-        fail(f"--ca-file {ca_file}: no such file")
-    channel = create_channel(address, tls=tls, tls_ca_file=ca_file)
+    credentials: bool | ClientTls = tls
+    if any(files):
+        try:
+            credentials = ClientTls.from_options(*files)
+        except ConfigError as exc:
+            fail(str(exc))
+    refused = handshake_error(address, credentials)
+    if refused is not None and is_tls_failure(refused):
+        # Not an engine that is away (the session waits for that one): one that will never
+        # accept this connection as it is.
+        fail(
+            f"--address {address}: no connection: {describe_tls_failure(refused)} (see --tls, "
+            "--ca-file, --cert-file/--key-file)",
+            code=1,
+        )
+    channel = create_channel(address, tls=credentials)
     join = table_pb2.Join(match_id=match, seat=seat, seat_token=token, client_name=CLIENT_NAME)
     try:
         return run_session(channel, join, _console())

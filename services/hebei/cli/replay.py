@@ -1,6 +1,9 @@
-"""`hebei replay FILE`: check a hand (or match) log and show it as a readable table."""
+"""`hebei replay FILE [--key-file K]`: check a hand (or match) log — its hash chain, with the
+key its signatures, and the rules — and show it as a readable table."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -8,9 +11,10 @@ from rich.table import Table
 
 from hebei.cli import app
 from hebei.cli._util import fail, load_json_file
+from hebei.rules.chain import parse_key
 from hebei.rules.errors import ReplayError
 from hebei.rules.hand import HandState
-from hebei.rules.replay import replay_hand, replay_match
+from hebei.rules.replay import replay_log
 
 WINDS = "东南西北"
 
@@ -66,23 +70,48 @@ def _hand_table(state: HandState, console: Console) -> None:
         console.print(f"seat {win.winner} wins by {win.win.value}: {fans}; reading {win.reading}")
 
 
+def read_key_file(path: str) -> bytes:
+    """The log key in ``path`` (the engine's HEBEI_TABLE_LOG_KEY); one line on a bad file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        fail(f"--key-file {path}: no such file")
+    except UnicodeDecodeError:
+        fail(f"--key-file {path}: not a text file")
+    except OSError as exc:
+        fail(f"--key-file {path}: {exc.strerror or exc}")
+    try:
+        return parse_key(text)
+    except ValueError as exc:
+        fail(f"--key-file {path}: {exc}")
+
+
 @app.command("replay")
 def replay_command(
     path: str = typer.Argument(..., help="A hand log (JSON list of events) or a match log."),
+    key_file: str = typer.Option(
+        "",
+        "--key-file",
+        help="The engine's log key (HEBEI_TABLE_LOG_KEY; the local stack keeps it in "
+        ".hebei/table-log.key): verify every event's signature.",
+    ),
 ) -> None:
-    """Check a hand log against the rules (rejecting any tampering) and print it."""
+    """Check a log: its hash chain (with --key-file, that the engine signed every event) and
+    the rules; print it, then what was proven."""
+    key = read_key_file(key_file) if key_file else None
     log = load_json_file(path)
     if not isinstance(log, list) or not log:
         fail(f"{path}: a log is a non-empty JSON list of events")
     console = Console()
     try:
-        if isinstance(log[0], dict) and log[0].get("type") == "match_start":
-            match = replay_match(log)
-            console.print(
-                f"match of {match.hand_no} hands, seed {match.seed}: final scores {match.scores}"
-            )
-            return
-        state = replay_hand(log)
+        replayed = replay_log(log, key)
     except ReplayError as exc:
         fail(f"{path}: rejected: {exc}", code=1)
-    _hand_table(state, console)
+    if replayed.match is not None:
+        match = replayed.match
+        console.print(
+            f"match of {match.hand_no} hands, seed {match.seed}: final scores {match.scores}"
+        )
+    else:
+        _hand_table(replayed.hand, console)
+    console.print(f"{path}: {replayed.check.summary()}", highlight=False, soft_wrap=True)

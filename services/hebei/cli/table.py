@@ -41,3 +41,38 @@ def serve_command(
     }
     os.environ.update({name: str(value) for name, value in overrides.items() if value is not None})
     run()
+
+
+@table_app.command("export")
+def export_command(
+    match_id: str = typer.Argument(..., help="The match id."),
+    out: str = typer.Option(
+        "", "--out", "-o", help="Write the log to this file (default: stdout)."
+    ),
+    database_url: str | None = typer.Option(None, "--database-url", help=DATABASE_URL_HELP),
+    schema: str | None = typer.Option(None, "--schema", help="Schema of the engine's tables."),
+) -> None:
+    """Export a match's log (its rules events, each chained and signed) for `hebei replay`."""
+    import json
+
+    from hebei.cli._util import fail
+    from hebei.common import embedded
+    from hebei.common.errors import DomainError
+    from hebei.table.export import export_from_database
+    from hebei.table.store import DEFAULT_SCHEMA
+
+    url = database_url or os.environ.get("HEBEI_TABLE_DATABASE_URL") or embedded.database_url()
+    schema = schema or os.environ.get("HEBEI_TABLE_SCHEMA") or DEFAULT_SCHEMA
+    try:
+        log = export_from_database(url, schema, match_id)
+    except (DomainError, ValueError) as exc:
+        fail(str(exc), code=1)
+    text = json.dumps(log, ensure_ascii=False)
+    if not out:
+        print(text)
+        return
+    try:
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    except OSError as exc:
+        fail(f"--out {out}: {exc.strerror or exc}")

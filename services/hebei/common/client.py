@@ -18,7 +18,7 @@ import grpc
 
 from hebei.common.auth import bearer_metadata
 from hebei.common.metrics import ClientMetricsInterceptor
-from hebei.common.tls import channel_credentials
+from hebei.common.tls import ClientTls
 
 DEFAULT_TIMEOUT_SECONDS = 10.0
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -127,7 +127,7 @@ def create_channel(
     *,
     token: str | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
-    tls: bool = False,
+    tls: bool | ClientTls | None = False,
     tls_ca_file: Path | None = None,
     tls_cert_file: Path | None = None,
     tls_key_file: Path | None = None,
@@ -135,15 +135,63 @@ def create_channel(
 ) -> grpc.Channel:
     """A channel to ``target`` (host:port) with defaults, retries, metrics and the token.
 
-    TLS is used when ``tls`` is true or a TLS file is given: ``tls_ca_file`` is the CA to trust
-    (system roots otherwise), ``tls_cert_file`` + ``tls_key_file`` a client certificate.
+    TLS is used when ``tls`` is a :class:`ClientTls` (the service's configuration: its CA and
+    client certificate), when it is true (the system's roots) or when a TLS file is given:
+    ``tls_ca_file`` is the CA to trust (system roots otherwise), ``tls_cert_file`` +
+    ``tls_key_file`` a client certificate.
     """
     options = channel_options(max_message_bytes)
-    if tls or tls_ca_file or tls_cert_file:
-        credentials = channel_credentials(tls_ca_file, tls_cert_file, tls_key_file)
-        channel = grpc.secure_channel(target, credentials, options=options)
+    if not isinstance(tls, ClientTls) and (tls or tls_ca_file or tls_cert_file):
+        tls = ClientTls(tls_ca_file, tls_cert_file, tls_key_file)
+    if isinstance(tls, ClientTls):
+        channel = grpc.secure_channel(target, tls.credentials(), options=options)
     else:
         channel = grpc.insecure_channel(target, options=options)
     return grpc.intercept_channel(
         channel, ClientMetricsInterceptor(), DefaultsInterceptor(token, timeout)
     )
+
+
+def handshake_error(
+    target: str, tls: bool | ClientTls | None, timeout: float = 5.0
+) -> grpc.RpcError | None:
+    """None when ``target`` answers a health check over ``tls`` (which needs no token): the
+    connection, and the TLS handshake with these files, work; else the call's error."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with create_channel(target, tls=tls, timeout=timeout) as channel:
+        try:
+            health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+        except grpc.RpcError as exc:
+            return exc
+    return None
+
+
+TLS_FAILURE_WORDS = ("ssl_", "handshake", "certificate", "socket closed", "tsi_")
+
+
+def is_tls_failure(error: grpc.RpcError) -> bool:
+    """Whether a call failed in the TLS handshake, not because the server is away: a
+    certificate the client does not trust, or the server closing the connection while it
+    starts (a TLS server to a plaintext client, a mutual-TLS server to a client without a
+    certificate it accepts)."""
+    details = (error.details() if hasattr(error, "details") else str(error)) or ""
+    return any(word in details.lower() for word in TLS_FAILURE_WORDS)
+
+
+def describe_tls_failure(error: grpc.RpcError) -> str:
+    """A short reason for a failed connection, in words (grpc's details are long)."""
+    details = (error.details() if hasattr(error, "details") else str(error)) or ""
+    lowered = details.lower()
+    if "certificate_verify_failed" in lowered or "certificate verify failed" in lowered:
+        return "its certificate is not signed by the CA trusted here"
+    if "socket closed" in lowered:
+        return (
+            "it closed the connection during the handshake: it wants TLS, or a client "
+            "certificate it trusts"
+        )
+    if "wrong_version_number" in lowered or "wrong version number" in lowered:
+        return "it does not speak TLS"
+    if "connection refused" in lowered:
+        return "connection refused"
+    return details.splitlines()[0][:200] if details else error.code().name

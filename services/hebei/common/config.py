@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from hebei.common.tls import TlsConfig
+from hebei.common.tls import ClientTls, TlsConfig
 
 EXIT_CONFIG = 2
 EXIT_STARTUP = 1
@@ -51,6 +51,11 @@ class EnvReader:
             return own, self.env.get(own)
         common = "HEBEI_" + name
         return common, self.env.get(common)
+
+    def source(self, name: str, *, shared: bool = False) -> str:
+        """The variable a read of ``name`` uses (for messages): ``HEBEI_TABLE_X`` when set (or
+        not shared), else ``HEBEI_X``."""
+        return self._lookup(name, shared)[0]
 
     def text(self, name: str, default: str | None = None, *, shared: bool = False) -> str:
         """A string; required (non-empty) when ``default`` is None."""
@@ -145,6 +150,7 @@ DEFAULT_PORTS: dict[str, tuple[int, int]] = {
     "table": (50051, 9101),
     "matchmaking": (50052, 9102),
     "ledger": (50053, 9103),
+    "botservice": (50054, 9104),
 }
 
 
@@ -163,6 +169,9 @@ class ServerConfig:
     operator_token: str = ""
     service_token: str | None = None
     tls: TlsConfig | None = None
+    # How this service reaches the others (HEBEI_TLS_CA, HEBEI_TLS_CLIENT_CERT/KEY): every
+    # channel it opens to another service uses it; None: plaintext.
+    client_tls: ClientTls | None = None
     log_level: str = "INFO"
 
     @property
@@ -185,7 +194,7 @@ class ServerConfig:
         host = read.text("HOST", "127.0.0.1", shared=True)
         operator_token = read.text("OPERATOR_TOKEN", shared=True)
         service_token = read.optional_text("SERVICE_TOKEN", shared=True)
-        if not _loopback(host):
+        if not is_loopback(host):
             # Reachable from other machines: a service token (which books settlements and opens
             # matches) must be its own secret, never the operator's.
             if service_token is None:
@@ -208,11 +217,12 @@ class ServerConfig:
             operator_token=operator_token,
             service_token=service_token,
             tls=TlsConfig.from_env(read),
+            client_tls=ClientTls.from_env(read),
             log_level=read.choice("LOG_LEVEL", "INFO", LOG_LEVELS, shared=True),
         )
 
 
-def _loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     """Whether ``host`` only accepts connections from this machine."""
     return host in ("localhost", "::1") or host.startswith("127.")
 

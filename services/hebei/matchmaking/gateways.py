@@ -8,6 +8,7 @@ import contextlib
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import grpc
 
@@ -21,8 +22,12 @@ from hebei.common.errors import (
     ResourceExhausted,
     Unavailable,
 )
+from hebei.common.tls import ClientTls
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc, table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
+
+if TYPE_CHECKING:
+    from hebei.bots.session import SeatTicket
 
 __all__ = ["BotFleet", "LedgerGateway", "TableGateway", "remote_errors"]
 
@@ -53,9 +58,16 @@ def remote_errors(service: str) -> Iterator[None]:
 class TableGateway:
     """The table engine: open, read and dissolve matches."""
 
-    def __init__(self, address: str, token: str, *, timeout: float = CALL_TIMEOUT) -> None:
+    def __init__(
+        self,
+        address: str,
+        token: str,
+        *,
+        timeout: float = CALL_TIMEOUT,
+        tls: ClientTls | None = None,
+    ) -> None:
         self.address = address
-        self.channel = create_channel(address, token=token, timeout=timeout)
+        self.channel = create_channel(address, token=token, timeout=timeout, tls=tls)
         self.stub = table_pb2_grpc.TableServiceStub(self.channel)
 
     def open_match(self, request: table_pb2.OpenMatchRequest) -> table_pb2.MatchInfo:
@@ -103,8 +115,15 @@ class LedgerGateway:
     """The ledger: standings, and the adjustments matchmaking books (penalties, placement
     points, fixed points of replaced matches)."""
 
-    def __init__(self, address: str, token: str, *, timeout: float = CALL_TIMEOUT) -> None:
-        self.channel = create_channel(address, token=token, timeout=timeout)
+    def __init__(
+        self,
+        address: str,
+        token: str,
+        *,
+        timeout: float = CALL_TIMEOUT,
+        tls: ClientTls | None = None,
+    ) -> None:
+        self.channel = create_channel(address, token=token, timeout=timeout, tls=tls)
         self.stub = ledger_pb2_grpc.LedgerServiceStub(self.channel)
 
     def standings(self, tournament_id: str) -> list[pb.Standing]:
@@ -154,21 +173,32 @@ class LedgerGateway:
 
 
 class BotFleet:
-    """Queues seat tasks on the Celery bot fleet (one task plays one seat of one match)."""
+    """Queues seat tasks on the Celery bot fleet (one task plays one seat of one match).
 
-    def __init__(self, table_address: str) -> None:
+    ``tls``: the engine speaks TLS (the tickets say so); each worker's own CA and client
+    certificate (``HEBEI_BOTS_TLS_*``) decide the credentials, never the ticket."""
+
+    def __init__(self, table_address: str, *, tls: bool = False) -> None:
         self.table_address = table_address  # where the workers reach the table engine
+        self.tls = tls
 
     def send(
         self, match_id: str, seat: int, token: str, policy: str, level: int, seed: int
     ) -> None:
-        from hebei.bots.celery_app import send_seat
         from hebei.bots.session import SeatTicket
 
-        ticket = SeatTicket(self.table_address, match_id, seat, token, policy, level or None, seed)
         try:
-            send_seat(ticket)
+            ticket = SeatTicket(
+                self.table_address, match_id, seat, token, policy, level or None, seed, tls=self.tls
+            )
+            self.queue(ticket)
         except ValueError as exc:
             raise InvalidArgument(str(exc)) from None
         except Exception as exc:  # the broker is down: kombu/redis errors of many kinds
             raise Unavailable(f"bot fleet: cannot queue a seat task: {exc}") from None
+
+    def queue(self, ticket: SeatTicket) -> None:
+        """Hand one seat to the fleet (ValueError for a ticket it refuses)."""
+        from hebei.bots.celery_app import send_seat
+
+        send_seat(ticket)

@@ -17,6 +17,10 @@ Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT
   other people before filling the table with bots;
 - ``HEBEI_MATCHMAKING_READY_SECONDS`` (default 15): the engine's ready check, as told to people;
 - ``HEBEI_MATCHMAKING_MAX_STREAMS`` (default 256): watchers and quick-play streams at once.
+
+The channels to the table engine and the ledger use the client TLS settings
+(``HEBEI_TLS_CA``, ``HEBEI_TLS_CLIENT_CERT``/``KEY``, see :mod:`hebei.common.tls`); with them,
+the bot seats it queues say the engine speaks TLS.
 """
 
 from __future__ import annotations
@@ -110,10 +114,12 @@ class Matchmaking:
             raise StartupError(f"cannot open the matchmaking database: {first_line}") from None
         token = config.server.service_token or config.server.operator_token
         endpoint = config.table_endpoint or config.table_address
-        self.table = TableGateway(config.table_address, token)
-        self.ledger = LedgerGateway(config.ledger_address, token)
+        tls = config.server.client_tls
+        self.table = TableGateway(config.table_address, token, tls=tls)
+        self.ledger = LedgerGateway(config.ledger_address, token, tls=tls)
+        fleet = BotFleet(endpoint, tls=tls is not None)
         self.tournaments = Tournaments(
-            self.store, self.table, self.ledger, BotFleet(endpoint), table_endpoint=endpoint
+            self.store, self.table, self.ledger, fleet, table_endpoint=endpoint
         )
         self.quick_play = QuickPlay(
             self.tournaments,

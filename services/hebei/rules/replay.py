@@ -1,16 +1,29 @@
-"""Replay an event log: rebuild the exact state and settlement, reject a tampered log."""
+"""Replay an event log: rebuild the exact state and settlement, reject a log that is not the
+game its seed and actions give. :func:`replay_log` first checks an exported log's hash chain
+and signatures (:mod:`hebei.rules.chain`): a log edited into another legal game passes the
+rules but not the signatures."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from hebei.rules.actions import Action, ActionKind
+from hebei.rules.chain import RECORD, LogCheck, open_log
 from hebei.rules.errors import IllegalActionError, NotationError, ReplayError
 from hebei.rules.hand import HandState
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.profile import get_profile
 
 ACTION_TYPES = frozenset(k.value for k in ActionKind)
+
+
+def _refuse_chained(events: Sequence) -> None:
+    """Plain events only: a log with chain records is read with :func:`replay_log`, which
+    checks the chain before the rules (never silently ignoring it)."""
+    for index, event in enumerate(events):
+        if isinstance(event, dict) and RECORD in event:
+            raise ReplayError(f"event #{index} carries a chain record: check it with replay_log")
 
 
 def _start_args(event: object) -> tuple[int, int, int, str]:
@@ -49,6 +62,7 @@ def replay_hand(events: Sequence[dict], *, complete: bool = True) -> HandState:
     """
     if not events:
         raise ReplayError("the log is empty")
+    _refuse_chained(events)
     seed, dealer, hand_no, profile_name = _start_args(events[0])
     try:
         profile = get_profile(profile_name)
@@ -86,6 +100,7 @@ def replay_match(events: Sequence[dict]) -> Match:
     """
     if not events or not isinstance(events[0], dict) or events[0].get("type") != "match_start":
         raise ReplayError("a match log starts with its match_start event")
+    _refuse_chained(events)
     start = events[0]
     try:
         match = Match(
@@ -119,3 +134,25 @@ def replay_match(events: Sequence[dict]) -> Match:
     if pos != len(events) - 1 or events[pos] != match.end_event():
         raise ReplayError(f"the match log should end with {match.end_event()}")
     return match
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayedLog:
+    """A checked log: its chain (:class:`hebei.rules.chain.LogCheck`) and its replay, a
+    hand's state or a whole match."""
+
+    check: LogCheck
+    events: list[dict]
+    hand: HandState | None = None
+    match: Match | None = None
+
+
+def replay_log(log: Sequence, key: bytes | None = None) -> ReplayedLog:
+    """Check a hand or match log as exported (its chain, with ``key`` every signature: see
+    :func:`hebei.rules.chain.open_log`), then replay it against the rules."""
+    events, check = open_log(log, key)
+    if not events:
+        raise ReplayError("the log is empty")
+    if events[0].get("type") == "match_start":
+        return ReplayedLog(check, events, match=replay_match(events))
+    return ReplayedLog(check, events, hand=replay_hand(events))

@@ -11,6 +11,9 @@ the seats of a resumed match have to come back before they are auto-played),
 from one client address, ``MAX_STREAMS`` (256) and ``MAX_STREAMS_PER_PEER`` (32): Play streams
 not yet joined to a seat (joined seats are never refused), ``JOIN_SECONDS`` (10): the time a
 Play stream has to send its Join. The thread pool is sized for every stream these allow.
+``LOG_KEY``: the secret that signs the event logs (:mod:`hebei.table.logkey`). The channels to
+the ledger and matchmaking use the client TLS settings (``HEBEI_TLS_CA``,
+``HEBEI_TLS_CLIENT_CERT``/``KEY``, see :mod:`hebei.common.tls`).
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import grpc
+
 from hebei.common.client import create_channel
 from hebei.common.config import ConfigError, EnvReader, ServerConfig, run_main
 from hebei.common.server import ServiceSpec, serve
 from hebei.table.host import HostSettings, TableHost
+from hebei.table.logkey import local_log_key, log_key_from_env
 from hebei.table.outbox import OutboxPoster
 from hebei.table.servicer import TableServicer
 from hebei.table.store import DEFAULT_SCHEMA, EventStore
@@ -62,6 +68,9 @@ class TableConfig:
     max_spectators: int = 256
     max_spectators_per_peer: int = 16
     join_seconds: float = 10.0
+    # The secret signing the event logs; None: the data directory's (loopback only, see
+    # hebei.table.logkey).
+    log_key: bytes | None = None
 
     @staticmethod
     def workers_for(max_tables: int, max_streams: int, max_spectators: int) -> int:
@@ -104,6 +113,7 @@ class TableConfig:
             max_spectators=max_spectators,
             max_spectators_per_peer=read.integer("MAX_SPECTATORS_PER_PEER", 16, lo=0, hi=100_000),
             join_seconds=read.number("JOIN_SECONDS", 10.0, lo=0.1, hi=600),
+            log_key=log_key_from_env(read, server.host),
         )
 
 
@@ -117,20 +127,19 @@ class TableEngine:
             from hebei.common import embedded
 
             url = embedded.database_url()
-        self.store = EventStore.open(url, config.schema, flush_seconds=config.flush_seconds)
-        token = config.server.service_token or config.server.operator_token
+        log_key = config.log_key or local_log_key(config.server.host)
+        self.store = EventStore.open(
+            url, config.schema, flush_seconds=config.flush_seconds, log_key=log_key
+        )
         deliverers = {}
         self._channels = []
         if config.ledger_address:
-            channel = create_channel(config.ledger_address, token=token, timeout=CALL_TIMEOUT)
-            self._channels.append(channel)
-            ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+            ledger = ledger_pb2_grpc.LedgerServiceStub(self._channel(config.ledger_address))
             deliverers["settlement"] = lambda payload: ledger.PostSettlement(
                 ledger_pb2.PostSettlementRequest.FromString(payload), timeout=CALL_TIMEOUT
             )
         if config.matchmaking_address:
-            channel = create_channel(config.matchmaking_address, token=token, timeout=CALL_TIMEOUT)
-            self._channels.append(channel)
+            channel = self._channel(config.matchmaking_address)
             matchmaking = matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
             deliverers["match_result"] = lambda payload: matchmaking.ReportMatchResult(
                 matchmaking_pb2.ReportMatchResultRequest.FromString(payload),
@@ -157,6 +166,18 @@ class TableEngine:
             max_spectators_per_peer=config.max_spectators_per_peer,
             join_seconds=config.join_seconds,
         )
+
+    def _channel(self, address: str) -> grpc.Channel:
+        """A channel to another service: the service token, the client TLS settings."""
+        server = self.config.server
+        channel = create_channel(
+            address,
+            token=server.service_token or server.operator_token,
+            timeout=CALL_TIMEOUT,
+            tls=server.client_tls,
+        )
+        self._channels.append(channel)
+        return channel
 
     def spec(self) -> ServiceSpec:
         """The service to host on a server (draining it suspends every table)."""

@@ -48,12 +48,16 @@ DURABLE_HISTORY = 256  # commit times kept per match (see EventStore.durable_tim
 
 @dataclass(frozen=True, slots=True)
 class EventRow:
-    """One logged event: its sequence number in the match, hand (1-based, 0 = match level)."""
+    """One logged event: its sequence number in the match, hand (1-based, 0 = match level),
+    and for a rules event its link in the match's hash chain and signature (hex; see
+    :mod:`hebei.rules.chain`)."""
 
     seq: int
     hand_no: int
     event: dict
     time: float
+    chain: str | None = None
+    mac: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +160,16 @@ def _stored(row: Sequence[Any]) -> StoredMatch:
     )
 
 
+def load_events(conn: Any, match_id: str) -> list[EventRow]:
+    """Every stored event of a match, in order (``conn``'s search_path: the engine's schema)."""
+    rows = conn.execute(
+        "SELECT seq, hand_no, event, logged_at, chain, mac FROM events WHERE match_id = %s"
+        " ORDER BY seq",
+        (match_id,),
+    ).fetchall()
+    return [EventRow(r[0], r[1], r[2], r[3].timestamp(), r[4], r[5]) for r in rows]
+
+
 def _error_text(error: str) -> str:
     """An error to store: what another service said may hold anything (a NUL would make
     PostgreSQL refuse the row, and the outbox row would be stuck)."""
@@ -177,8 +191,10 @@ class EventStore:
         max_batch: int = 1000,
         on_outbox: Any = None,
         on_failed: Callable[[str, str], None] | None = None,
+        log_key: bytes | None = None,
     ) -> None:
         self.pool = pool
+        self.log_key = log_key  # signs the events' chain (hebei.table.logkey); None: unsigned
         self.flush_seconds = flush_seconds
         self.max_batch = max_batch
         self.on_outbox = on_outbox  # called after a commit that wrote outbox rows
@@ -244,11 +260,7 @@ class EventStore:
         return [_stored(row) for row in rows]
 
     def _load_events(self, conn: Any, match: StoredMatch) -> StoredMatch:
-        rows = conn.execute(
-            "SELECT seq, hand_no, event, logged_at FROM events WHERE match_id = %s ORDER BY seq",
-            (match.match_id,),
-        ).fetchall()
-        match.events = [EventRow(r[0], r[1], r[2], r[3].timestamp()) for r in rows]
+        match.events = load_events(conn, match.match_id)
         self._mark(match.match_id, len(match.events))
         return match
 
@@ -470,12 +482,20 @@ class EventStore:
     def _write(self, batch: list[Group]) -> None:
         with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
             with cur.copy(
-                "COPY events (match_id, seq, hand_no, event, logged_at) FROM STDIN"
+                "COPY events (match_id, seq, hand_no, event, logged_at, chain, mac) FROM STDIN"
             ) as copy:
                 for group in batch:
                     for row in group.events:
                         copy.write_row(
-                            (group.match_id, row.seq, row.hand_no, Jsonb(row.event), _ts(row.time))
+                            (
+                                group.match_id,
+                                row.seq,
+                                row.hand_no,
+                                Jsonb(row.event),
+                                _ts(row.time),
+                                row.chain,
+                                row.mac,
+                            )
                         )
             outbox = [(g.match_id, o.kind, o.key, o.payload) for g in batch for o in g.outbox]
             if outbox:

@@ -33,6 +33,7 @@ The machine's failures do not decide matches:
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import secrets
 import threading
@@ -44,6 +45,7 @@ from hebei.common import convert
 from hebei.common.auth import same_token
 from hebei.common.errors import Conflict, Unauthenticated, Unavailable
 from hebei.common.validation import MAX_NAME_LENGTH
+from hebei.rules.chain import Chain, Link
 from hebei.rules.errors import IllegalActionError, NotationError, ReplayError
 from hebei.rules.hand import HandState, Phase
 from hebei.rules.match import Match, MatchLength
@@ -199,12 +201,14 @@ class MatchSpec:
 
 @dataclass(slots=True)
 class LogEntry:
-    """One event of the log, with its public sequence number if spectators see it."""
+    """One event of the log, with its public sequence number if spectators see it and, for a
+    rules event, its hash in the match's chain."""
 
     event: dict
     hand_no: int
     time: float
     public_seq: int | None
+    chain: str | None = None
 
 
 class Seat:
@@ -293,6 +297,8 @@ class Table:
         self.status = WAITING
         self.seats = [Seat(s, spec.time_control or default_for(s.kind)) for s in spec.seats]
         self.log: list[LogEntry] = []
+        # Every rules event is chained and signed as it is logged (hebei.rules.chain).
+        self.chain = Chain(spec.match_id, getattr(store, "log_key", None))
         self.public: list[tuple[int, pb.Event]] = []  # (log seq, spectator's event)
         self.spectators: list[Outbound] = []
         self.settlements: dict[int, pb.Settlement] = {}  # by 1-based hand number
@@ -634,6 +640,7 @@ class Table:
                 return
             durable = self.store.durable_seq(self.match_id)
             del self.log[durable:]
+            self.chain.rewind(next((e.chain for e in reversed(self.log) if e.chain), None))
             self.public = [(seq, event) for seq, event in self.public if seq <= durable]
             for queue in [*(s.session for s in self.seats if s.session), *self.spectators]:
                 queue.discard_after(durable)
@@ -968,24 +975,55 @@ class Table:
         return 0 if self.hand is None or self.hand.ended else self.hand.hand_no + 1
 
     def _log_event(
-        self, event: dict, hand_no: int | None = None, at: float | None = None, *, write=True
+        self,
+        event: dict,
+        hand_no: int | None = None,
+        at: float | None = None,
+        *,
+        write: bool = True,
+        stored: EventRow | None = None,
     ) -> None:
-        """Append ``event`` to the log (and to the group being written), publish it."""
+        """Append ``event`` to the log (and to the group being written), publish it. A rules
+        event is chained and signed (in memory: the hash and signature are written with it);
+        ``stored``: the row it was read from, whose hash and signature must be the same."""
         hand_no = self._current_hand_no() if hand_no is None else hand_no
         at = time.time() if at is None else at
         seq = len(self.log) + 1
+        link = None if event["type"] in TABLE_EVENTS else self.chain.append(event)
+        if stored is not None and link is not None:
+            self._check_stored(stored, link)
         public = self._view(event, None)
         message = None
         if public is not None:
             message = self._to_proto(public, hand_no, at, len(self.public) + 1)
-        self.log.append(LogEntry(event, hand_no, at, None if message is None else message.seq))
+        chain = None if link is None else link.hash
+        self.log.append(
+            LogEntry(event, hand_no, at, None if message is None else message.seq, chain)
+        )
         if write:
-            self._group.events.append(EventRow(seq, hand_no, event, at))
+            mac = None if link is None else link.mac
+            self._group.events.append(EventRow(seq, hand_no, event, at, chain, mac))
         if message is not None:
             self.public.append((seq, message))
             response = table_pb2.SpectateResponse(event=message)
             for queue in self.spectators:
                 queue.push(seq, response)
+
+    def _check_stored(self, row: EventRow, link: Link) -> None:
+        """A stored event must carry the hash and signature the engine gives it (rows logged
+        before logs were signed carry none): anything else is an edited log."""
+        where = f"match {self.match_id}: event {row.seq} ({row.event.get('type')})"
+        if row.chain is not None and row.chain != link.hash:
+            raise ReplayError(f"{where} does not match its stored hash: the log was edited")
+        if (
+            row.mac is not None
+            and link.mac is not None
+            and not hmac.compare_digest(row.mac, link.mac)
+        ):
+            raise ReplayError(
+                f"{where}: its signature does not verify with this engine's log key (the log "
+                "was edited, or HEBEI_TABLE_LOG_KEY changed)"
+            )
 
     def _commit(self) -> None:
         group = self._group
@@ -1165,7 +1203,7 @@ class Table:
                     self.match.finish_hand()
                 pos = end
         for row in rows:
-            self._log_event(row.event, row.hand_no, row.time, write=False)
+            self._log_event(row.event, row.hand_no, row.time, write=False, stored=row)
             self._replay_table_event(row)
 
     def _replay_table_event(self, row: EventRow) -> None:

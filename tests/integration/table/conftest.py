@@ -42,6 +42,7 @@ from tests.unit.table.greedy import greedy_choice
 OPERATOR_TOKEN = "operator-token-for-table-tests"
 SERVICE_TOKEN = "service-token-for-table-tests"
 OPERATOR = bearer_metadata(OPERATOR_TOKEN)
+LOG_KEY = b"log-key-of-the-table-tests-0123456789"  # signs the engines' event logs
 
 
 def server_config(service: str, **overrides: Any) -> ServerConfig:
@@ -187,6 +188,7 @@ def table_config(
         ledger_address=ledger.address,
         matchmaking_address=matchmaking.address,
         ready_seconds=5.0,
+        log_key=LOG_KEY,
     )
 
 

@@ -74,12 +74,12 @@ def test_listening_beyond_loopback_needs_a_distinct_service_token() -> None:
     assert from_env(HEBEI_HOST="127.0.0.1").service_token is None  # loopback: optional
 
 
-def test_tls_needs_both_files(tmp_path: Path) -> None:
-    cert = tmp_path / "cert.pem"
-    cert.write_text("x")
+def test_tls_needs_both_files() -> None:
+    certs = Path(__file__).resolve().parents[2] / "integration" / "common" / "certs"
+    cert, key = certs / "server.pem", certs / "server.key"
     with pytest.raises(ConfigError, match="HEBEI_TLS_KEY is required"):
         from_env(HEBEI_TLS_CERT=str(cert))
-    config = from_env(HEBEI_TLS_CERT=str(cert), HEBEI_TLS_KEY=str(cert))
+    config = from_env(HEBEI_TLS_CERT=str(cert), HEBEI_TLS_KEY=str(key))
     assert config.tls is not None and config.tls.cert_file == cert
 
 
