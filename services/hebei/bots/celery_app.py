@@ -77,6 +77,12 @@ def _configure(sender: Celery, **_: Any) -> None:
             "visibility_timeout": config.visibility_timeout,
             "unacked_restore_interval": config.restore_interval,
             "unacked_restore_throttle": 1,
+            # Redis keeps unacknowledged tasks in one hash per database: each fleet (queue
+            # prefix) gets its own, so fleets sharing a Redis never redeliver each other's
+            # seat tasks at their own visibility timeouts. (RabbitMQ ignores these.)
+            "unacked_key": f"{config.queue_prefix}.unacked",
+            "unacked_index_key": f"{config.queue_prefix}.unacked_index",
+            "unacked_mutex_key": f"{config.queue_prefix}.unacked_mutex",
         },
         task_acks_late=True,
         task_reject_on_worker_lost=True,

@@ -25,7 +25,7 @@ class BotsConfig:
     redis_url: str | None  # lease store; None: the broker, which must then be Redis
     visibility_timeout: float = DEFAULT_VISIBILITY_TIMEOUT
     restore_interval: float = 10.0  # seconds between sweeps for unacknowledged seat tasks
-    lease_seconds: float = 10.0
+    lease_seconds: float = 4.0  # a dead worker's seat is free this soon (renewed every third)
     policies: tuple[str, ...] = tuple(POLICIES)
     metrics_port: int | None = None  # None: no /metrics; 0: any free port
     metrics_host: str = "127.0.0.1"  # HEBEI_BOTS_HOST or HEBEI_HOST
@@ -53,7 +53,7 @@ class BotsConfig:
             redis_url=read.optional_text("REDIS_URL"),
             visibility_timeout=read.number("VISIBILITY_TIMEOUT", DEFAULT_VISIBILITY_TIMEOUT, lo=1),
             restore_interval=read.number("RESTORE_INTERVAL", 10.0, lo=0.1, hi=3600),
-            lease_seconds=read.number("LEASE_SECONDS", 10.0, lo=0.3, hi=3600),
+            lease_seconds=read.number("LEASE_SECONDS", 4.0, lo=0.3, hi=3600),
             policies=policies,
             metrics_port=None if metrics_port < 0 else metrics_port,
             metrics_host=read.text("HOST", "127.0.0.1", shared=True),

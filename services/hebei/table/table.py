@@ -88,6 +88,10 @@ STEP_ACTIONS = 64  # auto-played actions (and deals) in one step of a table
 HOLD_SECONDS = 0.25  # how often a held deadline looks again whether the seat was told
 LAG_TOLERANCE = 0.05  # seconds of event log delay not given back to a seat's clock
 SETTLE_SECONDS = 0.5  # after a seat drops, before the engine plays for it
+# ... a bot seat: its drop is the machine's failure (a worker died), not a player leaving, so
+# the table waits at its decisions this long for the fleet to take the seat over (matchmaking
+# re-queues an empty bot seat within seconds) before the engine plays for it.
+BOT_SETTLE_SECONDS = 20.0
 RESUME_GRACE_SECONDS = 5.0  # a paused match resumed: the seats that dropped may follow
 DECISION_RANDOM_BITS = 31  # the unguessable low bits of a decision id
 STOPPING = "the table engine is stopping: reconnect (the match resumes where it stopped)"
@@ -263,6 +267,11 @@ class Seat:
         )
 
 
+def _settle_seconds(seat: Seat) -> float:
+    """How long after a seat drops the engine waits before playing for it."""
+    return BOT_SETTLE_SECONDS if seat.spec.kind == pb.SEAT_KIND_BOT else SETTLE_SECONDS
+
+
 def rejection(decision_id: int, code: str, message: str) -> table_pb2.PlayResponse:
     metrics.ACTIONS_REJECTED.labels(code).inc()
     return table_pb2.PlayResponse(
@@ -417,7 +426,8 @@ class Table:
     def leave(self, session: Outbound) -> None:
         """A seat's stream ended: the seat is disconnected and auto-played, from a moment
         later (:data:`SETTLE_SECONDS`): when every seat drops at once (a bot worker holding
-        all four dies) the table pauses before the machine has played anything for them."""
+        all four dies) the table pauses before the machine has played anything for them. A
+        bot seat is waited for longer (:data:`BOT_SETTLE_SECONDS`): the fleet takes it over."""
         with self.lock:
             seat = next((s for s in self.seats if s.session is session), None)
             if seat is None:
@@ -429,8 +439,9 @@ class Table:
             self._log_event({"type": "seat_disconnected", "seat": seat.spec.seat})
             if self.status == PLAYING and seat.auto_reason is None:
                 self._set_auto(seat, "disconnect")
-                seat.settle_until = time.monotonic() + SETTLE_SECONDS
-                self._continue_later(SETTLE_SECONDS)
+                settle = _settle_seconds(seat)
+                seat.settle_until = time.monotonic() + settle
+                self._continue_later(settle)
             self._broadcast()
             self._commit()
 
@@ -770,10 +781,10 @@ class Table:
         if not self.paused:
             return
         self.paused, self.paused_at = False, None
-        grace = time.monotonic() + RESUME_GRACE_SECONDS
+        now = time.monotonic()
         for seat in self.seats:
             if not seat.connected and seat.auto_reason == "disconnect":
-                seat.settle_until = grace
+                seat.settle_until = now + max(RESUME_GRACE_SECONDS, _settle_seconds(seat))
         if self._pause_timer is not None:
             self._pause_timer.cancel()
             self._pause_timer = None

@@ -10,7 +10,7 @@ thawed. ``hebei.stack.processes`` has no restart of one child, so the processes 
 here, through its PR_SET_PDEATHSIG wrapper (nothing outlives the test run): start them from the
 main thread only, since the death signal follows the thread that started the child.
 
-The bot fleet keeps the production defaults (10 s leases, no broker redelivery within the
+The bot fleet keeps the production defaults (4 s leases, no broker redelivery within the
 match): a dead worker's seats are found again by the round director's re-queue.
 
 :func:`check_tournament` asserts what every fault test expects of a finished tournament: every
@@ -23,7 +23,6 @@ once; standings equal to the results (no mismatch) and the ledger's audit ok.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import socket
@@ -289,9 +288,12 @@ class FaultStack:
         for service in self.services.values():
             service.wait_serving()
 
-    def add_worker(self, sessions: int = 48) -> WorkerProcess:
+    def add_worker(self, sessions: int = 48, **env: str) -> WorkerProcess:
+        """Start a bot worker; ``env`` adds to the stack's environment (e.g.
+        ``HEBEI_BOTS_LEASE_SECONDS="10"``)."""
         name = f"fw{len(self.workers) + 1}x{uuid.uuid4().hex[:4]}"
-        worker = WorkerProcess(name, sessions, dict(self.base_env), self.folder / f"{name}.log")
+        worker_env = {**self.base_env, **env}
+        worker = WorkerProcess(name, sessions, worker_env, self.folder / f"{name}.log")
         self.workers.append(worker)
         self.start_worker(worker)
         return worker
@@ -319,21 +321,15 @@ class FaultStack:
                 self.restart(name)
 
     def purge_queues(self, bindings: bool = False) -> None:
-        """Drop the seat tasks still queued (re-queues of a test's last moments); with
-        ``bindings``, the queues' routing keys too (at the end)."""
+        """Drop the seat tasks still queued (re-queues of a test's last moments) and the
+        fleet's unacknowledged ones (``<prefix>.unacked*``); with ``bindings``, the queues'
+        routing keys too (at the end)."""
         patterns = [f"{self.queue_prefix}.*"]
         if bindings:
             patterns += [f"_kombu.binding*.{self.queue_prefix}.*"]
         keys = [k for p in patterns for k in self.redis.scan_iter(match=p, count=500)]
         if keys:
             self.redis.delete(*keys)
-        if bindings:  # the killed workers' unacknowledged tasks: kombu keeps them in one
-            # hash per Redis database, whichever the queue ("unacked", "unacked_index")
-            for tag, raw in self.redis.hscan_iter("unacked", count=500):
-                with contextlib.suppress(ValueError, TypeError, IndexError):
-                    if json.loads(raw)[2].startswith(f"{self.queue_prefix}."):
-                        self.redis.hdel("unacked", tag)
-                        self.redis.zrem("unacked_index", tag)
 
     def close(self) -> None:
         for worker in self.workers:

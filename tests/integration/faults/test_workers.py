@@ -61,8 +61,9 @@ def _check_takeover(stack, tid, seats, killed_at, back) -> None:
 
 @pytest.mark.slow
 def test_a_killed_worker_s_tables_pause_until_another_worker_takes_them_over(fault_stack):
-    """Every seat of the round on the worker that dies: its tables pause (nothing is played
-    for anybody), and resume when the other worker has joined every seat again."""
+    """Every seat of the round on the worker that dies: its tables wait (nothing is played
+    for anybody: a dropped bot seat is waited for), paused at most once, and go on when the
+    other worker has joined every seat again."""
     stack = fault_stack
     doomed = stack.add_worker(sessions=16)
     tid = stack.run_tournament(rounds=1, hands=24)
@@ -78,9 +79,10 @@ def test_a_killed_worker_s_tables_pause_until_another_worker_takes_them_over(fau
     for match_id, match in played.items():
         paused = [seconds(e.time) for e in match.events if e.type == ET.EVENT_TYPE_MATCH_PAUSED]
         resumed = [seconds(e.time) for e in match.events if e.type == ET.EVENT_TYPE_MATCH_RESUMED]
-        assert len(paused) == len(resumed) == 1, (match_id, paused, resumed)
-        print(f"{match_id}: paused {paused[0] - killed_at:.1f} s after the kill, "
-              f"for {resumed[0] - paused[0]:.1f} s")  # fmt: skip
+        assert len(paused) == len(resumed) <= 1, (match_id, paused, resumed)
+        if paused:
+            print(f"{match_id}: paused {paused[0] - killed_at:.1f} s after the kill, "
+                  f"for {resumed[0] - paused[0]:.1f} s")  # fmt: skip
     _check_takeover(stack, tid, seats, killed_at, back)
 
 
@@ -101,11 +103,12 @@ def test_a_killed_worker_s_seats_beside_live_ones_are_not_played_by_the_machine(
 
 @pytest.mark.slow
 def test_a_frozen_worker_s_seats_time_out_and_come_back_when_it_thaws(fault_stack):
-    """Two seats on the worker frozen for 5 s (decisions: 3 s, seat leases: 10 s): only they
-    time out and are auto-played, only while frozen (and a moment after), and the worker
-    takes both back when it thaws."""
+    """Two seats on the worker frozen for 5 s (decisions: 3 s; its seat leases: 10 s, longer
+    than the freeze — with the default 4 s a frozen worker's seats are handed to another):
+    only they time out and are auto-played, only while frozen (and a moment after), and the
+    worker takes both back when it thaws."""
     stack = fault_stack
-    frozen = stack.add_worker(sessions=2)  # two seats: beside seats of the live worker
+    frozen = stack.add_worker(sessions=2, HEBEI_BOTS_LEASE_SECONDS="10")  # beside live seats
     tid = stack.run_tournament(rounds=1, hands=24)
     wait_for(lambda: len(stack.held_seats(frozen)) == 2, 60, "two seats on the first worker")
     stack.add_worker(sessions=48)  # the other seats wait for it (the ready check is 15 s)
