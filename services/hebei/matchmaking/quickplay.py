@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from google.protobuf.timestamp_pb2 import Timestamp
+
 from hebei.common.errors import DomainError, InvalidArgument, ResourceExhausted, Unavailable
 from hebei.common.validation import MAX_NAME_LENGTH, check_text
 from hebei.matchmaking import metrics
@@ -42,7 +44,7 @@ class Ticket:
     level: int
     since: float = field(default_factory=time.monotonic)
     match: MatchRow | None = None
-    since_opened: float = 0.0  # wall-clock time the match was opened
+    ready_deadline: Timestamp = field(default_factory=Timestamp)  # the engine's ready check
     error: DomainError | None = None
     seated: threading.Event = field(default_factory=threading.Event)
 
@@ -55,12 +57,10 @@ class QuickPlay:
         ts: Tournaments,
         *,
         wait_seconds: float = 3.0,
-        ready_seconds: float = 15.0,
         max_waiting: int = 1000,
     ) -> None:
         self.ts = ts
         self.wait_seconds = wait_seconds
-        self.ready_seconds = ready_seconds
         self.max_waiting = max_waiting
         self._lock = threading.Lock()
         self._waiting: list[Ticket] = []
@@ -138,7 +138,8 @@ class QuickPlay:
                 for s in match.request.seats
             ],
         )
-        response.ready_deadline.FromSeconds(int(ticket.since_opened + self.ready_seconds))
+        if status == mm.QUICK_PLAY_STATUS_SEATED:
+            response.ready_deadline.CopyFrom(ticket.ready_deadline)
         return response
 
     def _seat_due(self) -> None:
@@ -204,7 +205,7 @@ class QuickPlay:
         try:
             with self.ts.store.transaction() as conn:
                 self.ts.store.insert_match(conn, match)
-            self.ts.table.open_match(match.request)
+            info = self.ts.table.open_match(match.request)
             for seat in match.request.seats:
                 if seat.kind == pb.SEAT_KIND_BOT:
                     self.ts.fleet.send(
@@ -225,10 +226,9 @@ class QuickPlay:
                 ticket.error = Unavailable(f"cannot open a table now: {error.message}")
                 ticket.seated.set()
             return
-        opened = time.time()
         for ticket in group:
             metrics.QUICK_PLAY_WAIT_SECONDS.observe(time.monotonic() - ticket.since)
             ticket.match = match
-            ticket.since_opened = opened
+            ticket.ready_deadline.CopyFrom(info.ready_deadline)
             ticket.seated.set()
         self.ts.changes.notify()

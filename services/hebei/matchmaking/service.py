@@ -15,7 +15,6 @@ Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT
 - ``HEBEI_MATCHMAKING_SCHEMA`` (default ``matchmaking``), ``..._POOL_SIZE`` (default 10);
 - ``HEBEI_MATCHMAKING_QUICK_PLAY_WAIT_SECONDS`` (default 3): how long quick play waits for
   other people before filling the table with bots;
-- ``HEBEI_MATCHMAKING_READY_SECONDS`` (default 15): the engine's ready check, as told to people;
 - ``HEBEI_MATCHMAKING_MAX_STREAMS`` (default 256): watchers and quick-play streams at once.
 
 The channels to the table engine and the ledger use the client TLS settings
@@ -64,7 +63,6 @@ class MatchmakingConfig:
     schema: str = "matchmaking"
     pool_size: int = 10
     quick_play_wait: float = 3.0
-    ready_seconds: float = 15.0
     max_streams: int = 256
     tick_seconds: float = 0.5
     ledger_grace: float = 30.0
@@ -96,7 +94,6 @@ class MatchmakingConfig:
             schema=schema,
             pool_size=read.integer("POOL_SIZE", 10, lo=2, hi=500),
             quick_play_wait=read.number("QUICK_PLAY_WAIT_SECONDS", 3.0, lo=0.0, hi=600),
-            ready_seconds=read.number("READY_SECONDS", 15.0, lo=0.01, hi=3600),
             max_streams=max_streams,
         )
 
@@ -124,7 +121,6 @@ class Matchmaking:
         self.quick_play = QuickPlay(
             self.tournaments,
             wait_seconds=config.quick_play_wait,
-            ready_seconds=config.ready_seconds,
         )
         service_tokens = [config.server.service_token] if config.server.service_token else []
         self.servicer = MatchmakingServicer(

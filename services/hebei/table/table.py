@@ -315,6 +315,7 @@ class Table:
         self._hand_logged = 0  # how many of self.hand.events are in the log
         self._group = Group(spec.match_id)
         self._ready_timer: Timer | None = None
+        self.ready_deadline: float | None = None  # wall time the ready check ends (waiting)
         self._pause_timer: Timer | None = None
         self._rejoin_timer: Timer | None = None
         self._continuation: Timer | None = None
@@ -371,6 +372,8 @@ class Table:
                 message.time_control.time_bank.CopyFrom(
                     convert.duration_from_seconds(self.spec.time_control.bank)
                 )
+            if self.status == WAITING and self.ready_deadline is not None:
+                message.ready_deadline.CopyFrom(convert.timestamp_from_seconds(self.ready_deadline))
             if self.over:
                 message.seed = self.spec.seed
                 if self.ended_at is not None:
@@ -693,6 +696,7 @@ class Table:
         with self.lock:
             if self.status == WAITING and self._ready_timer is None:
                 self._ready_timer = self.scheduler.call_later(ready_seconds, self.on_ready_timeout)
+                self.ready_deadline = time.time() + ready_seconds
 
     def _start_event(self) -> dict:
         """The match_start event (an evaluation match says so: its seed was chosen)."""

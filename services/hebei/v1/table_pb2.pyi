@@ -47,7 +47,7 @@ class SeatInfo(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.SeatKind, str]] = ..., connected: _Optional[bool] = ..., auto_played: _Optional[bool] = ..., score: _Optional[int] = ...) -> None: ...
 
 class MatchInfo(_message.Message):
-    __slots__ = ("table_id", "match_id", "tournament_id", "round_no", "status", "hand_no", "hands_played", "seats", "rule_profile", "length", "time_control", "opened_at", "ended_at", "seed", "event_count", "evaluation", "paused")
+    __slots__ = ("table_id", "match_id", "tournament_id", "round_no", "status", "hand_no", "hands_played", "seats", "rule_profile", "length", "time_control", "opened_at", "ended_at", "seed", "event_count", "evaluation", "paused", "ready_deadline")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -65,6 +65,7 @@ class MatchInfo(_message.Message):
     EVENT_COUNT_FIELD_NUMBER: _ClassVar[int]
     EVALUATION_FIELD_NUMBER: _ClassVar[int]
     PAUSED_FIELD_NUMBER: _ClassVar[int]
+    READY_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     match_id: str
     tournament_id: str
@@ -82,7 +83,8 @@ class MatchInfo(_message.Message):
     event_count: int
     evaluation: bool
     paused: bool
-    def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., status: _Optional[_Union[_types_pb2.MatchStatus, str]] = ..., hand_no: _Optional[int] = ..., hands_played: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., opened_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seed: _Optional[int] = ..., event_count: _Optional[int] = ..., evaluation: _Optional[bool] = ..., paused: _Optional[bool] = ...) -> None: ...
+    ready_deadline: _timestamp_pb2.Timestamp
+    def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., status: _Optional[_Union[_types_pb2.MatchStatus, str]] = ..., hand_no: _Optional[int] = ..., hands_played: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., opened_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seed: _Optional[int] = ..., event_count: _Optional[int] = ..., evaluation: _Optional[bool] = ..., paused: _Optional[bool] = ..., ready_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class OpenMatchRequest(_message.Message):
     __slots__ = ("table_id", "match_id", "tournament_id", "round_no", "rule_profile", "length", "seats", "time_control", "seed", "evaluation")

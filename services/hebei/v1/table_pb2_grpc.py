@@ -37,6 +37,24 @@ class TableServiceStub:
     ("the table engine is stopping: reconnect"), which is not the seat leaving: no auto-play is
     charged, the clocks stop, and the match resumes from its log when the engine is back;
     clients join again with backoff. Health turns NOT_SERVING at once.
+
+    For client authors:
+    - Every server also serves the standard gRPC health service (`grpc.health.v1.Health`, from
+    grpc's `grpc/health/v1/health.proto`; status per service name, e.g. "hebei.v1.TableService",
+    and "" for the whole server) and server reflection (`grpc.reflection.v1alpha`), so tools
+    such as grpcurl list and call every method without these files.
+    - Decisions: every Observation that carries legal_actions carries a decision_id; answer it by
+    echoing that id in Action.decision_id. The same decision may arrive twice (an observation is
+    sent on every change, and again after a reconnect): answer the latest one; an answer to a
+    decision already closed is refused with ActionRejected (FAILED_PRECONDITION) and the stream
+    goes on. Decision ids are opaque numbers, unique per seat; they say nothing about the other
+    seats.
+    - Time: a match's TimeControl, when unset, is per seat kind: people 8 s per decision plus a
+    30 s time bank per match, bots 2 s and no bank. A decision's clock runs only while its seat
+    is connected. The ready check (RULES.md §8): seats absent when MatchInfo.ready_deadline
+    passes (15 s after OpenMatch by default) are auto-played from the start.
+    - Bot seats need no Python: MatchmakingService.RequestBots has the bot fleet play seats of a
+    match opened here, with their tokens.
     """
 
     def __init__(self, channel):
@@ -89,6 +107,24 @@ class TableServiceServicer:
     ("the table engine is stopping: reconnect"), which is not the seat leaving: no auto-play is
     charged, the clocks stop, and the match resumes from its log when the engine is back;
     clients join again with backoff. Health turns NOT_SERVING at once.
+
+    For client authors:
+    - Every server also serves the standard gRPC health service (`grpc.health.v1.Health`, from
+    grpc's `grpc/health/v1/health.proto`; status per service name, e.g. "hebei.v1.TableService",
+    and "" for the whole server) and server reflection (`grpc.reflection.v1alpha`), so tools
+    such as grpcurl list and call every method without these files.
+    - Decisions: every Observation that carries legal_actions carries a decision_id; answer it by
+    echoing that id in Action.decision_id. The same decision may arrive twice (an observation is
+    sent on every change, and again after a reconnect): answer the latest one; an answer to a
+    decision already closed is refused with ActionRejected (FAILED_PRECONDITION) and the stream
+    goes on. Decision ids are opaque numbers, unique per seat; they say nothing about the other
+    seats.
+    - Time: a match's TimeControl, when unset, is per seat kind: people 8 s per decision plus a
+    30 s time bank per match, bots 2 s and no bank. A decision's clock runs only while its seat
+    is connected. The ready check (RULES.md §8): seats absent when MatchInfo.ready_deadline
+    passes (15 s after OpenMatch by default) are auto-played from the start.
+    - Bot seats need no Python: MatchmakingService.RequestBots has the bot fleet play seats of a
+    match opened here, with their tokens.
     """
 
     def OpenMatch(self, request, context):
@@ -195,6 +231,24 @@ class TableService:
     ("the table engine is stopping: reconnect"), which is not the seat leaving: no auto-play is
     charged, the clocks stop, and the match resumes from its log when the engine is back;
     clients join again with backoff. Health turns NOT_SERVING at once.
+
+    For client authors:
+    - Every server also serves the standard gRPC health service (`grpc.health.v1.Health`, from
+    grpc's `grpc/health/v1/health.proto`; status per service name, e.g. "hebei.v1.TableService",
+    and "" for the whole server) and server reflection (`grpc.reflection.v1alpha`), so tools
+    such as grpcurl list and call every method without these files.
+    - Decisions: every Observation that carries legal_actions carries a decision_id; answer it by
+    echoing that id in Action.decision_id. The same decision may arrive twice (an observation is
+    sent on every change, and again after a reconnect): answer the latest one; an answer to a
+    decision already closed is refused with ActionRejected (FAILED_PRECONDITION) and the stream
+    goes on. Decision ids are opaque numbers, unique per seat; they say nothing about the other
+    seats.
+    - Time: a match's TimeControl, when unset, is per seat kind: people 8 s per decision plus a
+    30 s time bank per match, bots 2 s and no bank. A decision's clock runs only while its seat
+    is connected. The ready check (RULES.md §8): seats absent when MatchInfo.ready_deadline
+    passes (15 s after OpenMatch by default) are auto-played from the start.
+    - Bot seats need no Python: MatchmakingService.RequestBots has the bot fleet play seats of a
+    match opened here, with their tokens.
     """
 
     @staticmethod

@@ -242,6 +242,10 @@ def test_quick_play_seats_a_person_with_three_bots(served: Stack, start_worker) 
     seated = next(stream)
     assert seated.status == mm.QUICK_PLAY_STATUS_SEATED
     assert seated.seating.seat_token and seated.HasField("ready_deadline")
+    import time
+
+    ready_in = seated.ready_deadline.ToMicroseconds() / 1e6 - time.time()
+    assert 0 < ready_in <= 5.5  # the engine's ready check (5 s in these tests)
     kinds = sorted(s.kind for s in seated.seats)
     assert kinds == [pb.SEAT_KIND_PERSON, pb.SEAT_KIND_BOT, pb.SEAT_KIND_BOT, pb.SEAT_KIND_BOT]
     player = _play_seat(stack, seated.seating)
