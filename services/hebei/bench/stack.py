@@ -279,7 +279,10 @@ def run_stack_bench(
                 matchmaking.CancelTournament(
                     mm.CancelTournamentRequest(tournament_id=tid, reason="soak over")
                 )
-            if event.type in (mm.TOURNAMENT_EVENT_TYPE_FINISHED, mm.TOURNAMENT_EVENT_TYPE_CANCELLED):
+            if event.type in (
+                mm.TOURNAMENT_EVENT_TYPE_FINISHED,
+                mm.TOURNAMENT_EVENT_TYPE_CANCELLED,
+            ):
                 break
         elapsed = time.perf_counter() - started
         after = {name: scrape(address) for name, address in metrics_addresses.items()}
@@ -342,9 +345,7 @@ def _window(after: Samples, before: Samples, seconds: float) -> dict[str, Any]:
     }
 
 
-def _soak_summary(
-    rss: Mapping[str, list[int]], windows: list[dict[str, Any]]
-) -> dict[str, Any]:
+def _soak_summary(rss: Mapping[str, list[int]], windows: list[dict[str, Any]]) -> dict[str, Any]:
     """Memory growth per component after the first minute, and the p99 of each window."""
     memory = {}
     for name, samples in rss.items():
