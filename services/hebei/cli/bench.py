@@ -32,6 +32,10 @@ RULES_ROWS = {
     "discard_options_us": ("discard options (14 tiles), µs/call", "{:.1f}"),
     "discard_options_first_pass_us": ("discard options first pass, µs/call", "{:.1f}"),
     "random_hands_per_second": ("self-play, random players, hands/s", "{:.0f}"),
+    "classic_random_hands_per_second": (
+        "self-play, classic rules, random players, hands/s",
+        "{:.0f}",
+    ),
 }
 
 
@@ -67,11 +71,12 @@ def rules_command(
     seed: int = typer.Option(20240601, "--seed", "-s", help="Seed of the random hands."),
     repeats: int = typer.Option(3, "--repeats", help="Timed passes; the best one counts."),
     play_hands: int = typer.Option(
-        1000, "--play-hands", help="Self-play hands for random_hands_per_second."
+        1000, "--play-hands", help="Self-play hands of each rule profile (main, classic)."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
 ) -> None:
-    """Shanten (vs the PyPI mahjong library), win check, ukeire, discard options, self-play."""
+    """Shanten (vs the PyPI mahjong library), win check, ukeire, discard options, self-play
+    under the main and the classic rules."""
     from hebei.bench.rules import run_rules_bench
 
     if hands < 1:

@@ -11,13 +11,21 @@ from hebei.cli import app
 from hebei.cli._util import fail
 from hebei.rules.errors import RulesError
 from hebei.rules.profile import get_profile
-from hebei.rules.scoring import ScoredWin, WinContext, score_win
+from hebei.rules.scoring import ScoredWin, WinContext, request_profile, score_win
 
 
 def score_output(result: ScoredWin | None) -> dict:
-    """The JSON answer: ``{"legal": false}`` or the items, bonus and hand deltas."""
+    """The JSON answer: ``{"legal": false}`` or the items, bonus (main) or points (classic)
+    and hand deltas."""
     if result is None:
         return {"legal": False}
+    if result.points is not None:
+        return {
+            "legal": True,
+            "fans": [f.to_json() for f in result.fans],
+            "points": result.points,
+            "deltas": list(result.deltas),
+        }
     return {
         "legal": True,
         "fans": [{"id": f.id, "fan": f.fan} for f in result.fans],
@@ -28,29 +36,39 @@ def score_output(result: ScoredWin | None) -> dict:
 
 @app.command("score")
 def score(
-    profile: str = typer.Option("main", help="Rule profile to score with."),
+    profile: str = typer.Option(
+        None, help='Rule profile to score with (default: the input\'s "profile", else main).'
+    ),
 ) -> None:
     """Score one win: a JSON object on stdin, a JSON object on stdout.
 
     Input keys: hand (concealed tiles, winning tile included, e.g. "123m456p789s22z"),
-    melds (list of {"type": "pong"|"exposed_kong"|"added_kong"|"concealed_kong", "tile": "7z"}),
-    win_tile, win ("self_draw"|"discard"|"rob_kong"), winner, dealer, discarder (seats 0-3;
-    discarder for discard and rob_kong), kong_replacement, last_tile (true/false).
+    melds (list of {"type": "pong"|"exposed_kong"|"added_kong"|"concealed_kong"|"chow",
+    "tile": "7z"}; a chow by its lowest tile, classic only), win_tile,
+    win ("self_draw"|"discard"|"rob_kong"), winner, dealer, discarder (seats 0-3;
+    discarder for discard and rob_kong), kong_replacement, last_tile (true/false),
+    profile ("main" by default, or "classic").
 
     Output: {"legal": true, "fans": ..., "bonus": ..., "deltas": ...} with the hand payments
-    by seat (kong payments not included), or {"legal": false}. Bad input exits with code 2.
+    by seat (kong payments not included), or {"legal": false}. The classic profile lists its
+    pattern ({"id", "fan"}) and doublings ({"id", "times": 2}) and gives "points" instead of
+    "bonus". Bad input exits with code 2.
     """
-    try:
-        rules = get_profile(profile)
-    except ValueError as exc:
-        fail(f"score: {exc}")
+    if profile is not None:
+        try:
+            get_profile(profile)
+        except ValueError as exc:
+            fail(f"score: {exc}")
     text = sys.stdin.read()
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         fail(f"score: stdin is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})")
     try:
-        result = score_win(WinContext.from_json(obj), rules)
+        rules = request_profile(obj, profile or "main")
+        if profile is not None and rules.name != profile:
+            fail(f'score: --profile {profile} but the input names "profile": "{rules.name}"')
+        result = score_win(WinContext.from_json(obj, rules), rules)
     except RulesError as exc:
         fail("score: " + " ".join(str(exc).split()))
     typer.echo(json.dumps(score_output(result), ensure_ascii=False))

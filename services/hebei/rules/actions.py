@@ -1,11 +1,13 @@
-"""What a seat can do (RULES.md §3). Actions are interned: compare them with ``==`` or ``is``."""
+"""What a seat can do (RULES.md §3, chow §9). Actions are interned: compare them with ``==`` or
+``is``."""
 
 from __future__ import annotations
 
 import enum
 
 from hebei.rules.errors import NotationError
-from hebei.rules.tiles import N_KINDS, TILE_NAMES, parse_tile
+from hebei.rules.melds import is_run_base
+from hebei.rules.tiles import N_KINDS, TILE_NAMES, format_tiles, parse_tile
 
 
 class ActionKind(enum.Enum):
@@ -16,6 +18,8 @@ class ActionKind(enum.Enum):
     CONCEALED_KONG = "concealed_kong"
     ADDED_KONG = "added_kong"
     PASS = "pass"
+    CHOW = "chow"  # claim the previous seat's discard into a run; the tile is the run's lowest
+    # (any tile is an action; only a run's lowest, 1-7 of a suit, can be legal)
 
 
 TILE_KINDS = frozenset(
@@ -25,6 +29,7 @@ TILE_KINDS = frozenset(
         ActionKind.EXPOSED_KONG,
         ActionKind.CONCEALED_KONG,
         ActionKind.ADDED_KONG,
+        ActionKind.CHOW,
     }
 )
 
@@ -58,9 +63,11 @@ class Action:
         )
 
     def __str__(self) -> str:
-        return (
-            self.kind.value if self.tile is None else f"{self.kind.value} {TILE_NAMES[self.tile]}"
-        )
+        if self.tile is None:
+            return self.kind.value
+        if self.kind is ActionKind.CHOW and is_run_base(self.tile):  # "chow 345m": the run
+            return f"chow {format_tiles((self.tile, self.tile + 1, self.tile + 2))}"
+        return f"{self.kind.value} {TILE_NAMES[self.tile]}"
 
     def to_json(self) -> dict:
         if self.tile is None:
@@ -110,3 +117,5 @@ PONG = tuple(act(ActionKind.PONG, k) for k in range(N_KINDS))
 EXPOSED_KONG = tuple(act(ActionKind.EXPOSED_KONG, k) for k in range(N_KINDS))
 CONCEALED_KONG = tuple(act(ActionKind.CONCEALED_KONG, k) for k in range(N_KINDS))
 ADDED_KONG = tuple(act(ActionKind.ADDED_KONG, k) for k in range(N_KINDS))
+# Chows by the run's lowest tile: ``CHOW[base]``. Only a base 1-7 of a suit is ever legal.
+CHOW = tuple(act(ActionKind.CHOW, k) for k in range(N_KINDS))

@@ -1,4 +1,4 @@
-"""The state machine of one hand (局), RULES.md §2-§3.
+"""The state machine of one hand (局), RULES.md §2-§3 (and §9 with the classic profile).
 
 :class:`HandState` is built from a seed, a dealer and a rule profile. Seats act
 through :meth:`HandState.apply`; :meth:`HandState.legal_actions` lists what each
@@ -9,6 +9,15 @@ seed, so :func:`hebei.rules.replay.replay_hand` rebuilds the hand exactly.
 
 An illegal action raises :class:`IllegalActionError` with the reason and leaves
 the state untouched (every check happens before the first mutation).
+
+Chow (§9, ``allow_chow``): the seat after the discarder is offered every run its hand
+completes with the discard (``CHOW[lowest tile]``); claims resolve win > pong/kong > chow.
+
+False win (§9 诈胡, ``false_win_penalty``): a seat with a decision to make may send WIN
+although :meth:`HandState.legal_actions` does not list it (only people do: bots choose
+among the legal actions). :meth:`HandState.accepts_false_win` says when. The seat pays
+the penalty and the hand ends (after the claim window it was sent in, whose real wins
+are settled too); the log marks the win event ``"false_win": true``.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from dataclasses import dataclass
 
 from hebei.rules.actions import (
     ADDED_KONG,
+    CHOW,
     CONCEALED_KONG,
     DISCARD,
     EXPOSED_KONG,
@@ -41,7 +51,7 @@ from hebei.rules.scoring import (
     score_win,
     settle_hand,
 )
-from hebei.rules.tiles import N_KINDS, TILE_NAMES, format_counts, to_counts
+from hebei.rules.tiles import N_KINDS, TILE_NAMES, format_counts, rank_of, to_counts
 from hebei.rules.wall import Wall
 from hebei.rules.wincheck import checker
 
@@ -50,7 +60,7 @@ SEATS = (0, 1, 2, 3)
 
 class Phase(enum.Enum):
     TURN = "turn"  # the current seat wins, kongs or discards
-    CLAIMS = "claims"  # other seats answer a discard: win, pong, kong or pass
+    CLAIMS = "claims"  # other seats answer a discard: win, pong, kong, chow or pass
     ROB = "rob"  # other seats may rob an added kong
     ENDED = "ended"
 
@@ -58,6 +68,7 @@ class Phase(enum.Enum):
 class Outcome(enum.Enum):
     WIN = "win"
     EXHAUSTIVE_DRAW = "exhaustive_draw"
+    FALSE_WIN = "false_win"  # §9: the hand ended on a false win, and no real one
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +99,7 @@ class HandState:
         self.hand_no = hand_no
         self.profile = profile
         wins = checker(profile)
-        self._is_win = wins.is_win
+        self._is_win = wins.wins  # (concealed counts, melds): the profile's legal win
         self._may_be_ready = wins.may_be_ready
         self.wall = Wall.shuffled(random.Random(seed), profile) if wall is None else wall
         dealt = self.wall.deal(dealer)
@@ -103,11 +114,12 @@ class HandState:
         self.drawn: int | None = None  # the tile the current seat drew this turn
         self.replacement = False  # ... from the tail, after a kong
         self.last_draw = False  # ... and it was the last normal draw (海底)
-        self.after_pong = False  # a turn after a pong: discard only
+        self.after_claim = False  # a turn after a pong or chow: discard only
         self.claim_tile: int | None = None  # the discard (or added-kong tile) being answered
         self.claim_from: int | None = None
         self.pending: dict[int, tuple[Action, ...]] = {}
         self.responses: dict[int, tuple[Action, bool]] = {}
+        self._false_wins: list[int] = []  # seats whose win declared in this window is false
         self.result: HandResult | None = None
         self._turn_actions: tuple[Action, ...] | None = None
         # May each seat's 3n+1 hand be ready (听)? Only a ready hand can win on the next tile,
@@ -164,13 +176,23 @@ class HandState:
             return ()
         return self.pending.get(seat, ())
 
+    def accepts_false_win(self, seat: int) -> bool:
+        """Would :meth:`apply` take WIN from ``seat`` as a false win (§9 诈胡)? Only in a
+        profile with a false-win penalty, from a seat with a decision to make now, when a
+        win is not among its legal actions."""
+        return (
+            self.profile.false_win_penalty > 0
+            and seat in self.to_act()
+            and WIN not in self.legal_actions(seat)
+        )
+
     def _compute_turn_actions(self) -> tuple[Action, ...]:
         seat = self.current
         hand = self.hands[seat]
         acts: list[Action] = []
-        if not self.after_pong:
+        if not self.after_claim:
             may_win = self.drawn is None or self.replacement or self._drawn_ready
-            if may_win and self._is_win(hand, len(self.melds[seat])):
+            if may_win and self._is_win(hand, self.melds[seat]):
                 acts.append(WIN)
             if self.can_kong():
                 if 4 in hand:
@@ -184,7 +206,7 @@ class HandState:
     def auto_action(self, seat: int) -> Action:
         """What the system plays for a seat that timed out, left or handed over (§3):
         any win it can; else discard the tile just drawn, or (no draw this turn) the last
-        tile of its sorted hand; never pong or kong."""
+        tile of its sorted hand; never pong, kong or chow (nor a false win)."""
         options = self.legal_actions(seat)
         if not options:
             raise IllegalActionError(self._why_not(seat, None))
@@ -204,7 +226,8 @@ class HandState:
             for k, c in enumerate(self.hands[seat]):
                 counts[k] += c
             for meld in self.melds[seat]:
-                counts[meld.tile] += meld.size
+                for k in meld.tiles:
+                    counts[k] += 1
             for k in self.discards[seat]:
                 counts[k] += 1
         return counts
@@ -212,18 +235,30 @@ class HandState:
     # ------------------------------------------------------------------ acting
 
     def apply(self, seat: int, action: Action, *, auto: bool = False) -> None:
-        """Apply ``action`` for ``seat``; raise :class:`IllegalActionError` if it is not legal."""
+        """Apply ``action`` for ``seat``; raise :class:`IllegalActionError` if it is not legal
+        (a WIN that :meth:`accepts_false_win` is taken as a false win instead)."""
+        false_win = False
         if action not in self.legal_actions(seat):
-            raise IllegalActionError(self._why_not(seat, action))
+            if action is not WIN or not self.accepts_false_win(seat):
+                raise IllegalActionError(self._why_not(seat, action))
+            false_win = True
         if self.phase is Phase.TURN:
+            if false_win:
+                self._log(seat, action, auto, false_win=True)
+                self._end((), (seat,))
+                return
             self._turn_action(seat, action, auto)
         else:
             self.responses[seat] = (action, auto)
-            extra = (
-                {}
-                if action is PASS
-                else {"tile": TILE_NAMES[self.claim_tile], "from": self.claim_from}
-            )
+            if action is PASS:
+                extra = {}
+            elif action.kind is ActionKind.CHOW:  # the action's tile is the run's lowest
+                extra = {"from": self.claim_from, "claimed": TILE_NAMES[self.claim_tile]}
+            else:
+                extra = {"tile": TILE_NAMES[self.claim_tile], "from": self.claim_from}
+            if false_win:
+                self._false_wins.append(seat)
+                extra["false_win"] = True
             self._log(seat, action, auto, **extra)
             if len(self.responses) == len(self.pending):
                 if self.phase is Phase.CLAIMS:
@@ -247,7 +282,15 @@ class HandState:
                     f"seat {seat} cannot {what}: it has no claim on {TILE_NAMES[self.claim_tile]}"
                 )
         options = ", ".join(str(a) for a in self.legal_actions(seat))
-        if action is not None and action.tile is not None and not self.hands[seat][action.tile]:
+        if action is not None and action.kind is ActionKind.CHOW:
+            if not self.profile.allow_chow:
+                return f"seat {seat} cannot {what}: the {self.profile.name} rules have no chow"
+            if self.phase is Phase.CLAIMS and seat != (self.claim_from + 1) % 4:
+                return (
+                    f"seat {seat} cannot {what}: only seat {(self.claim_from + 1) % 4}, next "
+                    f"after the discarder, may chow (legal: {options})"
+                )
+        elif action is not None and action.tile is not None and not self.hands[seat][action.tile]:
             return f"seat {seat} cannot {what}: it holds no {TILE_NAMES[action.tile]} (legal: {options})"
         return f"seat {seat} cannot {what} now (legal: {options})"
 
@@ -299,13 +342,15 @@ class HandState:
             opts: list[Action] = []
             if held < 4 and self._is_ready(seat):
                 hand[tile] = held + 1
-                if self._is_win(hand, len(self.melds[seat])):
+                if self._is_win(hand, self.melds[seat]):
                     opts.append(WIN)
                 hand[tile] = held
             if held >= 2:
                 opts.append(PONG[tile])
                 if held == 3 and kong_ok:
                     opts.append(EXPOSED_KONG[tile])
+            if offset == 1 and self.profile.allow_chow:
+                opts.extend(chows(hand, tile))
             if opts:
                 opts.append(PASS)
                 pending[seat] = tuple(opts)
@@ -328,19 +373,22 @@ class HandState:
         self.responses = {}
         self.claim_tile = None
         self.claim_from = None
+        self._false_wins = []
 
     def _resolve_claims(self) -> None:
         tile, discarder = self.claim_tile, self.claim_from
         answers = self._answers()
-        winners = [seat for seat, action in answers if action is WIN]
+        false_wins = tuple(s for s, _ in answers if s in self._false_wins)
+        winners = [s for s, action in answers if action is WIN and s not in false_wins]
+        # Priority (§3, §9): win > pong/kong > chow; only the next seat can chow.
         claim = next(
             ((s, a) for s, a in answers if a.kind in (ActionKind.PONG, ActionKind.EXPOSED_KONG)),
             None,
-        )
+        ) or next(((s, a) for s, a in answers if a.kind is ActionKind.CHOW), None)
         self._close_window()
-        if winners:
+        if winners or false_wins:
             wins = tuple(self._score_claimed(s, tile, WinKind.DISCARD, discarder) for s in winners)
-            self._end(wins)
+            self._end(wins, false_wins)
         elif claim is not None:
             seat, action = claim
             self.discards[discarder].pop()
@@ -349,7 +397,14 @@ class HandState:
             if action.kind is ActionKind.PONG:
                 hand[tile] -= 2
                 self.melds[seat].append(Meld(MeldKind.PONG, tile, discarder))
-                self._start_turn(seat, None, after_pong=True)
+                self._start_turn(seat, None, after_claim=True)
+            elif action.kind is ActionKind.CHOW:
+                base = action.tile
+                for k in (base, base + 1, base + 2):
+                    if k != tile:
+                        hand[k] -= 1
+                self.melds[seat].append(Meld(MeldKind.CHOW, base, discarder))
+                self._start_turn(seat, None, after_claim=True)
             else:
                 hand[tile] -= 3
                 self.melds[seat].append(Meld(MeldKind.EXPOSED_KONG, tile, discarder))
@@ -368,7 +423,7 @@ class HandState:
             if hand[tile] >= 4 or not self._is_ready(seat):
                 continue
             hand[tile] += 1
-            if self._is_win(hand, len(self.melds[seat])):
+            if self._is_win(hand, self.melds[seat]):
                 pending[seat] = (WIN, PASS)
             hand[tile] -= 1
         self.claim_tile = tile
@@ -413,14 +468,14 @@ class HandState:
         seat: int,
         drawn: int | None,
         *,
-        after_pong: bool = False,
+        after_claim: bool = False,
         replacement: bool = False,
         last_draw: bool = False,
     ) -> None:
         self.phase = Phase.TURN
         self.current = seat
         self.drawn = drawn
-        self.after_pong = after_pong
+        self.after_claim = after_claim
         self.replacement = replacement
         self.last_draw = last_draw
         self._turn_actions = None
@@ -471,12 +526,37 @@ class HandState:
             raise AssertionError(f"seat {seat} was offered a win the scorer rejects: {ctx}")
         return scored
 
-    def _end(self, wins: tuple[ScoredWin, ...]) -> None:
-        settlement = settle_hand(wins, self.kongs, self.profile)
-        outcome = Outcome.WIN if wins else Outcome.EXHAUSTIVE_DRAW
+    def _end(self, wins: tuple[ScoredWin, ...], false_wins: tuple[int, ...] = ()) -> None:
+        settlement = settle_hand(
+            wins, self.kongs, self.profile, false_wins=false_wins, dealer=self.dealer
+        )
+        if wins:
+            outcome = Outcome.WIN
+        else:
+            outcome = Outcome.FALSE_WIN if false_wins else Outcome.EXHAUSTIVE_DRAW
         self.result = HandResult(outcome, tuple(w.winner for w in wins), settlement)
         self.phase = Phase.ENDED
         self._turn_actions = None
         self.events.append(
             {"type": "hand_end", "outcome": outcome.value, "settlement": settlement.to_json()}
         )
+
+
+def _runs_through(tile: int) -> tuple[tuple[Action, int, int], ...]:
+    """Each run through ``tile`` within its suit: (its chow, the two other tiles)."""
+    if tile >= 27:
+        return ()
+    suit_start = tile - (rank_of(tile) - 1)
+    return tuple(
+        (CHOW[base], *(k for k in (base, base + 1, base + 2) if k != tile))
+        for base in range(max(suit_start, tile - 2), min(tile, suit_start + 6) + 1)
+    )
+
+
+_RUNS_THROUGH = tuple(_runs_through(k) for k in range(N_KINDS))
+
+
+def chows(hand: Sequence[int], tile: int) -> list[Action]:
+    """The chows of ``tile`` the concealed ``hand`` can make: every run through ``tile``
+    whose two other tiles it holds (no honors), as ``CHOW[lowest tile]``."""
+    return [chow for chow, a, b in _RUNS_THROUGH[tile] if hand[a] and hand[b]]

@@ -37,11 +37,19 @@ class MatchLength:
 
 
 def next_dealer(
-    dealer: int, outcome: Outcome, winners: tuple[int, ...], profile: RuleProfile
+    dealer: int,
+    outcome: Outcome,
+    winners: tuple[int, ...],
+    profile: RuleProfile,
+    false_winners: tuple[int, ...] = (),
 ) -> int:
     """轮庄 (§2): the dealer stays on a dealer win or an exhaustive draw, else the deal passes on.
-    Several winners: the dealer stays if among them (profile decision)."""
-    if outcome is Outcome.EXHAUSTIVE_DRAW:
+    Several winners: the dealer stays if among them (profile decision). §9: a dealer's false
+    win passes the deal (``false_win_passes_deal``); **Decision:** another seat's false win,
+    with no real win, leaves the deal where it is, like a draw."""
+    if dealer in false_winners and profile.false_win_passes_deal:
+        return (dealer + 1) % 4
+    if outcome is not Outcome.WIN:
         return dealer
     if dealer in winners and (len(winners) == 1 or profile.dealer_stays_if_among_winners):
         return dealer
@@ -100,7 +108,13 @@ class Match:
         for seat, delta in enumerate(result.settlement.total):
             self.scores[seat] += delta
         self.hand_logs.append(hand.events)
-        new_dealer = next_dealer(self.dealer, result.outcome, result.winners, self.profile)
+        new_dealer = next_dealer(
+            self.dealer,
+            result.outcome,
+            result.winners,
+            self.profile,
+            result.settlement.false_wins,
+        )
         if new_dealer != self.dealer:
             self.deal_passes += 1
         self.dealer = new_dealer

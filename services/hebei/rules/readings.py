@@ -8,8 +8,9 @@ depends on where the winning tile sits. A hand of ``112233m`` read as two chows
 ``123m 123m`` has one placement of the winning tile ``2m``; ``456m 55m`` with the
 winning tile ``5m`` has two (in the chow or in the pair).
 
-:func:`readings` is exact but not fast; :func:`hebei.rules.wincheck.is_win` is the
-fast yes/no. They agree: a hand has a reading exactly when ``is_win`` says so.
+:func:`readings` is exact but not fast; :func:`hebei.rules.wincheck.is_legal_win` is the
+fast yes/no. They agree: a hand has a reading exactly when ``is_legal_win`` says so
+(a profile's one-suit minimum, §9, removes the standard readings that lack it).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from hebei.rules.melds import Meld, MeldKind
 from hebei.rules.profile import MAIN, RuleProfile
 from hebei.rules.tiles import DRAGONS, HONORS, N_KINDS, ORPHANS, format_tiles
+from hebei.rules.wincheck import one_suit_ok
 
 
 class Shape(enum.Enum):
@@ -33,7 +35,7 @@ class Shape(enum.Enum):
 
 class GroupKind(enum.Enum):
     PAIR = "pair"
-    CHOW = "chow"  # only concealed: there is no chow claim in the main rules
+    CHOW = "chow"  # concealed, or a declared chow (§9 only)
     PUNG = "pung"
     KONG = "kong"  # only as a declared meld
     SINGLE = "single"  # a lone orphan of 十三幺
@@ -82,6 +84,8 @@ class Group:
 
     @classmethod
     def from_meld(cls, meld: Meld) -> Group:
+        if meld.kind is MeldKind.CHOW:
+            return cls(meld.tile, GroupKind.CHOW, meld.kind)
         kind = GroupKind.KONG if meld.is_kong else GroupKind.PUNG
         return cls(meld.tile, kind, meld.kind)
 
@@ -123,8 +127,8 @@ class Reading:
 
     @property
     def chows(self) -> tuple[int, ...]:
-        """Lowest tiles of the chows, sorted."""
-        return tuple(g.tile for g in self.groups if g.kind is GroupKind.CHOW)
+        """Lowest tiles of the chows, concealed or declared, sorted."""
+        return tuple(sorted(g.tile for g in self.groups if g.kind is GroupKind.CHOW))
 
     def __str__(self) -> str:
         return " ".join(str(g) for g in self.groups)
@@ -226,12 +230,14 @@ def readings(
     declared = tuple(Group.from_meld(m) for m in melds)
     counts = list(hand)
     for m in melds:
-        counts[m.tile] += m.size
+        for k in m.tiles:
+            counts[k] += 1
     total = tuple(counts)
     out: list[Reading] = []
-    for split in _standard_splits(hand, 0, False):
-        groups = [Group(tile, kind) for kind, tile in split]
-        out.extend(_placements(Shape.STANDARD, groups, declared, win_tile, total))
+    if one_suit_ok(total, profile.one_suit_minimum):
+        for split in _standard_splits(hand, 0, False):
+            groups = [Group(tile, kind) for kind, tile in split]
+            out.extend(_placements(Shape.STANDARD, groups, declared, win_tile, total))
     if not melds:
         pairs = _seven_pairs(hand, profile)
         if pairs is not None:

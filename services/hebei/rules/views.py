@@ -70,7 +70,10 @@ class Observation:
             for k in view.discards:
                 counts[k] += 1
             for meld in view.melds:
-                if meld.tile != HIDDEN:
+                if meld.kind is MeldKind.CHOW:  # §9: a run
+                    for k in meld.tiles:
+                        counts[k] += 1
+                elif meld.tile != HIDDEN:
                     counts[meld.tile] += meld.size
         return counts
 

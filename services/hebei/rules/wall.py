@@ -15,11 +15,23 @@ _FULL_SET = [k for k in range(N_KINDS) for _ in range(COPIES)]
 class Wall:
     """136 tiles in drawing order: normal draws from the head, replacements from the tail.
 
-    ``tiles[head:tail]`` is what is left. The reserve (留牌) is
-    ``reserve_tiles + (kongs % 2)`` tiles at the tail that are never drawn normally.
+    ``tiles[head:tail]`` is what is left. The reserve (留牌) is the tiles at the tail that are
+    never drawn normally: ``reserve_tiles + reserve_tiles_per_kong * kongs`` plus
+    ``reserve_odd_kong_extra`` while ``kongs`` is odd (the lone tile left on the tail stack
+    is not a stack). Main: ``12 + kongs % 2``; classic (six stacks, one more per kong):
+    ``12 + 2 * kongs + kongs % 2``.
     """
 
-    __slots__ = ("_reserve", "_reserve_odd", "dice", "head", "kongs", "tail", "tiles")
+    __slots__ = (
+        "_per_kong",
+        "_reserve",
+        "_reserve_odd",
+        "dice",
+        "head",
+        "kongs",
+        "tail",
+        "tiles",
+    )
 
     def __init__(
         self,
@@ -38,6 +50,7 @@ class Wall:
         self.kongs = 0
         self._reserve = profile.reserve_tiles
         self._reserve_odd = profile.reserve_odd_kong_extra
+        self._per_kong = profile.reserve_tiles_per_kong
 
     @classmethod
     def shuffled(cls, rng: random.Random, profile: RuleProfile = MAIN) -> Wall:
@@ -52,12 +65,20 @@ class Wall:
 
     @property
     def reserve(self) -> int:
-        return self._reserve + (self._reserve_odd if self.kongs % 2 else 0)
+        kongs = self.kongs
+        return self._reserve + self._per_kong * kongs + (self._reserve_odd if kongs & 1 else 0)
 
     @property
     def live(self) -> int:
         """Tiles still available to normal draws (never below zero)."""
-        live = self.tail - self.head - self._reserve - (self._reserve_odd if self.kongs & 1 else 0)
+        kongs = self.kongs
+        live = (
+            self.tail
+            - self.head
+            - self._reserve
+            - self._per_kong * kongs
+            - (self._reserve_odd if kongs & 1 else 0)
+        )
         return live if live > 0 else 0
 
     def deal(self, dealer: int) -> list[list[int]]:

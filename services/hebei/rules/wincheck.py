@@ -10,7 +10,9 @@ parts, so a whole check is four dict look-ups and a few integer operations:
   ``seven_pairs_allow_quads`` four of a kind are two pairs, else a 4 is "odd").
 * ``orphan``: 0 when the part is exactly what thirteen orphans needs, else 1.
 
-This module only answers yes/no; :mod:`hebei.rules.readings` enumerates every
+A profile with a ``one_suit_minimum`` (§9 一色够八张) also wants that many tiles of one
+suit in a standard hand, melds included: :meth:`WinChecker.wins` checks it, given the
+melds. This module only answers yes/no; :mod:`hebei.rules.readings` enumerates every
 reading of a winning hand for scoring.
 """
 
@@ -18,9 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations_with_replacement, product
+from typing import TYPE_CHECKING
 
 from hebei.rules.profile import MAIN, RuleProfile
 from hebei.rules.tiles import DRAGONS, HONORS, N_KINDS
+
+if TYPE_CHECKING:
+    from hebei.rules.melds import Meld
 
 _BAD = 16
 _ODD_SHIFT = 8
@@ -95,13 +101,23 @@ def _build_tables(quads_ok: bool, dragon_only: bool) -> tuple[dict[bytes, int], 
     return build(9, suit_orphans), build(7, honor_orphans)
 
 
+def one_suit_ok(total: Sequence[int], minimum: int) -> bool:
+    """一色够八张 (§9): at least ``minimum`` tiles of one suit in ``total`` (the 34 counts of
+    the whole hand, melds included), or no suited tile at all (清风 needs no suit)."""
+    if minimum <= 0:
+        return True
+    most = max(sum(total[0:9]), sum(total[9:18]), sum(total[18:27]))
+    return most >= minimum or most == 0
+
+
 class WinChecker:
     """The win tests of one rule profile, with its tables bound (see :func:`checker`)."""
 
-    __slots__ = ("_honors", "_suit")
+    __slots__ = ("_honors", "_minimum", "_suit")
 
-    def __init__(self, quads_ok: bool, dragon_only: bool) -> None:
+    def __init__(self, quads_ok: bool, dragon_only: bool, one_suit_minimum: int = 0) -> None:
         self._suit, self._honors = _build_tables(quads_ok, dragon_only)
+        self._minimum = one_suit_minimum
 
     def packed(self, counts: Sequence[int]) -> int:
         suit = self._suit
@@ -154,13 +170,36 @@ class WinChecker:
             return False
         return (packed >> _ODD_SHIFT) & _FIELD == 0 or (packed >> _ORPHAN_SHIFT) & _FIELD == 0
 
+    def wins(self, counts: Sequence[int], melds: Sequence[Meld] = ()) -> bool:
+        """Is the concealed part ``counts`` beside ``melds`` a legal win of the profile?
 
-_CHECKERS: dict[tuple[bool, bool], WinChecker] = {}
+        :meth:`is_win` plus the profile's one-suit minimum on a standard hand (the seven
+        pairs and thirteen orphans need none).
+        """
+        if not self._minimum:
+            return self.is_win(counts, len(melds))
+        if self.is_standard_win(counts):
+            total = list(counts)
+            for meld in melds:
+                for k in meld.tiles:
+                    total[k] += 1
+            if one_suit_ok(total, self._minimum):
+                return True
+        if melds or sum(counts) != 14:
+            return False
+        return self.is_seven_pairs(counts) or self.is_thirteen_orphans(counts)
+
+
+_CHECKERS: dict[tuple[bool, bool, int], WinChecker] = {}
 
 
 def checker(profile: RuleProfile = MAIN) -> WinChecker:
     """The (cached) :class:`WinChecker` of ``profile``; tables are built on first use (~50 ms)."""
-    key = (profile.seven_pairs_allow_quads, profile.thirteen_orphans_pair_must_be_dragon)
+    key = (
+        profile.seven_pairs_allow_quads,
+        profile.thirteen_orphans_pair_must_be_dragon,
+        profile.one_suit_minimum,
+    )
     found = _CHECKERS.get(key)
     if found is None:
         found = _CHECKERS[key] = WinChecker(*key)
@@ -187,9 +226,17 @@ def is_win(counts: Sequence[int], n_melds: int = 0, profile: RuleProfile = MAIN)
 
     ``n_melds`` declared melds (pongs and kongs of any kind) stand beside it. With a
     meld, only the standard shape is possible: seven pairs and thirteen orphans are
-    fully concealed, and a concealed kong breaks them too.
+    fully concealed, and a concealed kong breaks them too. This checks the shape only:
+    with a profile's one-suit minimum (§9) use :func:`is_legal_win`, which sees the melds.
     """
     return checker(profile).is_win(counts, n_melds)
+
+
+def is_legal_win(
+    counts: Sequence[int], melds: Sequence[Meld] = (), profile: RuleProfile = MAIN
+) -> bool:
+    """The shape of :func:`is_win` and the profile's one-suit minimum, melds included."""
+    return checker(profile).wins(counts, melds)
 
 
 def winning_tiles(counts: list[int], n_melds: int = 0, profile: RuleProfile = MAIN) -> list[int]:

@@ -9,6 +9,7 @@ import pytest
 
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.players import RandomPlayer
+from hebei.rules.profile import CLASSIC
 from hebei.rules.simulate import SimulationSummary, play_match
 
 HEBEI = str(Path(sys.executable).with_name("hebei"))
@@ -89,3 +90,42 @@ def test_replay_bad_files_give_one_line(tmp_path, content, message):
     result = run("replay", str(path))
     assert result.returncode == 2 and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def _summary(*args: str) -> dict:
+    result = run("simulate", *args, "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    return {k: v for k, v in summary.items() if k not in ("seconds", "hands_per_second")}
+
+
+def test_simulate_the_classic_profile_is_reproducible_and_differs_from_main():
+    classic = _summary("--hands", "30", "--seed", "5", "--profile", "classic")
+    assert classic["hands"] == 30 and sum(classic["outcomes"].values()) == 30
+    assert classic == _summary("--hands", "30", "--seed", "5", "--profile", "classic")
+    assert classic != _summary("--hands", "30", "--seed", "5")
+    assert _summary("--hands", "30", "--seed", "5", "--profile", "main") == _summary(
+        "--hands", "30", "--seed", "5"
+    )
+
+
+def test_simulate_prints_the_profile_in_its_table():
+    result = run("simulate", "--hands", "10", "--seed", "1", "--profile", "classic")
+    assert result.returncode == 0 and "classic" in result.stdout
+    assert "average points per win" in result.stdout
+
+
+def test_simulate_refuses_an_unknown_profile_in_one_line():
+    result = run("simulate", "--profile", "nope")
+    assert result.returncode == 2 and "unknown rule profile 'nope'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_replay_checks_a_classic_match(tmp_path):
+    match = Match(77, MatchLength(hands=3), CLASSIC)
+    play_match(match, [RandomPlayer(s) for s in range(4)], SimulationSummary())
+    assert any(e["type"] == "chow" for e in match.log())
+    path = tmp_path / "classic.json"
+    path.write_text(json.dumps(match.log()))
+    result = run("replay", str(path))
+    assert result.returncode == 0 and f"final scores {match.scores}" in result.stdout

@@ -125,3 +125,87 @@ def test_malformed_input_through_the_installed_command(stdin: object) -> None:
 def test_installed_command_scores() -> None:
     out = run(GOOD)
     assert out.code == 0 and out.json()["deltas"] == [0, -7, 7, 0]
+
+
+# ---------------------------------------------------------------- the classic profile (§9)
+
+CLASSIC_WIN = {
+    "profile": "classic",
+    "hand": "456m789m22p345p",
+    "melds": [{"type": "chow", "tile": "1m", "from": 0}],
+    "win_tile": "5p",
+    "win": "discard",
+    "winner": 1,
+    "dealer": 1,
+    "discarder": 3,
+}
+
+
+def test_a_classic_win_with_a_chow_prints_its_pattern_and_points() -> None:
+    out = invoke(CLASSIC_WIN)
+    assert out.code == 0, out.stderr
+    assert out.json() == {
+        "legal": True,
+        "fans": [{"id": "long", "fan": 3}],
+        "points": 3,
+        "deltas": [-6, 18, -6, -6],
+    }
+
+
+def test_a_classic_hand_without_eight_of_one_suit_prints_legal_false() -> None:
+    obj = {**GOOD, "profile": "classic", "hand": "123m456m123p456p77s", "win_tile": "7s"}
+    assert invoke(obj).json() == {"legal": False}
+    assert invoke({**obj, "profile": "main"}).json()["legal"] is True
+
+
+def test_the_main_profile_is_the_default_and_can_be_named() -> None:
+    assert invoke({**GOOD, "profile": "main"}).stdout == invoke(GOOD).stdout
+    assert invoke(GOOD, "--profile", "main").stdout == invoke(GOOD).stdout
+
+
+CLASSIC_MALFORMED = {
+    "unknown profile": ({**GOOD, "profile": "nope"}, "unknown rule profile 'nope'"),
+    "profile not a string": ({**GOOD, "profile": 2}, "'profile' must be a profile name"),
+    "chow in the main rules": (
+        {**CLASSIC_WIN, "profile": "main"},
+        "meld type 'chow' is not played in the main profile",
+    ),
+    "chow not by its lowest tile": (
+        {**CLASSIC_WIN, "melds": [{"type": "chow", "tile": "8m"}]},
+        "a chow is written with its lowest tile, 1-7 of m, p or s; got 8m",
+    ),
+    "chow of honors": (
+        {**CLASSIC_WIN, "melds": [{"type": "chow", "tile": "1z"}]},
+        "a chow is written with its lowest tile",
+    ),
+    "chow with a fifth copy": (
+        {
+            **CLASSIC_WIN,
+            "hand": "444m22p345p",
+            "melds": [{"type": "chow", "tile": "2m"}, {"type": "chow", "tile": "3m"}],
+        },
+        "5 copies of 4m",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"), CLASSIC_MALFORMED.values(), ids=list(CLASSIC_MALFORMED)
+)
+def test_malformed_classic_input_exits_2_with_one_line(stdin: object, message: str) -> None:
+    out = invoke(stdin)
+    assert out.code == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("hebei: score: ")
+    assert message in out.stderr
+
+
+def test_the_option_and_the_input_must_agree_on_the_profile() -> None:
+    out = invoke(CLASSIC_WIN, "--profile", "main")
+    assert out.code == 2
+    assert '--profile main but the input names "profile": "classic"' in out.stderr
+    assert invoke(CLASSIC_WIN, "--profile", "classic").json()["points"] == 3
+
+
+def test_installed_command_scores_a_classic_win() -> None:
+    out = run(CLASSIC_WIN)
+    assert out.code == 0 and out.stderr == "" and out.json()["points"] == 3

@@ -9,6 +9,15 @@ from hebei.rules.profile import MAIN, RuleProfile
 from hebei.rules.tiles import COPIES, N_KINDS, N_TILES, TILE_NAMES, parse_tiles
 from hebei.rules.wall import Wall
 
+# Hands far from ready with no two tiles of one suit within two ranks: nobody can win or chow,
+# and only seat 3's 77z can pong (the dealer's hand has 14 tiles, for dealer 0).
+QUIET_HANDS = ["147m147p147s34567z", "258m258p258s1234z", "369m369p369s1234z", "258m369p147s5677z"]
+# The dealer (seat 0) discards 4m; seat 1 (next) holds 23m 56m, seat 2 holds the same runs but
+# is not next, seat 3 holds a pair of 4m ...
+CHOW_DEAL = ["4m369p369s1234567z", "2356m147p147s147z", "2356m258p258s567z", "44m147p258s12356z"]
+# ... or instead waits on 1m/4m with nine m tiles (a classic win).
+CHOW_DEAL_WIN = [*CHOW_DEAL[:3], "23m456m789m111p55z"]
+
 
 def _deal_order(dealer: int) -> list[int]:
     """The seat that receives each of the first 53 wall positions (see Wall.deal)."""

@@ -6,7 +6,7 @@ from hebei.rules.actions import DISCARD, WIN
 from hebei.rules.hand import Outcome
 from hebei.rules.match import Match, MatchLength, next_dealer
 from hebei.rules.players import AutoPlayer, RandomPlayer
-from hebei.rules.profile import MAIN
+from hebei.rules.profile import CLASSIC, MAIN
 from hebei.rules.simulate import SimulationSummary, play_match
 from tests.unit.rules.rigging import rigged_hand
 
@@ -115,3 +115,29 @@ def test_next_hand_refused_while_a_hand_is_playing():
 def test_bad_length_refused():
     with pytest.raises(ValueError):
         MatchLength(hands=-1)
+
+
+@pytest.mark.parametrize(
+    ("dealer", "outcome", "winners", "false_winners", "expected"),
+    [
+        # Every main rotation holds in the classic profile (§9 changes none of them) ...
+        (0, Outcome.WIN, (0,), (), 0),
+        (0, Outcome.WIN, (2,), (), 1),
+        (2, Outcome.EXHAUSTIVE_DRAW, (), (), 2),  # §9: the exhaustive draw keeps the dealer
+        (1, Outcome.WIN, (1, 3), (), 1),
+        # ... and 诈胡: the dealer's false win passes the deal,
+        (1, Outcome.FALSE_WIN, (), (1,), 2),
+        (3, Outcome.WIN, (0,), (3,), 0),  # even beside another seat's real win
+        # Decision: another seat's false win alone keeps the dealer, like a draw;
+        (1, Outcome.FALSE_WIN, (), (2,), 1),
+        (1, Outcome.WIN, (1,), (2,), 1),  # the dealer's real win beside it: 连庄
+    ],
+)
+def test_classic_dealer_rotation(dealer, outcome, winners, false_winners, expected):
+    assert next_dealer(dealer, outcome, winners, CLASSIC, false_winners) == expected
+
+
+def test_a_classic_match_plays_and_its_totals_sum_to_zero():
+    match = _play(Match(9, MatchLength(hands=12), CLASSIC))
+    assert match.finished and match.hand_no == 12 and sum(match.scores) == 0
+    assert match.start_event()["profile"] == "classic"

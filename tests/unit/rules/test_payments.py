@@ -5,15 +5,17 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hebei.rules.errors import NotationError
 from hebei.rules.melds import MeldKind
-from hebei.rules.profile import MAIN
+from hebei.rules.profile import CLASSIC, MAIN
 from hebei.rules.scoring import (
     KongRecord,
     WinKind,
+    doubled_payments,
+    false_win_deltas,
     kong_deltas,
     score_win,
     settle_hand,
@@ -259,3 +261,79 @@ def test_every_settlement_sums_to_zero(ctx, kongs, n_winners, exhaustive) -> Non
         assert sum(deltas) == 0
     if exhaustive:
         assert settled.total == (0, 0, 0, 0)
+
+
+# ---------------------------------------------------------------- the classic payments (§9)
+
+
+@pytest.mark.parametrize(
+    ("winner", "dealer", "points", "deltas"),
+    [
+        # a non-dealer wins: each other non-dealer pays the points, the dealer double
+        (1, 0, 1, (-2, 4, -1, -1)),
+        (2, 3, 5, (-5, -5, 20, -10)),
+        # the dealer wins: everyone pays double, once (Decision)
+        (0, 0, 3, (18, -6, -6, -6)),
+        (3, 3, 1, (-2, -2, -2, 6)),
+    ],
+)
+def test_classic_payment_table(winner, dealer, points, deltas) -> None:
+    assert doubled_payments(winner, dealer, points, CLASSIC) == deltas
+
+
+@pytest.mark.parametrize("how", [SELF, DISCARD, ROB])
+def test_classic_payments_do_not_depend_on_who_discarded(how) -> None:
+    """After any win every other player pays: the discarder pays no more than the others."""
+    hand = "234m567m999m123p11z"
+    ctx = win(hand, "1p", how=how.value, winner=1, dealer=3, discarder=None if how is SELF else 0)
+    scored = score_win(ctx, CLASSIC)
+    assert scored is not None
+    points = scored.points
+    assert scored.deltas == scored.base == (-points, 4 * points, -points, -2 * points)
+
+
+@pytest.mark.parametrize(
+    ("seat", "dealer", "deltas"),
+    [
+        (1, 0, (1, -3, 1, 1)),  # 1 to each other player, the dealer too
+        (3, 1, (1, 1, 1, -3)),
+        (0, 0, (-6, 2, 2, 2)),  # the dealer pays 2 to each
+        (2, 2, (2, 2, -6, 2)),
+    ],
+)
+def test_false_win_penalty_table(seat, dealer, deltas) -> None:
+    assert false_win_deltas(seat, dealer, CLASSIC) == deltas
+    settled = settle_hand([], KONGS, CLASSIC, false_wins=[seat], dealer=dealer)
+    assert settled.hand_deltas == settled.total == deltas
+    assert settled.kong_deltas == (0, 0, 0, 0)  # no win: the kongs are void (Decision)
+    assert settled.false_wins == (seat,) and not settled.exhaustive_draw
+    assert settled.to_json()["false_wins"] == [seat]
+
+
+def test_false_wins_need_a_profile_with_them_and_the_dealer() -> None:
+    with pytest.raises(NotationError, match="no false win"):
+        false_win_deltas(1, 0, MAIN)
+    with pytest.raises(NotationError, match="needs the dealer"):
+        settle_hand([], [], CLASSIC, false_wins=[1])
+    with pytest.raises(NotationError, match="at most one win"):
+        settle_hand([], [], CLASSIC, false_wins=[1, 1], dealer=0)
+
+
+def test_the_main_settlement_json_is_unchanged_without_false_wins() -> None:
+    assert "false_wins" not in settle_hand([], KONGS).to_json()
+
+
+@settings(max_examples=300, deadline=None)
+@given(winning_contexts(), st.lists(kong_records, max_size=4), st.integers(0, 3))
+def test_every_classic_settlement_sums_to_zero(ctx, kongs, false_winner) -> None:
+    scored = score_win(ctx, CLASSIC)
+    assume(scored is not None)  # some main wins lack eight tiles of one suit
+    assert sum(scored.deltas) == 0
+    units = 2 + 2 + 2 if ctx.winner == ctx.dealer else 1 + 1 + 2  # the dealer's share double
+    assert scored.deltas[ctx.winner] == scored.points * units
+    pattern, *doublings = scored.fans
+    assert scored.points == pattern.fan * 2 ** len(doublings)
+    others = [false_winner] if false_winner != ctx.winner else []
+    settled = settle_hand([scored], kongs, CLASSIC, false_wins=others, dealer=ctx.dealer)
+    for deltas in (settled.hand_deltas, settled.kong_deltas, settled.total):
+        assert sum(deltas) == 0

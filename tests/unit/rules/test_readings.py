@@ -10,11 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hebei.rules.melds import Meld, MeldKind
-from hebei.rules.profile import MAIN
+from hebei.rules.profile import CLASSIC, MAIN
 from hebei.rules.readings import GroupKind, Shape, readings
 from hebei.rules.tiles import COPIES, N_KINDS, parse_tile, parse_tiles
-from hebei.rules.wincheck import is_win
-from tests.unit.rules.winning_hands import counts_of, winning_hands
+from hebei.rules.wincheck import is_legal_win, is_win
+from tests.unit.rules.winning_hands import (
+    counts_of,
+    seven_pairs_hands,
+    standard_hands,
+    winning_hands,
+)
 
 
 def texts(hand: str, win_tile: str, melds: tuple[Meld, ...] = (), profile=MAIN) -> set[str]:
@@ -138,7 +143,12 @@ def brute_is_win(tiles: list[int], n_melds: int) -> bool:
     tiles = sorted(tiles)
     if brute_standard(tiles):
         return True
-    if n_melds or len(tiles) != 14:
+    return not n_melds and brute_special(tiles)
+
+
+def brute_special(tiles: list[int]) -> bool:
+    """Seven pairs (four of a kind as two) or thirteen orphans with a dragon pair."""
+    if len(tiles) != 14:
         return False
     pairs = Counter(tiles)
     if all(c in (2, 4) for c in pairs.values()):
@@ -209,3 +219,47 @@ def test_every_reading_covers_the_hand_exactly(hand, data) -> None:
             assert [g.kind for g in reading.groups].count(GroupKind.PAIR) == 1
     # No duplicate readings.
     assert len({(str(r), r.win_group) for r in found}) == len(found)
+
+
+# --- the classic profile: declared chows and the one-suit condition (§9) -----------------
+
+
+def test_a_declared_chow_stands_as_a_chow() -> None:
+    chow = Meld(MeldKind.CHOW, parse_tile("1m"), 0)
+    found = texts("456m789m22p345p", "5p", (chow,), CLASSIC)
+    assert found == {"456m 789m 22p 345p [123m] @ 345p"}
+    (reading,) = readings(counts_of("456m789m22p345p"), (chow,), parse_tile("5p"), CLASSIC)
+    assert reading.chows == (0, 3, 6, 11) and reading.declared[0].kind is GroupKind.CHOW
+    assert sum(reading.counts) == 14 and reading.counts[0] == 1
+
+
+def test_a_standard_reading_needs_eight_tiles_of_one_suit_in_classic() -> None:
+    hand = counts_of("123m456m123p456p77s")
+    assert readings(hand, (), parse_tile("7s"), MAIN)
+    assert readings(hand, (), parse_tile("7s"), CLASSIC) == []
+    # Seven pairs need no suit: the standard reading goes, the seven pairs stay.
+    found = readings(counts_of("112233m445566p77s"), (), parse_tile("7s"), CLASSIC)
+    assert [r.shape for r in found] == [Shape.SEVEN_PAIRS]
+
+
+def brute_is_classic_win(tiles: list[int], melds: tuple[Meld, ...]) -> bool:
+    total = Counter(tiles)
+    for meld in melds:
+        total.update(meld.tiles)
+    suits = [sum(total[k] for k in range(s * 9, s * 9 + 9)) for s in range(3)]
+    if brute_standard(sorted(tiles)) and (max(suits) >= 8 or max(suits) == 0):
+        return True
+    return not melds and brute_special(tiles)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(standard_hands(tuple(MeldKind)), near_wins(), random_hands(), seven_pairs_hands()))
+def test_classic_readings_agree_with_is_legal_win_and_brute_force(
+    hand: tuple[list[int], tuple[Meld, ...]],
+) -> None:
+    concealed, melds = hand
+    tiles = [k for k in range(N_KINDS) for _ in range(concealed[k])]
+    expected = brute_is_classic_win(tiles, melds)
+    assert is_legal_win(concealed, melds, CLASSIC) == expected
+    for win_tile in set(tiles):
+        assert bool(readings(concealed, melds, win_tile, CLASSIC)) == expected

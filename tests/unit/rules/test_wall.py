@@ -4,8 +4,12 @@ import random
 
 import pytest
 
+from hebei.rules.actions import CONCEALED_KONG
 from hebei.rules.hand import HandState
+from hebei.rules.players import AutoPlayer
+from hebei.rules.profile import CLASSIC, MAIN
 from hebei.rules.wall import Wall
+from tests.unit.rules.rigging import QUIET_HANDS, rigged_hand
 
 
 def test_same_seed_same_wall_and_dice():
@@ -88,3 +92,72 @@ def test_a_hand_of_passes_ends_exhaustive_after_71_draws():
     if state.result.outcome.value == "exhaustive_draw" and not state.kongs:
         assert draws == 71
         assert state.wall.remaining == 12
+
+
+# ---------------------------------------------------------------- the classic reserve (§9)
+
+
+def _wall(profile) -> Wall:
+    wall = Wall.shuffled(random.Random(5), profile)
+    wall.deal(0)
+    return wall
+
+
+@pytest.mark.parametrize(
+    ("kongs", "main", "classic"),
+    [(0, 12, 12), (1, 13, 15), (2, 12, 16), (3, 13, 19), (4, 12, 20)],
+)
+def test_reserve_after_each_kong(kongs, main, classic):
+    """Main: six stacks, the lone tail tile after an odd number of replacements on top.
+    Classic: six stacks and one more per kong (the lone tile still not a stack: Decision)."""
+    for profile, expected in ((MAIN, main), (CLASSIC, classic)):
+        wall = _wall(profile)
+        for _ in range(kongs):
+            wall.draw_replacement()
+        assert wall.reserve == expected
+        assert wall.live == wall.remaining - expected
+
+
+def _normal_draws(profile, kongs: int) -> int:
+    wall = _wall(profile)
+    for _ in range(kongs):
+        wall.draw_replacement()
+    draws = 0
+    while wall.live > 0:
+        wall.draw()
+        draws += 1
+    return draws
+
+
+@pytest.mark.parametrize(("kongs", "draws"), [(0, 71), (1, 67), (2, 65), (3, 61), (4, 59)])
+def test_classic_worked_example_of_normal_draws(kongs, draws):
+    """The classic reserve is six stacks, one more per kong: with no kong 71 normal draws
+    (136 - 53 dealt - 12 reserve); each kong takes a replacement from the tail and reserves
+    a stack more, and an odd number of replacements leaves a lone tile that is no stack:
+    83 - k - (12 + 2k + k % 2) normal draws, so 67 with one kong, 65 with two, 61 with
+    three, 59 with four."""
+    assert _normal_draws(CLASSIC, kongs) == draws == 83 - kongs - (12 + 2 * kongs + kongs % 2)
+
+
+@pytest.mark.parametrize("profile", [MAIN, CLASSIC], ids=lambda p: p.name)
+def test_a_late_first_kong_ends_the_hand_at_the_next_draw(profile):
+    """§2: a first kong declared with one live tile left, after 70 normal draws, leaves live
+    below zero: no more normal draws (the same in both profiles)."""
+    wall = _wall(profile)
+    for _ in range(70):
+        wall.draw()
+    assert wall.live == 1
+    wall.draw_replacement()
+    assert wall.live == 0
+
+
+def test_a_classic_hand_with_one_early_kong_ends_after_67_normal_draws():
+    state = rigged_hand(["1111m47p147s34567z", *QUIET_HANDS[1:]], tail="9s", profile=CLASSIC)
+    state.apply(0, CONCEALED_KONG[0])
+    while not state.ended:
+        seat = state.to_act()[0]
+        state.apply(seat, AutoPlayer().choose(state, seat, state.legal_actions(seat)))
+    assert state.result.outcome.value == "exhaustive_draw"
+    normal = [e for e in state.events if e["type"] == "draw" and not e.get("replacement")]
+    assert len(normal) == 67 and state.wall.remaining == 15
+    assert state.result.settlement.total == (0, 0, 0, 0)  # nothing paid, kongs void

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hebei.rules.profile import MAIN, RuleProfile
-from hebei.rules.tiles import parse_tiles, to_counts
-from hebei.rules.wincheck import checker, is_win, winning_tiles
+from hebei.rules.melds import Meld, MeldKind
+from hebei.rules.profile import CLASSIC, MAIN, RuleProfile
+from hebei.rules.tiles import parse_tile, parse_tiles, to_counts
+from hebei.rules.wincheck import checker, is_legal_win, is_win, winning_tiles
 
 
 @pytest.mark.parametrize(
@@ -97,3 +98,31 @@ def test_one_tile_from_a_win_is_always_flagged(seed, melds):
     counts = _random_win_minus_one(random.Random(seed), melds)
     assert winning_tiles(counts, melds)
     assert checker(MAIN).may_be_ready(counts, melds)
+
+
+@pytest.mark.parametrize(
+    ("hand", "melds", "main", "classic"),
+    [
+        ("123m456m123p456p77s", (), True, False),  # 6 m, 6 p: no eight of one suit
+        ("123m456m789m11p222z", (), True, True),  # 9 m
+        ("123m456m11m789p222z", (), True, True),  # exactly 8 m
+        ("234p567s11z", (("exposed_kong", "1m"), ("exposed_kong", "9m")), True, True),  # 4 + 4
+        ("234p567s11z", (("pong", "1m"), ("pong", "9m")), True, False),  # 6 m
+        ("456m789m22p345p", (("chow", "1m"),), None, True),  # the chow's tiles count
+        ("1155m3399p77s1122z", (), True, True),  # seven pairs: no suit needed
+        ("19m19p19s12345677z", (), True, True),  # thirteen orphans
+        ("111z222z333z55z", (("pong", "6z"),), True, True),  # no suited tile (清风)
+        ("111z222z333z55z", (("pong", "9m"),), True, False),  # 3 m
+    ],
+)
+def test_is_legal_win_sees_the_melds_for_the_one_suit_condition(hand, melds, main, classic):
+    counts = to_counts(parse_tiles(hand))
+    declared = tuple(Meld(MeldKind(kind), parse_tile(tile)) for kind, tile in melds)
+    assert is_legal_win(counts, declared, CLASSIC) is classic
+    if main is not None:  # the main rules have no chow
+        assert is_legal_win(counts, declared, MAIN) is main
+        assert is_win(counts, len(declared), CLASSIC) is main  # the shape alone
+
+
+def test_each_profile_has_its_checker() -> None:
+    assert checker(CLASSIC) is checker(CLASSIC) and checker(CLASSIC) is not checker(MAIN)

@@ -7,7 +7,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from hebei.rules.melds import Meld, MeldKind
+from hebei.rules.melds import Meld, MeldKind, is_run_base
+from hebei.rules.profile import MAIN, RuleProfile
 from hebei.rules.scoring import WinContext, WinKind
 from hebei.rules.tiles import COPIES, DRAGONS, N_KINDS, ORPHANS, parse_tiles, to_counts
 
@@ -21,12 +22,14 @@ def win(
     winner: int = 0,
     dealer: int = 0,
     discarder: int | None = None,
+    profile: RuleProfile = MAIN,
     **flags: Any,
 ) -> WinContext:
     """A checked WinContext: ``win("123m...", "5m", melds=(("pong", "7z"),), how="discard")``.
 
     The winning tile defaults to the last tile written; a discard or robbed-kong win
-    defaults to the discarder after the winner.
+    defaults to the discarder after the winner. The context is checked against ``profile``
+    (a chow meld, ``("chow", "1m")``, needs the classic one).
     """
     if win_tile is None:
         win_tile = hand[-2] + hand[-1]
@@ -41,27 +44,32 @@ def win(
     }
     if how != "self_draw":
         obj["discarder"] = (winner + 1) % 4 if discarder is None else discarder
-    return WinContext.from_json(obj)
+    return WinContext.from_json(obj, profile)
 
 
 def counts_of(text: str) -> list[int]:
     return to_counts(parse_tiles(text))
 
 
-_MELD_KINDS = tuple(MeldKind)
+# The meld kinds of the main rules (no chow): pong and the three kongs.
+_MELD_KINDS = tuple(k for k in MeldKind if k is not MeldKind.CHOW)
 
 
 @st.composite
-def standard_hands(draw: st.DrawFn) -> tuple[list[int], tuple[Meld, ...]]:
-    """(concealed counts, melds) of a random standard winning hand, copies respected."""
+def standard_hands(
+    draw: st.DrawFn, meld_kinds: tuple[MeldKind, ...] = _MELD_KINDS
+) -> tuple[list[int], tuple[Meld, ...]]:
+    """(concealed counts, melds) of a random standard winning hand, copies respected; the
+    melds are of ``meld_kinds`` (the main ones; add ``MeldKind.CHOW`` for the classic rules)."""
     left = [COPIES] * N_KINDS
     n_melds = draw(st.integers(0, 4))
     melds = []
     for _ in range(n_melds):
-        kind = draw(st.sampled_from(_MELD_KINDS))
-        size = 3 if kind is MeldKind.PONG else 4
-        tile = draw(st.sampled_from([k for k in range(N_KINDS) if left[k] >= size]))
-        left[tile] -= size
+        kind = draw(st.sampled_from(meld_kinds))
+        fits = [k for k in range(N_KINDS) if all(left[t] >= n for t, n in _needs(kind, k))]
+        tile = draw(st.sampled_from(fits))
+        for t, n in _needs(kind, tile):
+            left[t] -= n
         melds.append(Meld(kind, tile, None))
     concealed = [0] * N_KINDS
     for _ in range(4 - n_melds):
@@ -78,6 +86,15 @@ def standard_hands(draw: st.DrawFn) -> tuple[list[int], tuple[Meld, ...]]:
     pair = draw(st.sampled_from([k for k in range(N_KINDS) if left[k] >= 2]))
     concealed[pair] += 2
     return concealed, tuple(melds)
+
+
+def _needs(kind: MeldKind, tile: int) -> list[tuple[int, int]]:
+    """The (kind, copies) a meld of ``kind`` on ``tile`` takes; nothing possible: too many."""
+    if kind is MeldKind.CHOW:
+        if not is_run_base(tile):
+            return [(tile, COPIES + 1)]
+        return [(tile, 1), (tile + 1, 1), (tile + 2, 1)]
+    return [(tile, 3 if kind is MeldKind.PONG else 4)]
 
 
 @st.composite

@@ -6,7 +6,8 @@ import enum
 from dataclasses import dataclass
 
 from hebei.rules.errors import NotationError
-from hebei.rules.melds import Meld
+from hebei.rules.melds import Meld, MeldKind, is_run_base
+from hebei.rules.profile import MAIN, RuleProfile, get_profile
 from hebei.rules.tiles import COPIES, N_KINDS, TILE_NAMES, check_copies, parse_tile, parse_tiles
 
 SEATS = range(4)
@@ -24,7 +25,7 @@ class WinContext:
     """A declared win, as the table engine (or ``hebei score``) describes it."""
 
     concealed: tuple[int, ...]  # 34 counts of the concealed tiles, winning tile included
-    melds: tuple[Meld, ...]  # declared melds (pong / kongs of any kind)
+    melds: tuple[Meld, ...]  # declared melds (pong / kongs of any kind / chow where allowed)
     win_tile: int
     win: WinKind
     winner: int  # seat 0-3
@@ -37,10 +38,17 @@ class WinContext:
     def is_self_draw(self) -> bool:
         return self.win is WinKind.SELF_DRAW
 
-    def check(self) -> None:
-        """Raise :class:`NotationError` when this context cannot happen at a table."""
+    def check(self, profile: RuleProfile = MAIN) -> None:
+        """Raise :class:`NotationError` when this context cannot happen at a table of
+        ``profile`` (a chow meld needs a profile that allows chow)."""
         if len(self.concealed) != N_KINDS or min(self.concealed) < 0:
             raise NotationError("concealed must be 34 tile counts, each 0 or more")
+        for meld in self.melds:
+            if meld.kind is MeldKind.CHOW and not profile.allow_chow:
+                raise NotationError(
+                    f"meld type 'chow' is not played in the {profile.name} profile "
+                    f"(no chow, RULES.md §3)"
+                )
         for name, seat in (("winner", self.winner), ("dealer", self.dealer)):
             _check_seat(name, seat)
         if self.win is WinKind.SELF_DRAW:
@@ -67,7 +75,12 @@ class WinContext:
         for meld in self.melds:
             if not 0 <= meld.tile < N_KINDS:
                 raise NotationError(f"meld tile {meld.tile!r} is out of range 0..33")
-            counts[meld.tile] += meld.size
+            if meld.kind is MeldKind.CHOW and not is_run_base(meld.tile):
+                raise NotationError(
+                    f"a chow's tile is its lowest, 1-7 of m, p or s; got {_name(meld.tile)}"
+                )
+            for k in meld.tiles:
+                counts[k] += 1
         if max(counts) > COPIES:
             check_copies(
                 (k for k in range(N_KINDS) for _ in range(counts[k])), "the hand and its melds"
@@ -75,7 +88,7 @@ class WinContext:
         if (
             self.win is WinKind.ROB_KONG
             and self.concealed[self.win_tile]
-            + sum(m.size for m in self.melds if m.tile == self.win_tile)
+            + sum(m.tiles.count(self.win_tile) for m in self.melds)
             > 1
         ):
             raise NotationError(
@@ -84,18 +97,25 @@ class WinContext:
             )
 
     @classmethod
-    def from_json(cls, obj: object) -> WinContext:
+    def from_json(cls, obj: object, profile: RuleProfile = MAIN) -> WinContext:
         """Read the ``hebei score`` input object; raise :class:`NotationError` on bad input.
 
         ``{"hand": "123m...", "melds": [{"type": "pong", "tile": "7z"}], "win_tile": "5m",
         "win": "self_draw", "winner": 0, "dealer": 0, "discarder": 1,
-        "kong_replacement": false, "last_tile": false}``; the context is checked.
+        "kong_replacement": false, "last_tile": false}``; the context is checked against
+        ``profile``. A ``"profile"`` key, when present, must name ``profile`` (read it first
+        with :func:`request_profile`).
         """
         if not isinstance(obj, dict):
             raise NotationError(f"the input must be a JSON object, got {type(obj).__name__}")
         unknown = sorted(set(obj) - _KEYS)
         if unknown:
             raise NotationError(f"unknown key {unknown[0]!r}; known keys: {', '.join(_KEYS_ORDER)}")
+        named = request_profile(obj, profile.name)
+        if named.name != profile.name:
+            raise NotationError(
+                f"the input names the profile {named.name!r} but is read with {profile.name!r}"
+            )
         for key in ("hand", "win_tile", "win", "winner", "dealer"):
             if key not in obj:
                 raise NotationError(f"missing key {key!r}")
@@ -127,8 +147,20 @@ class WinContext:
             kong_replacement=obj.get("kong_replacement", False),
             last_tile=obj.get("last_tile", False),
         )
-        ctx.check()
+        ctx.check(profile)
         return ctx
+
+
+def request_profile(obj: object, default: str = "main") -> RuleProfile:
+    """The rule profile a ``hebei score`` input names with its ``"profile"`` key (``default``
+    without one); :class:`NotationError` for an unknown name."""
+    name = obj.get("profile", default) if isinstance(obj, dict) else default
+    if not isinstance(name, str):
+        raise NotationError(f"'profile' must be a profile name such as \"classic\", got {name!r}")
+    try:
+        return get_profile(name)
+    except ValueError as exc:
+        raise NotationError(str(exc)) from None
 
 
 _KEYS_ORDER = (
@@ -141,6 +173,7 @@ _KEYS_ORDER = (
     "discarder",
     "kong_replacement",
     "last_tile",
+    "profile",
 )
 _KEYS = frozenset(_KEYS_ORDER)
 

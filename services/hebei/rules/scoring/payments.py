@@ -1,4 +1,5 @@
-"""Who pays whom: base payments (RULES.md §5), the bonus (§6 Decision), kongs (§7).
+"""Who pays whom: base payments (RULES.md §5), the bonus (§6 Decision), kongs (§7), and the
+classic payments and false-win penalty (§9).
 
 Every function returns four deltas by seat that sum to zero. The amounts come from
 :class:`~hebei.rules.profile.RuleProfile` fields.
@@ -81,6 +82,31 @@ def win_payments(
     for seat in bonus_payers(shares, winner, profile):
         owed[seat] += bonus
     return transfers_to_deltas(winner, shares), transfers_to_deltas(winner, owed)
+
+
+def doubled_payments(winner: int, dealer: int, points: int, profile: RuleProfile) -> Deltas:
+    """§9: every other seat pays ``points``, the dealer ``dealer_payment_factor`` times as
+    much; a winning dealer gets that factor from each seat (applied once: **Decision**)."""
+    factor = profile.dealer_payment_factor
+    owed = {
+        s: points * factor if winner == dealer or s == dealer else points
+        for s in SEATS
+        if s != winner
+    }
+    return transfers_to_deltas(winner, owed)
+
+
+def false_win_deltas(seat: int, dealer: int, profile: RuleProfile) -> Deltas:
+    """§9 诈胡: ``seat`` declared a win it does not have and pays each other seat the
+    penalty (the dealer pays the dealer's penalty to each)."""
+    if seat not in SEATS or dealer not in SEATS:
+        raise NotationError(f"a false win needs seats 0-3, got seat {seat!r}, dealer {dealer!r}")
+    if not profile.false_win_penalty:
+        raise NotationError(f"the {profile.name} profile has no false win (诈胡)")
+    each = profile.false_win_dealer_penalty if seat == dealer else profile.false_win_penalty
+    deltas = [each] * 4
+    deltas[seat] = -3 * each
+    return _four(deltas)
 
 
 @dataclass(frozen=True, slots=True)

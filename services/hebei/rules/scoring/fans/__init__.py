@@ -1,8 +1,26 @@
-"""The 19 bonus items of RULES.md §6, one small class each, in the order of the table."""
+"""The scoring items, one small class each: the 19 bonus items of RULES.md §6
+(:data:`ALL_FANS`) and the classic patterns and doublings of §9 (:data:`CLASSIC_FANS`),
+each in the order of its table."""
 
 from __future__ import annotations
 
 from hebei.rules.scoring.fans.base import FanRule
+from hebei.rules.scoring.fans.classic import (
+    ClassicHunQiDui,
+    ClassicHunYiSe,
+    ClassicQingFeng,
+    ClassicQingQiDui,
+    ClassicQingYiSe,
+    ClassicShiSanYao,
+    DaDuiHu,
+    GangShangKaiHuaDoubling,
+    HaiDiLaoYueDoubling,
+    Long,
+    MenQingDoubling,
+    PingHu,
+    QiXiaoDui,
+    ZiMo,
+)
 from hebei.rules.scoring.fans.pairs import (
     HaoHuaQiDui,
     HunQiDui,
@@ -39,8 +57,29 @@ ALL_FANS: tuple[FanRule, ...] = (
 )
 FANS_BY_ID: dict[str, FanRule] = {f.id: f for f in ALL_FANS}
 
+# RULES.md §9: the patterns (points), then the doublings (x2 each, cumulative).
+CLASSIC_FANS: tuple[FanRule, ...] = (
+    PingHu(),
+    ClassicHunYiSe(),
+    QiXiaoDui(),
+    DaDuiHu(),
+    Long(),
+    ClassicShiSanYao(),
+    ClassicQingFeng(),
+    ClassicHunQiDui(),
+    ClassicQingQiDui(),
+    ClassicQingYiSe(),
+    ZiMo(),
+    MenQingDoubling(),
+    GangShangKaiHuaDoubling(),
+    HaiDiLaoYueDoubling(),
+)
+CLASSIC_FANS_BY_ID: dict[str, FanRule] = {f.id: f for f in CLASSIC_FANS}
+
 __all__ = [
     "ALL_FANS",
+    "CLASSIC_FANS",
+    "CLASSIC_FANS_BY_ID",
     "FANS_BY_ID",
     "DaDiaoChe",
     "FanRule",

@@ -24,15 +24,16 @@ if TYPE_CHECKING:
 
 
 class _SevenPairs(FanRule):
-    """Seven pairs with exactly ``quads`` four-of-a-kinds and, if set, the suit ``pattern``."""
+    """Seven pairs with exactly ``quads`` four-of-a-kinds (None: any number) and, if set,
+    the suit ``pattern``."""
 
-    quads: ClassVar[int] = 0
+    quads: ClassVar[int | None] = 0
     pattern: ClassVar[tuple[int, bool] | None] = None
 
     def applies(self, reading: Reading, ctx: WinContext, profile: RuleProfile) -> bool:
         return (
             reading.shape is Shape.SEVEN_PAIRS
-            and four_of_a_kinds(reading.counts) == self.quads
+            and (self.quads is None or four_of_a_kinds(reading.counts) == self.quads)
             and (self.pattern is None or suits_used(reading.counts) == self.pattern)
         )
 

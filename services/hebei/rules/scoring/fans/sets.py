@@ -18,16 +18,19 @@ FOUR_MAN = 3  # 4m, the lowest tile of 4m5m6m
 
 
 class PengPengHu(FanRule):
-    """碰碰胡: a standard hand whose four sets are all pungs or kongs."""
+    """碰碰胡: a standard hand whose four sets are all pungs or kongs (``kongs`` allowed)."""
 
     id = "peng_peng_hu"
     name_zh = "碰碰胡"
     fan = 3
+    kongs: ClassVar[bool] = True
 
     def applies(self, reading: Reading, ctx: WinContext, profile: RuleProfile) -> bool:
         if reading.shape is not Shape.STANDARD:
             return False
-        return all(g.is_triplet for g in reading.groups if g.is_set)
+        if self.kongs:
+            return all(g.is_triplet for g in reading.groups if g.is_set)
+        return all(g.kind is GroupKind.PUNG for g in reading.groups if g.is_set)
 
 
 class DaDiaoChe(FanRule):

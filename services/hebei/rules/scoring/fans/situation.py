@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 
 class MenQing(FanRule):
-    """门清: no pong and no exposed or added kong; concealed kongs are allowed.
+    """门清: no pong and no exposed or added kong (nor chow); concealed kongs are allowed
+    when the profile says so (``men_qing_allows_concealed_kong``).
 
     **Decision:** not on seven pairs or thirteen orphans (``men_qing_on_special_hands``).
     """
@@ -28,7 +29,11 @@ class MenQing(FanRule):
     def applies(self, reading: Reading, ctx: WinContext, profile: RuleProfile) -> bool:
         if reading.shape is not Shape.STANDARD and not profile.men_qing_on_special_hands:
             return False
-        return all(m.kind is MeldKind.CONCEALED_KONG for m in ctx.melds)
+        if not ctx.melds:
+            return True
+        return profile.men_qing_allows_concealed_kong and all(
+            m.kind is MeldKind.CONCEALED_KONG for m in ctx.melds
+        )
 
 
 class QiangGangHu(FanRule):
