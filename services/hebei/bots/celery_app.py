@@ -30,6 +30,7 @@ import time
 from typing import Any
 
 import redis
+import redis.asyncio
 from celery import Celery, signals
 from celery.exceptions import Reject
 
@@ -47,7 +48,7 @@ WORKER_TTL = 30.0  # a worker not seen for this long is gone
 
 app = Celery("hebei.bots", set_as_current=False)
 _settings: dict[str, BotsConfig] = {}
-_redis: dict[str, redis.Redis] = {}
+_redis: dict[str, Any] = {}
 _shutdown = threading.Event()
 
 
@@ -65,6 +66,15 @@ def lease_client() -> redis.Redis:
             settings().resolved_redis_url(), socket_timeout=5, health_check_interval=30
         )
     return _redis["client"]
+
+
+def async_lease_client() -> redis.asyncio.Redis:
+    """The same Redis for the seat sessions' event loop (it records each answer there)."""
+    if "async" not in _redis:
+        _redis["async"] = redis.asyncio.Redis.from_url(
+            settings().resolved_redis_url(), socket_timeout=5, health_check_interval=30
+        )
+    return _redis["async"]
 
 
 @app.on_configure.connect
@@ -111,7 +121,14 @@ def play_seat(self: Any, ticket: dict, sent_at: float | None = None) -> dict:
     config = settings()
     client = lease_client()
     owner = f"{self.request.hostname or socket.gethostname()}/{os.getpid()}"
-    lease = SeatLease(client, seat.match_id, seat.seat, owner, ttl=config.lease_seconds)
+    lease = SeatLease(
+        client,
+        seat.match_id,
+        seat.seat,
+        owner,
+        ttl=config.lease_seconds,
+        aclient=async_lease_client(),
+    )
     try:
         acquired = lease.acquire()
         # A broker that redelivers at once (RabbitMQ, when a worker's connection drops) can

@@ -1,8 +1,16 @@
 """The seat-session runner: plays one seat of one match over the table engine's Play stream.
 
-It joins with the seat token, then answers every Observation that carries legal actions with
-the policy's choice, echoing its ``decision_id``, until the match ends. Decisions travel on
-the stream (one message each way), never as a Celery task each.
+It joins with the seat token (asking only for the observations it must act on), then answers
+every Observation that carries legal actions with the policy's choice, echoing its
+``decision_id``, until the match ends. Decisions travel on the stream (one message each way),
+never as a Celery task each.
+
+Every session of a process runs on one asyncio event loop in one thread (:class:`SeatLoop`),
+and the sessions playing on one engine share one channel: a decision is received, decided
+and answered by that thread, with no hand-over between threads (a fleet process plays dozens
+of seats; a thread each made them queue for the interpreter lock behind each other's
+decisions). :meth:`SeatSession.run` may be called from any thread (a Celery task's): it
+waits for the session to end on the loop.
 
 Failures:
 
@@ -20,31 +28,37 @@ Failures:
 
 from __future__ import annotations
 
+import asyncio
 import enum
+import inspect
 import logging
-import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Coroutine
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import grpc
+import grpc.aio
 
 from hebei.bots import metrics
 from hebei.bots.lease import LeaseLost, SeatLease
 from hebei.bots.policies import Policy
-from hebei.common.client import create_channel
+from hebei.common.client import create_aio_channel
 from hebei.common.convert import action_to_proto, observation_from_proto
+from hebei.common.metrics import ClientStreamMetrics
 from hebei.common.tls import ClientTls
-from hebei.rules.actions import PASS
+from hebei.rules.actions import PASS, Action
 from hebei.rules.errors import NotationError
+from hebei.rules.views import Observation
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
 
 log = logging.getLogger(__name__)
 
 CLIENT_NAME = "hebei-bot/0.1"
+PLAY_METHOD = "/hebei.v1.TableService/Play"
+STOP_POLL = 0.1  # seconds between looks at the stop event while a session waits
 # Not worth retrying: the seat or the match is not ours to play.
 REFUSED_CODES = frozenset(
     {
@@ -148,10 +162,45 @@ class Backoff:
 class _Stream:
     """State of one Play stream."""
 
-    outbox: queue.SimpleQueue = field(default_factory=queue.SimpleQueue)
     answered: int = 0  # decision id answered on this stream
     took_over_at: int = -1  # decision id when TAKE_OVER was last sent
     current: pb.Observation | None = None
+
+
+class SeatLoop:
+    """The event loop of this process's seat sessions, in a daemon thread, with one channel
+    per engine (and TLS settings) shared by every session playing there."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._channels: dict[tuple[str, Any], grpc.aio.Channel] = {}
+        self._thread = threading.Thread(target=self.loop.run_forever, name="bot-seats")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        """Run ``coroutine`` on the loop and wait for its result (from another thread)."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def channel(self, target: str, tls: bool | ClientTls | None) -> grpc.aio.Channel:
+        """The shared channel to ``target`` (on the loop's thread)."""
+        key = (target, tls)
+        channel = self._channels.get(key)
+        if channel is None:
+            channel = self._channels[key] = create_aio_channel(target, tls=tls)
+        return channel
+
+
+_loops: list[SeatLoop] = []
+_loops_lock = threading.Lock()
+
+
+def seat_loop() -> SeatLoop:
+    """This process's :class:`SeatLoop` (started on first use)."""
+    with _loops_lock:
+        if not _loops:
+            _loops.append(SeatLoop())
+        return _loops[0]
 
 
 class SeatSession:
@@ -159,7 +208,8 @@ class SeatSession:
 
     ``tls``: the worker's TLS settings (:attr:`hebei.bots.config.BotsConfig.client_tls`); when
     given they are used whatever the ticket says, else the ticket's flag chooses TLS with the
-    system's roots or plaintext."""
+    system's roots or plaintext. ``channel_factory`` (tests): a channel of one's own per
+    stream, closed after it, instead of the shared one."""
 
     def __init__(
         self,
@@ -169,7 +219,7 @@ class SeatSession:
         lease: SeatLease | None = None,
         stop: threading.Event | None = None,
         backoff: Backoff = Backoff(),
-        channel_factory: Callable[[str], grpc.Channel] | None = None,
+        channel_factory: Callable[[str], Any] | None = None,
         tls: ClientTls | None = None,
     ) -> None:
         self.ticket = ticket
@@ -177,16 +227,19 @@ class SeatSession:
         self.lease = lease
         self.stop = stop or threading.Event()
         self.backoff = backoff
-        credentials = tls if tls is not None else ticket.tls
-        self._channel_factory = channel_factory or (
-            lambda target: create_channel(target, tls=credentials)
-        )
+        self._credentials = tls if tls is not None else ticket.tls
+        self._channel_factory = channel_factory
         self.result = SessionResult(Outcome.STOPPED)
         self._decision_seconds = metrics.DECISION_SECONDS.labels(policy.name)
         self._progress = time.monotonic()
 
     def run(self) -> SessionResult:
-        """Play until the match ends, the seat is lost or the engine stays away."""
+        """Play until the match ends, the seat is lost or the engine stays away (on the
+        process's :class:`SeatLoop`; this thread waits)."""
+        return seat_loop().run(self.play())
+
+    async def play(self) -> SessionResult:
+        """:meth:`run` on the running event loop."""
         result = self.result
         attempt = 0
         active = metrics.SESSIONS_ACTIVE.labels(self.policy.name)
@@ -198,7 +251,7 @@ class SeatSession:
                     break
                 started = time.monotonic()
                 try:
-                    if self._play_stream():
+                    if await self._play_stream():
                         result.outcome = Outcome.FINISHED
                         break
                     detail = "the engine closed the stream"
@@ -229,25 +282,49 @@ class SeatSession:
                     detail,
                     attempt,
                 )
-                self.stop.wait(self.backoff.delay(attempt))
+                await self._backoff_wait(self.backoff.delay(attempt))
         finally:
             active.dec()
         if result.outcome is not Outcome.FINISHED:
             metrics.FAILURES.labels(result.outcome.value).inc()
         return result
 
+    async def _backoff_wait(self, seconds: float) -> bool:
+        """Wait before joining again (True: asked to stop meanwhile)."""
+        return await self._wait_stop(seconds)
+
+    async def _wait_stop(self, seconds: float) -> bool:
+        """Wait ``seconds`` unless asked to stop; True if asked."""
+        deadline = time.monotonic() + seconds
+        while not self.stop.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            await asyncio.sleep(min(left, STOP_POLL))
+        return True
+
     # ------------------------------------------------------------------ one stream
 
-    def _play_stream(self) -> bool:
+    def _channel(self) -> Any:
+        if self._channel_factory is not None:
+            return self._channel_factory(self.ticket.target)
+        return seat_loop().channel(self.ticket.target, self._credentials)
+
+    async def _play_stream(self) -> bool:
         """One Play stream from join to its end; True when the match finished."""
-        ticket = self.ticket
         stream = _Stream()
-        channel = self._channel_factory(ticket.target)
-        call = None
+        channel = self._channel()
+        calls = ClientStreamMetrics(PLAY_METHOD)
+        call = table_pb2_grpc.TableServiceStub(channel).Play()
+        code = grpc.StatusCode.CANCELLED
         try:
-            stub = table_pb2_grpc.TableServiceStub(channel)
-            call = stub.Play(self._requests(stream))
-            for response in call:
+            await self._send(call, calls, self._join())
+            while True:
+                response = await call.read()
+                if response is grpc.aio.EOF:
+                    code = grpc.StatusCode.OK
+                    return False
+                calls.received()
                 self._progress = time.monotonic()
                 if self.stop.is_set():
                     return False
@@ -256,73 +333,104 @@ class SeatSession:
                     continue
                 obs = response.observation
                 if obs.match_finished:
+                    code = grpc.StatusCode.OK
                     return True
                 stream.current = obs
                 if self._take_over_if_auto(stream, obs):
+                    await self._send(call, calls, TAKE_OVER)
                     continue
                 if obs.legal_actions and obs.decision_id and obs.decision_id != stream.answered:
-                    self._answer(stream, obs)
-            return False
+                    answer = await self._answer(stream, obs)
+                    if answer is not None:
+                        await self._send(call, calls, answer)
+        except grpc.RpcError as exc:
+            code = exc.code()
+            raise
         finally:
-            stream.outbox.put(None)
-            if call is not None:
-                call.cancel()
-            channel.close()
+            calls.finished(code)
+            call.cancel()
+            if self._channel_factory is not None:
+                closing = channel.close()
+                if inspect.isawaitable(closing):
+                    await closing
 
-    def _requests(self, stream: _Stream) -> Iterator[table_pb2.PlayRequest]:
+    @staticmethod
+    async def _send(call: Any, calls: ClientStreamMetrics, request: Any) -> None:
+        """Write ``request``; a call the engine has already ended is left to the next read,
+        which returns its end or raises its status (a write would only say "finished")."""
+        try:
+            await call.write(request)
+        except asyncio.InvalidStateError:
+            return
+        calls.sent()
+
+    def _join(self) -> table_pb2.PlayRequest:
         ticket = self.ticket
-        yield table_pb2.PlayRequest(
+        return table_pb2.PlayRequest(
             join=table_pb2.Join(
                 match_id=ticket.match_id,
                 seat=ticket.seat,
                 seat_token=ticket.seat_token,
                 client_name=f"{CLIENT_NAME} {self.policy.name}",
+                decisions_only=True,  # a bot reads nothing but its decisions
             )
         )
-        while True:
-            item = stream.outbox.get()
-            if item is None:
-                return
-            yield item
 
     def _take_over_if_auto(self, stream: _Stream, obs: pb.Observation) -> bool:
-        """The engine auto-plays this seat (it was late): ask for it back. True if sent."""
+        """The engine auto-plays this seat (it was late): True when the seat should ask for
+        it back (once per decision)."""
         if obs.seat >= len(obs.seats) or not obs.seats[obs.seat].auto_played:
             return False
         if stream.took_over_at == obs.decision_id:
-            return True
+            return False
         stream.took_over_at = obs.decision_id
-        stream.outbox.put(table_pb2.PlayRequest(action=pb.Action(kind=pb.ACTION_KIND_TAKE_OVER)))
         return True
 
-    def _answer(self, stream: _Stream, obs: pb.Observation) -> None:
-        started = time.perf_counter()
+    async def _answer(self, stream: _Stream, obs: pb.Observation) -> table_pb2.PlayRequest | None:
+        """The answer to ``obs``'s decision (None: none to send). The lease records it before
+        it leaves; without a pace, the record's round trip to Redis overlaps with the
+        policy's thinking."""
+        stream.answered = obs.decision_id
         try:
             view = observation_from_proto(obs)
         except NotationError as exc:
             log.warning("seat %s: unreadable observation: %s", self.ticket.seat, exc)
             metrics.FAILURES.labels("bad_observation").inc()
-            stream.answered = obs.decision_id  # the engine auto-plays it at the deadline
-            return
+            return None  # the engine auto-plays it at the deadline
+        recording = None
+        if self.lease is not None and not self.ticket.pace:
+            recording = asyncio.ensure_future(self.lease.arecord(obs.decision_id))
+            await asyncio.sleep(0)  # the record leaves now, the policy thinks meanwhile
+        try:
+            started = time.perf_counter()
+            action = self._choose(view, obs.decision_id)
+            took = time.perf_counter() - started
+            self._decision_seconds.observe(took)
+            if self.ticket.pace > took and await self._wait_stop(self.ticket.pace - took):
+                return None
+            if recording is not None:
+                await recording
+            elif self.lease is not None:
+                await self.lease.arecord(obs.decision_id)
+        finally:
+            if recording is not None and not recording.done():
+                recording.cancel()
+        self.result.decisions += 1
+        return table_pb2.PlayRequest(action=action_to_proto(action, obs.decision_id))
+
+    def _choose(self, view: Observation, decision_id: int) -> Action:
+        """The policy's choice, or a safe legal action when it fails or errs."""
         try:
             action = self.policy.choose(view)
         except Exception:  # a policy bug must not cost the seat: play on with a safe action
-            log.exception("policy %s failed on decision %s", self.policy.name, obs.decision_id)
+            log.exception("policy %s failed on decision %s", self.policy.name, decision_id)
             metrics.FAILURES.labels("policy_error").inc()
             action = None
-        took = time.perf_counter() - started
-        self._decision_seconds.observe(took)
         if action not in view.legal_actions:
             if action is not None:
                 log.error("policy %s chose an illegal %s", self.policy.name, action)
             action = PASS if PASS in view.legal_actions else view.legal_actions[-1]
-        if self.ticket.pace > took and self.stop.wait(self.ticket.pace - took):
-            return
-        if self.lease is not None:
-            self.lease.record(obs.decision_id)
-        stream.outbox.put(table_pb2.PlayRequest(action=action_to_proto(action, obs.decision_id)))
-        stream.answered = obs.decision_id
-        self.result.decisions += 1
+        return action
 
     def _rejected(self, stream: _Stream, rejected: table_pb2.ActionRejected) -> None:
         self.result.rejected += 1
@@ -339,3 +447,6 @@ class SeatSession:
             # Still open (e.g. the seat was auto-played a moment): try again on the next
             # observation rather than leaving the decision to the deadline.
             stream.answered = 0
+
+
+TAKE_OVER = table_pb2.PlayRequest(action=pb.Action(kind=pb.ACTION_KIND_TAKE_OVER))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import grpc.aio
 
 from hebei.common.auth import bearer_metadata
 from hebei.common.metrics import ClientMetricsInterceptor
@@ -141,15 +142,44 @@ def create_channel(
     ``tls_key_file`` a client certificate.
     """
     options = channel_options(max_message_bytes)
-    if not isinstance(tls, ClientTls) and (tls or tls_ca_file or tls_cert_file):
-        tls = ClientTls(tls_ca_file, tls_cert_file, tls_key_file)
-    if isinstance(tls, ClientTls):
+    tls = _client_tls(tls, tls_ca_file, tls_cert_file, tls_key_file)
+    if tls is not None:
         channel = grpc.secure_channel(target, tls.credentials(), options=options)
     else:
         channel = grpc.insecure_channel(target, options=options)
     return grpc.intercept_channel(
         channel, ClientMetricsInterceptor(), DefaultsInterceptor(token, timeout)
     )
+
+
+def _client_tls(
+    tls: bool | ClientTls | None,
+    ca_file: Path | None = None,
+    cert_file: Path | None = None,
+    key_file: Path | None = None,
+) -> ClientTls | None:
+    """The TLS settings a channel uses (see :func:`create_channel`), None for plaintext."""
+    if not isinstance(tls, ClientTls) and (tls or ca_file or cert_file):
+        return ClientTls(ca_file, cert_file, key_file)
+    return tls if isinstance(tls, ClientTls) else None
+
+
+def create_aio_channel(
+    target: str,
+    *,
+    tls: bool | ClientTls | None = False,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> grpc.aio.Channel:
+    """An asyncio channel to ``target`` for long-lived streams (the bot fleet's Play streams:
+    many seats of one process on one channel and one event loop). Same options and TLS as
+    :func:`create_channel`, no interceptors: such a caller records its
+    :class:`~hebei.common.metrics.ClientStreamMetrics` itself (an intercepted asyncio
+    stream costs a task and a queue per message). Create it on the loop that uses it."""
+    options = channel_options(max_message_bytes)
+    settings = _client_tls(tls)
+    if settings is not None:
+        return grpc.aio.secure_channel(target, settings.credentials(), options=options)
+    return grpc.aio.insecure_channel(target, options=options)
 
 
 def handshake_error(

@@ -89,6 +89,28 @@ class ServerMetricsInterceptor(HandlerInterceptor):
         SERVER_MSG_SENT.labels(*_labels(info)).inc()
 
 
+class ClientStreamMetrics:
+    """The grpc_client_* metrics of one streaming call a client drives by hand (an asyncio
+    stream without interceptors): :meth:`sent` and :meth:`received` each message,
+    :meth:`finished` once with the final status."""
+
+    def __init__(self, full_method: str, rpc_type: str = "bidi_stream") -> None:
+        labels = (rpc_type, *split_method(full_method))
+        self._labels = labels
+        self.sent = CLIENT_MSG_SENT.labels(*labels).inc
+        self.received = CLIENT_MSG_RECEIVED.labels(*labels).inc
+        self._started = time.perf_counter()
+        self._done = False
+        CLIENT_STARTED.labels(*labels).inc()
+
+    def finished(self, code: grpc.StatusCode) -> None:
+        if self._done:
+            return
+        self._done = True
+        CLIENT_HANDLING_SECONDS.labels(*self._labels).observe(time.perf_counter() - self._started)
+        CLIENT_HANDLED.labels(*self._labels, code.name).inc()
+
+
 def start_metrics_server(
     port: int, host: str = "127.0.0.1", registry: CollectorRegistry = REGISTRY
 ) -> tuple[Any, int]:

@@ -90,7 +90,9 @@ class TableHost:
             oldest = self._tables.get(self._finished[0])
             if oldest is not None and self.store.durable_seq(oldest.match_id) < len(oldest.log):
                 break
-            self._tables.pop(self._finished.popleft(), None)
+            match_id = self._finished.popleft()
+            self._tables.pop(match_id, None)
+            self.store.forget(match_id)
 
     def _add(self, table: Table) -> Table:
         with self._lock:

@@ -59,6 +59,7 @@ class JoinRequest:
     seat: int
     token: str
     client_name: str
+    decisions_only: bool = False  # only the observations the seat must act on
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,4 +251,4 @@ def join(first: table_pb2.PlayRequest | None) -> JoinRequest:
     if len(token) > MAX_TOKEN_LENGTH or any(not c.isprintable() for c in token):
         raise InvalidArgument(f"seat_token must be at most {MAX_TOKEN_LENGTH} printable characters")
     client = check_text("client_name", message.client_name, max_length=MAX_CLIENT_NAME_LENGTH)
-    return JoinRequest(found, seat, token, client)
+    return JoinRequest(found, seat, token, client, message.decisions_only)

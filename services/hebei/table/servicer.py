@@ -229,7 +229,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                 with self.joining.slot(peer_host(context.peer())):
                     join = requests.join(self._first(reader))
                     table = self.host.get(join.match_id)
-                    session = table.join(join.seat, join.token)
+                    session = table.join(join.seat, join.token, decisions_only=join.decisions_only)
             except BaseException:
                 reader.start(None, None)
                 raise

@@ -2,8 +2,11 @@
 
 The table pushes ``(seq, message)`` pairs under its lock; the stream's handler thread yields
 them, each only once event ``seq`` of the match is durable (so nothing a seat was told can be
-lost by a crash). Queues are bounded: a seat's old observations are dropped first (each one is
-a full snapshot), and a spectator that cannot keep up is disconnected.
+lost by a crash). The queue watches its match in the store (:meth:`EventStore.watch`): the
+writer tells it after each commit how far the log is durable, so the stream's thread sleeps
+until its next message may leave and wakes once for it. Queues are bounded: a seat's old
+observations are dropped first (each one is a full snapshot), and a spectator that cannot keep
+up is disconnected.
 """
 
 from __future__ import annotations
@@ -23,22 +26,44 @@ class Outbound:
     """A bounded queue of messages for one stream, released as their events become durable."""
 
     def __init__(
-        self, match_id: str, store: EventStore, *, maxsize: int = 256, droppable: bool = True
+        self,
+        match_id: str,
+        store: EventStore,
+        *,
+        maxsize: int = 256,
+        droppable: bool = True,
+        decisions_only: bool = False,
     ) -> None:
         self.match_id = match_id
         self.store = store
         self.maxsize = maxsize
         self.droppable = droppable  # drop the oldest droppable message when full (seats)
+        # A seat stream that wants only what it must act on (Join.decisions_only); the table
+        # remembers here whether it told the stream that its seat is auto-played.
+        self.decisions_only = decisions_only
+        self.told_auto = False
         self._items: collections.deque[tuple[int, Any, bool]] = collections.deque()
         self._cond = threading.Condition()
         self._finished = False
         self._error: DomainError | None = None
-        self._epoch = 0  # bumped by discard_after: a message taken before is not sent
         self.dropped = 0
+        self._durable = store.watch(match_id, self)  # the last durable event of the match
 
     @property
     def closed(self) -> bool:
         return self._finished or self._error is not None
+
+    def _ready(self) -> bool:
+        """Whether the next message may leave (its events are durable)."""
+        return bool(self._items) and self._items[0][0] <= self._durable
+
+    def durable(self, seq: int) -> None:
+        """The store committed the match's events up to ``seq`` (the writer's thread)."""
+        with self._cond:
+            if seq > self._durable:
+                self._durable = seq
+                if self._ready():
+                    self._cond.notify_all()
 
     def push(self, seq: int, message: Any, *, keep: bool = False) -> None:
         """Queue ``message``, to be sent once event ``seq`` is durable. ``keep``: never drop
@@ -61,14 +86,14 @@ class Outbound:
                     self._items.popleft()
                     self.dropped += 1
             self._items.append((seq, message, keep))
-            self._cond.notify_all()
+            if self._ready():
+                self._cond.notify_all()
 
     def discard_after(self, seq: int) -> None:
         """Drop the queued messages about events after ``seq`` (events that were never
         written: see Table.fail_storage)."""
         with self._cond:
             self._items = collections.deque(item for item in self._items if item[0] <= seq)
-            self._epoch += 1
             self._cond.notify_all()
 
     def finish(self) -> None:
@@ -86,26 +111,20 @@ class Outbound:
             self._cond.notify_all()
 
     def messages(self, active: Callable[[], bool]) -> Iterator[Any]:
-        """Yield messages as they become durable until finished, failed or ``active()`` is
-        false (the client went away); a failure raises its error."""
-        while True:
-            with self._cond:
-                while not self._items and not self.closed and active():
-                    self._cond.wait(WAIT_SLICE)
-                if self._error is not None:
-                    raise self._error
-                if not self._items:
-                    return  # finished and drained, or the client went away
-                seq, message, _kept = self._items.popleft()
-                epoch = self._epoch
-            while not self.store.wait_durable(self.match_id, seq, WAIT_SLICE):
-                if not active() or self._error is not None or self._epoch != epoch:
-                    break
-            else:
+        """Yield messages as they become durable until finished (and drained), failed or
+        ``active()`` is false (the client went away); a failure raises its error."""
+        try:
+            while True:
+                with self._cond:
+                    while not self._ready() and self._error is None and active():
+                        if self._finished and not self._items:
+                            return
+                        self._cond.wait(WAIT_SLICE)
+                    if self._error is not None:
+                        raise self._error
+                    if not self._ready():
+                        return  # the client went away
+                    message = self._items.popleft()[1]
                 yield message
-                continue
-            if self._error is not None:
-                raise self._error
-            if self._epoch != epoch:
-                continue  # about events that were never written: not sent
-            return
+        finally:
+            self.store.unwatch(self.match_id, self)

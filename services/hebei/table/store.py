@@ -1,9 +1,12 @@
 """The durable side of the table engine: matches, the event log and the outbox, on PostgreSQL.
 
-Tables hand :class:`Group` objects to :meth:`EventStore.submit`; one writer thread gathers the
-groups of all tables for a few milliseconds (or up to ``max_batch`` events) and writes them in
-one transaction, so the log does not bound throughput. A group is never split across
-transactions: a hand's ``hand_end`` event and its settlement's outbox row commit together.
+Tables hand :class:`Group` objects to :meth:`EventStore.submit`; one writer thread takes every
+group queued by then (waiting ``flush_seconds`` for more, up to ``max_batch`` events) and
+writes them with one statement on a connection of its own (:data:`WRITE_BATCH`: the events,
+the outbox rows and the match rows' updates of every table at once; one round trip and one
+commit), so the log does not bound throughput: the more tables wait, the bigger the batch
+(group commit). A group is never split across commits: a hand's ``hand_end`` event and its
+settlement's outbox row commit together.
 After each commit the per-match durable watermark advances; :meth:`EventStore.wait_durable`
 lets a seat's stream send an observation only once the events it reflects are durable, and
 :meth:`EventStore.durable_time` tells a table when that was (a decision's clock does not run
@@ -21,13 +24,14 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import json
 import logging
 import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -44,6 +48,26 @@ DEFAULT_SCHEMA = "table_engine"
 UNFINISHED = ("waiting", "playing")
 DATA_RETRIES = 3  # attempts of a batch failing for a reason other than an outage
 DURABLE_HISTORY = 256  # commit times kept per match (see EventStore.durable_time)
+
+# A whole batch in one statement (its data-modifying parts commit together, or none does):
+# the events, the outbox rows (a row already there is kept) and the match rows' new state.
+WRITE_BATCH = """
+WITH new_events AS (
+    INSERT INTO events (match_id, seq, hand_no, event, logged_at, chain, mac)
+    SELECT m, s, h, e::jsonb, to_timestamp(t), c, x
+    FROM unnest(%s::text[], %s::int[], %s::int[], %s::text[], %s::float8[], %s::text[],
+                %s::text[]) AS r(m, s, h, e, t, c, x)
+), new_outbox AS (
+    INSERT INTO outbox (match_id, kind, key, payload)
+    SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bytea[])
+    ON CONFLICT (kind, key) DO NOTHING
+)
+UPDATE matches SET status = u.status, hands_played = u.hands, scores = u.scores::jsonb,
+    event_count = u.events, ended_at = CASE WHEN u.ended THEN now() ELSE ended_at END
+FROM unnest(%s::text[], %s::text[], %s::int[], %s::text[], %s::bigint[], %s::bool[])
+    AS u(match_id, status, hands, scores, events, ended)
+WHERE matches.match_id = u.match_id
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,14 +145,21 @@ class PendingMessage:
     attempts: int
 
 
+class Watcher(Protocol):
+    """Told (on the writer's thread) each time more of a match's events are durable."""
+
+    def durable(self, seq: int) -> None: ...
+
+
 class _Watermark:
-    __slots__ = ("cond", "seq", "times")
+    __slots__ = ("cond", "seq", "times", "watchers")
 
     def __init__(self, seq: int) -> None:
         self.seq = seq
         self.cond = threading.Condition()
         # (seq, monotonic time) of the last commits: when each event became durable.
         self.times: collections.deque[tuple[int, float]] = collections.deque(maxlen=DURABLE_HISTORY)
+        self.watchers: set[Watcher] = set()
 
 
 def is_outage(error: BaseException) -> bool:
@@ -176,6 +207,11 @@ def _error_text(error: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in error[:1000])
 
 
+def _columns(rows: Sequence[tuple], width: int) -> list[list]:
+    """Rows as ``width`` column lists (the arrays a statement unnests)."""
+    return [list(column) for column in zip(*rows, strict=True)] if rows else [[]] * width
+
+
 def _ts(seconds: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds, dt.UTC)
 
@@ -204,6 +240,7 @@ class EventStore:
         self._marks_lock = threading.Lock()
         self._failed: set[str] = set()  # matches whose groups are dropped until a reset
         self._outage_since: float | None = None
+        self._conn: psycopg.Connection | None = None  # the writer's own (autocommit)
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="table-log-writer", daemon=True)
         self._thread.start()
@@ -222,6 +259,8 @@ class EventStore:
         self._queue.put(None)
         self._thread.join(timeout=10)
         self._stopped.set()
+        if not self._thread.is_alive():
+            self._drop_connection()
         self.pool.close()
 
     # ------------------------------------------------------------------ matches
@@ -340,6 +379,28 @@ class EventStore:
                 mark = self._marks[match_id] = _Watermark(seq)
             return mark
 
+    def watch(self, match_id: str, watcher: Watcher) -> int:
+        """Tell ``watcher`` of every commit of ``match_id`` from now on; returns the last
+        durable event now. Each stream's queue watches its match, so that its thread wakes
+        once, when its next message may leave (see :mod:`hebei.table.sessions`)."""
+        mark = self._mark(match_id, 0)
+        with mark.cond:
+            mark.watchers.add(watcher)
+            return mark.seq
+
+    def unwatch(self, match_id: str, watcher: Watcher) -> None:
+        with self._marks_lock:
+            mark = self._marks.get(match_id)
+        if mark is not None:
+            with mark.cond:
+                mark.watchers.discard(watcher)
+
+    def forget(self, match_id: str) -> None:
+        """Drop what is kept in memory about an ended match whose log is durable (a table
+        evicted from memory; loading it again starts afresh)."""
+        with self._marks_lock:
+            self._marks.pop(match_id, None)
+
     def durable_seq(self, match_id: str) -> int:
         """The last event of ``match_id`` known to be committed."""
         return self._mark(match_id, 0).seq
@@ -417,6 +478,7 @@ class EventStore:
                 if self._stopped.is_set():
                     return None
                 if is_outage(exc):
+                    self._drop_connection()
                     if self._outage_since is None:
                         self._outage_since = time.monotonic()
                     metrics.EVENT_LOG_WRITE_FAILURES.labels("outage").inc()
@@ -476,53 +538,63 @@ class EventStore:
                     mark.seq = seq
                     mark.times.append((seq, now))
                 mark.cond.notify_all()
+                watchers = list(mark.watchers)
+            for watcher in watchers:
+                watcher.durable(seq)
         if self.on_outbox is not None and any(group.outbox for group in batch):
             self.on_outbox()
 
+    def _connection(self) -> psycopg.Connection:
+        """The writer's connection, taken from the pool once (and again after an outage):
+        autocommit, so that a batch's one statement is its one round trip and commit."""
+        if self._conn is None or self._conn.closed:
+            conn = self.pool.getconn()
+            try:
+                conn.autocommit = True
+            except BaseException:
+                self.pool.putconn(conn)
+                raise
+            self._conn = conn
+        return self._conn
+
+    def _drop_connection(self) -> None:
+        """Give the writer's connection back to the pool (which replaces a broken one)."""
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            if not conn.closed:
+                conn.autocommit = False
+        except psycopg.Error:
+            conn.close()
+        self.pool.putconn(conn)
+
     def _write(self, batch: list[Group]) -> None:
-        with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            with cur.copy(
-                "COPY events (match_id, seq, hand_no, event, logged_at, chain, mac) FROM STDIN"
-            ) as copy:
-                for group in batch:
-                    for row in group.events:
-                        copy.write_row(
-                            (
-                                group.match_id,
-                                row.seq,
-                                row.hand_no,
-                                Jsonb(row.event),
-                                _ts(row.time),
-                                row.chain,
-                                row.mac,
-                            )
-                        )
-            outbox = [(g.match_id, o.kind, o.key, o.payload) for g in batch for o in g.outbox]
-            if outbox:
-                cur.executemany(
-                    "INSERT INTO outbox (match_id, kind, key, payload) VALUES (%s, %s, %s, %s)"
-                    " ON CONFLICT (kind, key) DO NOTHING",
-                    outbox,
-                )
-            updates = [
-                (
-                    g.update.status,
-                    g.update.hands_played,
-                    Jsonb(list(g.update.scores)),
-                    g.update.event_count,
-                    g.update.ended,
-                    g.match_id,
-                )
-                for g in batch
-                if g.update is not None
-            ]
-            if updates:
-                cur.executemany(
-                    "UPDATE matches SET status = %s, hands_played = %s, scores = %s,"
-                    " event_count = %s, ended_at = CASE WHEN %s THEN now() ELSE ended_at END"
-                    " WHERE match_id = %s",
-                    updates,
-                )
+        events = [
+            (g.match_id, r.seq, r.hand_no, json.dumps(r.event), r.time, r.chain, r.mac)
+            for g in batch
+            for r in g.events
+        ]
+        outbox = [(g.match_id, o.kind, o.key, o.payload) for g in batch for o in g.outbox]
+        ended = {g.match_id for g in batch if g.update is not None and g.update.ended}
+        updates = {  # the last state of each match in the batch
+            g.match_id: (
+                g.match_id,
+                g.update.status,
+                g.update.hands_played,
+                json.dumps(list(g.update.scores)),
+                g.update.event_count,
+                g.match_id in ended,
+            )
+            for g in batch
+            if g.update is not None
+        }
+        params = [
+            *_columns(events, 7),
+            *_columns(outbox, 4),
+            *_columns(list(updates.values()), 6),
+        ]
+        self._connection().execute(WRITE_BATCH, params)
 
     # ------------------------------------------------------------------ the outbox
 

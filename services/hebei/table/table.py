@@ -394,9 +394,11 @@ class Table:
         if not same_token(self.seats[seat].spec.token_hash, hash_token(token)):
             raise Unauthenticated(f"wrong seat token for seat {seat} of match {self.match_id}")
 
-    def join(self, seat_no: int, token: str) -> Outbound:
+    def join(self, seat_no: int, token: str, *, decisions_only: bool = False) -> Outbound:
         """Seat ``seat_no`` (re)connects: a new session replaces the previous one, an
-        auto-played seat takes over again, and the match starts when all four have joined."""
+        auto-played seat takes over again, and the match starts when all four have joined.
+        ``decisions_only``: the session gets only the observations it must act on (see
+        :meth:`_push`)."""
         self.check_token(seat_no, token)
         with self.lock:
             if self.suspended:
@@ -404,7 +406,9 @@ class Table:
             seat = self.seats[seat_no]
             if seat.session is not None:
                 seat.session.fail(Conflict("the seat joined again from another stream"))
-            session = Outbound(self.match_id, self.store, maxsize=self.seat_queue)
+            session = Outbound(
+                self.match_id, self.store, maxsize=self.seat_queue, decisions_only=decisions_only
+            )
             seat.session = session
             if self.over:
                 session.push(len(self.log), self._observation(seat_no))
@@ -422,7 +426,8 @@ class Table:
                 self._start_clock_if_due(seat)
                 self._rejoined()
                 self._progress()
-            self._broadcast()
+            for other in self.seats:  # the new stream is told where the match is
+                self._push(other, force=other is seat)
             self._commit()
             return session
 
@@ -576,7 +581,7 @@ class Table:
             metrics.CLOCKS_HELD.inc()
         seat.deadline_wall = time.time() + (deadline - now)
         seat.timer = self.scheduler.call_at(deadline, lambda: self._on_deadline(number, decision))
-        self._push(seat)  # its new deadline
+        self._push(seat, force=True)  # its new deadline
         return True
 
     def dissolve(self, reason: str) -> None:
@@ -1127,14 +1132,24 @@ class Table:
         for seat in self.seats:
             self._push(seat)
 
-    def _push(self, seat: Seat) -> None:
-        """Queue ``seat``'s observation (sent once the log up to here is durable)."""
-        if seat.session is None or not self._hears_now(seat.spec.seat):
+    def _push(self, seat: Seat, *, force: bool = False) -> None:
+        """Queue ``seat``'s observation (sent once the log up to here is durable). A
+        decisions-only session gets it only when it must act on it: a decision it has not
+        been told of (or, ``force``, its new deadline), a change of whether its seat is
+        auto-played, and the end of the match."""
+        session = seat.session
+        if session is None or not self._hears_now(seat.spec.seat):
             return
         seq = len(self.log)
-        if seat.decision_id and not seat.decision_seq:
+        new_decision = bool(seat.decision_id) and not seat.decision_seq
+        if session.decisions_only:
+            auto = seat.auto_reason is not None
+            if not (new_decision or force or self.over or auto != session.told_auto):
+                return
+            session.told_auto = auto
+        if new_decision:
             seat.decision_seq = seq  # the seat can hear of its decision once seq is durable
-        seat.session.push(seq, self._observation(seat.spec.seat))
+        session.push(seq, self._observation(seat.spec.seat))
 
     # ------------------------------------------------------------------ recovery
 

@@ -149,16 +149,18 @@ class ListTablesResponse(_message.Message):
     def __init__(self, matches: _Optional[_Iterable[_Union[MatchInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class Join(_message.Message):
-    __slots__ = ("match_id", "seat", "seat_token", "client_name")
+    __slots__ = ("match_id", "seat", "seat_token", "client_name", "decisions_only")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     CLIENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_ONLY_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
     seat_token: str
     client_name: str
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., client_name: _Optional[str] = ...) -> None: ...
+    decisions_only: bool
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., client_name: _Optional[str] = ..., decisions_only: _Optional[bool] = ...) -> None: ...
 
 class PlayRequest(_message.Message):
     __slots__ = ("join", "action")

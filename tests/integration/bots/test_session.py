@@ -3,6 +3,7 @@ taking the seat back after the engine auto-played it."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import grpc
@@ -122,14 +123,16 @@ class Dropped(grpc.RpcError):
 
 
 class FlakyChannel:
-    """Each Play stream delivers ``messages`` observations (none when 0), then drops."""
+    """Each Play stream delivers ``messages`` observations (none when 0), then drops;
+    ``ended``: the call has already ended when the session first writes to it."""
 
-    def __init__(self, messages: int) -> None:
+    def __init__(self, messages: int, ended: bool = False) -> None:
         self.messages = messages
+        self.ended = ended
 
     def stream_stream(self, *args, **kwargs):
-        def call(requests):
-            return FlakyCall(self.messages)
+        def call():
+            return FlakyCall(self.messages, self.ended)
 
         return call
 
@@ -143,13 +146,15 @@ class FlakyChannel:
 
 
 class FlakyCall:
-    def __init__(self, messages: int) -> None:
+    def __init__(self, messages: int, ended: bool = False) -> None:
         self.left = messages
+        self.ended = ended
 
-    def __iter__(self):
-        return self
+    async def write(self, request) -> None:
+        if self.ended:  # what grpc.aio says when the engine has already closed the call
+            raise asyncio.InvalidStateError("RPC already finished.")
 
-    def __next__(self):
+    async def read(self):
         if self.left:
             self.left -= 1
             return table_pb2.PlayResponse(observation=pb.Observation(seat=0))
@@ -159,43 +164,50 @@ class FlakyCall:
         pass
 
 
-class CountingStop(threading.Event):
-    """A stop event that records each reconnect delay instead of sleeping it; set after
-    ``rounds`` of them."""
+class CountingSession(SeatSession):
+    """Records each reconnect delay instead of waiting it; stops after ``rounds`` of them."""
 
-    def __init__(self, rounds: int) -> None:
-        super().__init__()
+    def __init__(self, *args, rounds: int, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
         self.rounds = rounds
         self.delays: list[float] = []
 
-    def wait(self, timeout: float | None = None) -> bool:
-        self.delays.append(timeout)
+    async def _backoff_wait(self, seconds: float) -> bool:
+        self.delays.append(seconds)
         if len(self.delays) >= self.rounds:
-            self.set()
-        return self.is_set()
+            self.stop.set()
+        return self.stop.is_set()
 
 
-def flaky_session(messages: int, stop: CountingStop) -> SeatSession:
+def flaky_session(messages: int, rounds: int, ended: bool = False) -> CountingSession:
     t = SeatTicket("engine:1", "m1", 0, "token-0-0123456789abcdef")
-    return SeatSession(
+    return CountingSession(
         t,
         make_policy("random", seed=1),
-        stop=stop,
+        rounds=rounds,
         backoff=Backoff(first=0.1, cap=5.0),
-        channel_factory=lambda target: FlakyChannel(messages),
+        channel_factory=lambda target: FlakyChannel(messages, ended),
     )
 
 
 def test_the_reconnect_delay_starts_over_after_a_stream_that_worked() -> None:
     """It used to keep doubling: after six reconnects every later one waited 5 s, longer
     than a bot's time to decide."""
-    stop = CountingStop(rounds=10)
-    result = flaky_session(messages=1, stop=stop).run()
+    session = flaky_session(messages=1, rounds=10)
+    result = session.run()
     assert result.outcome is Outcome.STOPPED and result.reconnects == 10
-    assert stop.delays == [0.1] * 10
+    assert session.delays == [0.1] * 10
 
 
 def test_the_reconnect_delay_grows_while_the_engine_stays_away() -> None:
-    stop = CountingStop(rounds=8)
-    flaky_session(messages=0, stop=stop).run()
-    assert stop.delays == [0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0]
+    session = flaky_session(messages=0, rounds=8)
+    session.run()
+    assert session.delays == [0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0]
+
+
+def test_a_write_to_a_call_the_engine_ended_means_joining_again() -> None:
+    """A SIGTERM-drained engine ends the stream while the bot answers: the write used to
+    raise out of the session (InvalidStateError), losing the seat instead of rejoining."""
+    session = flaky_session(messages=0, rounds=3, ended=True)
+    result = session.run()
+    assert result.outcome is Outcome.STOPPED and result.reconnects == 3

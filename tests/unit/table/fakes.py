@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from hebei.table.store import Group
+import sys
+
+from hebei.table.store import Group, Watcher
 
 
 class InstantStore:
@@ -16,6 +18,12 @@ class InstantStore:
         self.groups.append(group)
         if group.events:
             self.seq[group.match_id] = group.events[-1].seq
+
+    def watch(self, match_id: str, watcher: Watcher) -> int:
+        return sys.maxsize  # whatever is pushed may leave at once
+
+    def unwatch(self, match_id: str, watcher: Watcher) -> None:
+        pass
 
     def durable_seq(self, match_id: str) -> int:
         return self.seq.get(match_id, 0)
