@@ -7,15 +7,34 @@ One seed's four rotations form one sample: a policy's points per hand in it is
 its total over the rotations divided by the hands it sat. The 95% confidence
 interval of the mean (and of each pairwise difference, computed per sample,
 which is where duplicate play pays off) is over those samples.
+
+The default run (:data:`DEFAULT_LINEUPS`) is four line-ups, each one challenger against
+three copies of a baseline, or a mixed table:
+
+- ``expert`` against three ``efficiency``: expert − efficiency;
+- ``efficiency`` against three ``expert``: expert − efficiency again, among experts;
+- ``expert:3``, ``expert:2``, ``expert:1`` and ``efficiency`` at one table: each level
+  against the next;
+- ``efficiency`` against three ``random``.
+
+Walls: evaluation runs use ``--seed 1`` (match seeds 1,000,003 + n). The expert was tuned on
+other walls only (seeds 5 and 7, i.e. 5,000,015 + n and 7,000,021 + n, and its models were
+fitted on self-play of seeds 11-71): keep those apart when judging a change.
+
+Seeds are spread over worker processes (``processes``, default: one per core) with the
+``spawn`` start method; every sample is a function of its seed, so the figures do not depend
+on how many processes played them.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import multiprocessing
+import os
 import statistics
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from hebei.bots.player import PolicyPlayer, warm_policies
@@ -24,11 +43,40 @@ from hebei.rules.match import Match, MatchLength
 from hebei.rules.simulate import SimulationSummary, play_match
 
 Z95 = 1.96
+SEED_STRIDE = 1_000_003  # match seed of sample n: seed * SEED_STRIDE + n
 DEFAULT_LINEUP = ("expert", "efficiency", "random", "random")
-# The default run: each policy against the next weaker one, two seats each.
+
+
+@dataclass(frozen=True, slots=True)
+class Lineup:
+    """Four seats and the differences to report, each ``(stronger, weaker)``."""
+
+    title: str
+    seats: tuple[str, ...]
+    comparisons: tuple[tuple[str, str], ...]
+
+
 DEFAULT_LINEUPS = (
-    ("expert", "expert", "efficiency", "efficiency"),
-    ("efficiency", "efficiency", "random", "random"),
+    Lineup(
+        "expert vs 3 efficiency",
+        ("expert", "efficiency", "efficiency", "efficiency"),
+        (("expert", "efficiency"),),
+    ),
+    Lineup(
+        "efficiency vs 3 expert",
+        ("efficiency", "expert", "expert", "expert"),
+        (("expert", "efficiency"),),
+    ),
+    Lineup(
+        "expert levels, mixed table",
+        ("expert:3", "expert:2", "expert:1", "efficiency"),
+        (("expert:3", "expert:2"), ("expert:2", "expert:1"), ("expert:1", "efficiency")),
+    ),
+    Lineup(
+        "efficiency vs 3 random",
+        ("efficiency", "random", "random", "random"),
+        (("efficiency", "random"),),
+    ),
 )
 
 
@@ -69,6 +117,18 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[index]
 
 
+def timing_json(timings: Sequence[float]) -> dict:
+    """Decision-time percentiles of ``timings`` (seconds), in milliseconds."""
+    times = sorted(timings)
+    return {
+        "decisions": len(times),
+        "median": round(percentile(times, 0.5) * 1e3, 3),
+        "p90": round(percentile(times, 0.9) * 1e3, 3),
+        "p99": round(percentile(times, 0.99) * 1e3, 3),
+        "max": round((times[-1] if times else 0.0) * 1e3, 3),
+    }
+
+
 @dataclass
 class PolicyResult:
     """One policy of the line-up over the whole run."""
@@ -81,20 +141,15 @@ class PolicyResult:
     timings: list[float] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        times = sorted(self.timings)
+        times = timing_json(self.timings)
         return {
             "policy": self.name,
             "seats": self.seats,
             "seat_hands": self.hands,
             "points": self.points,
             "points_per_hand": estimate(self.per_sample).to_json(),
-            "decisions": len(times),
-            "decision_ms": {
-                "median": round(percentile(times, 0.5) * 1e3, 3),
-                "p90": round(percentile(times, 0.9) * 1e3, 3),
-                "p99": round(percentile(times, 0.99) * 1e3, 3),
-                "max": round((times[-1] if times else 0.0) * 1e3, 3),
-            },
+            "decisions": times.pop("decisions"),
+            "decision_ms": times,
         }
 
 
@@ -105,6 +160,7 @@ class Comparison:
     stronger: str
     weaker: str
     difference: Estimate
+    samples: int = 0
 
     @property
     def significant(self) -> bool:
@@ -116,6 +172,8 @@ class Comparison:
             "stronger": self.stronger,
             "weaker": self.weaker,
             "difference": self.difference.to_json(),
+            "low": round(self.difference.low, 3),
+            "samples": self.samples,
             "significant": self.significant,
         }
 
@@ -129,20 +187,24 @@ class BotsBenchResult:
     seconds: float
     policies: dict[str, PolicyResult]
     comparisons: list[Comparison]
+    title: str = ""
+    processes: int = 1
 
     @property
     def ordering_holds(self) -> bool:
-        """Each distinct policy, in line-up order, beats the next significantly."""
+        """Each compared stronger policy beats its weaker one significantly."""
         return all(c.significant for c in self.comparisons)
 
     def to_json(self) -> dict:
         return {
+            "title": self.title or " / ".join(self.lineup),
             "lineup": list(self.lineup),
             "seeds": self.seeds,
             "hands_per_match": self.hands_per_match,
             "hands": self.hands,
             "seat_hands": sum(p.hands for p in self.policies.values()),
             "seconds": round(self.seconds, 2),
+            "processes": self.processes,
             "policies": [p.to_json() for p in self.policies.values()],
             "comparisons": [c.to_json() for c in self.comparisons],
             "ordering_holds": self.ordering_holds,
@@ -160,6 +222,13 @@ def check_lineup(lineup: Sequence[str]) -> tuple[str, ...]:
     if len(set(specs)) < 2:
         raise ValueError("a line-up needs at least two different policies to compare")
     return specs
+
+
+def lineup_of(specs: Sequence[str]) -> Lineup:
+    """A checked line-up comparing each distinct policy with the next, in seat order."""
+    seats = check_lineup(specs)
+    order = list(dict.fromkeys(seats))
+    return Lineup(" / ".join(seats), seats, tuple(itertools.pairwise(order)))
 
 
 def play_lineup(
@@ -189,49 +258,129 @@ def play_lineup(
     return seated, tuple(match.scores), summary.hands
 
 
+@dataclass(frozen=True, slots=True)
+class SeedResult:
+    """One seed's four rotations: points and seat-hands per spec, hands, decision times."""
+
+    points: dict[str, int]
+    seat_hands: dict[str, int]
+    hands: int
+    timings: dict[str, list[float]]
+
+
+def play_seed(specs: tuple[str, ...], match_seed: int, hands_per_match: int) -> SeedResult:
+    """The four rotations of one wall seed."""
+    distinct = list(dict.fromkeys(specs))
+    points = dict.fromkeys(distinct, 0)
+    seat_hands = dict.fromkeys(distinct, 0)
+    timings: dict[str, list[float]] = {spec: [] for spec in distinct}
+    hands = 0
+    for rotation in range(4):
+        seated, scores, played = play_lineup(specs, match_seed, hands_per_match, rotation, timings)
+        hands += played
+        for s, spec in enumerate(seated):
+            points[spec] += scores[s]
+            seat_hands[spec] += played
+    return SeedResult(points, seat_hands, hands, timings)
+
+
+def _worker_start(seed: int, warm_hands: int) -> None:
+    warm_policies(seed, warm_hands)
+
+
+def _worker_seed(args: tuple[tuple[str, ...], int, int]) -> tuple[int, SeedResult]:
+    specs, match_seed, hands_per_match = args
+    return match_seed, play_seed(specs, match_seed, hands_per_match)
+
+
+def default_processes() -> int:
+    """One worker process per core."""
+    return max(1, os.cpu_count() or 1)
+
+
+def _seed_results(
+    specs: tuple[str, ...],
+    match_seeds: Sequence[int],
+    hands_per_match: int,
+    processes: int,
+    seed: int,
+    warm_hands: int,
+) -> Iterator[tuple[int, SeedResult]]:
+    jobs = [(specs, ms, hands_per_match) for ms in match_seeds]
+    if processes <= 1:
+        if warm_hands:
+            warm_policies(seed, warm_hands)
+        for job in jobs:
+            yield _worker_seed(job)
+        return
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(processes, initializer=_worker_start, initargs=(seed, warm_hands)) as pool:
+        yield from pool.imap_unordered(_worker_seed, jobs)
+
+
 def run_duplicate(
-    lineup: Sequence[str] = DEFAULT_LINEUP,
+    lineup: Sequence[str] | Lineup = DEFAULT_LINEUP,
     seeds: int = 50,
     hands_per_match: int = 8,
     seed: int = 1,
     warm_hands: int = 16,
     on_match: Callable[[], None] | None = None,
+    processes: int = 1,
 ) -> BotsBenchResult:
-    """Play ``seeds`` match seeds x 4 rotations of ``lineup`` and measure every policy."""
-    specs = check_lineup(lineup)
+    """Play ``seeds`` match seeds x 4 rotations of ``lineup`` and measure every policy.
+
+    ``on_match`` is called after each match (four per seed); ``processes`` > 1 spreads the
+    seeds over that many worker processes (same figures, see the module docstring).
+    """
+    plan = lineup if isinstance(lineup, Lineup) else lineup_of(lineup)
+    specs = check_lineup(plan.seats)
     if seeds < 2 or hands_per_match < 1:
         raise ValueError("need at least 2 seeds and 1 hand per match")
-    if warm_hands:
-        warm_policies(seed, warm_hands)
     results = {spec: PolicyResult(spec, specs.count(spec)) for spec in dict.fromkeys(specs)}
-    timings = {spec: result.timings for spec, result in results.items()}
-    hands = 0
+    match_seeds = [seed * SEED_STRIDE + n for n in range(seeds)]
+    by_seed: dict[int, SeedResult] = {}
     start = time.perf_counter()
-    for n in range(seeds):
-        match_seed = seed * 1_000_003 + n
-        points = dict.fromkeys(results, 0)
-        seat_hands = dict.fromkeys(results, 0)
-        for rotation in range(4):
-            seated, scores, played = play_lineup(
-                specs, match_seed, hands_per_match, rotation, timings
-            )
-            hands += played
-            for s, spec in enumerate(seated):
-                points[spec] += scores[s]
-                seat_hands[spec] += played
-            if on_match is not None:
+    stream = _seed_results(specs, match_seeds, hands_per_match, processes, seed, warm_hands)
+    for match_seed, result in stream:
+        by_seed[match_seed] = result
+        for spec, times in result.timings.items():
+            results[spec].timings.extend(times)
+        if on_match is not None:
+            for _ in range(4):
                 on_match()
-        for spec, result in results.items():
-            result.points += points[spec]
-            result.hands += seat_hands[spec]
-            result.per_sample.append(points[spec] / seat_hands[spec])
     seconds = time.perf_counter() - start
-    order = list(results)
+    hands = 0
+    for match_seed in match_seeds:  # in seed order: the figures do not depend on scheduling
+        result = by_seed[match_seed]
+        hands += result.hands
+        for spec, policy in results.items():
+            policy.points += result.points[spec]
+            policy.hands += result.seat_hands[spec]
+            policy.per_sample.append(result.points[spec] / result.seat_hands[spec])
     comparisons = []
-    for stronger, weaker in itertools.pairwise(order):
+    for stronger, weaker in plan.comparisons:
         diffs = [
             a - b
             for a, b in zip(results[stronger].per_sample, results[weaker].per_sample, strict=True)
         ]
-        comparisons.append(Comparison(stronger, weaker, estimate(diffs)))
-    return BotsBenchResult(specs, seeds, hands_per_match, hands, seconds, results, comparisons)
+        comparisons.append(Comparison(stronger, weaker, estimate(diffs), len(diffs)))
+    return BotsBenchResult(
+        specs,
+        seeds,
+        hands_per_match,
+        hands,
+        seconds,
+        results,
+        comparisons,
+        title=plan.title,
+        processes=max(1, processes),
+    )
+
+
+def timings_by_spec(results: Sequence[BotsBenchResult]) -> dict[str, dict]:
+    """Decision-time percentiles per policy spec over every line-up of a run."""
+    pooled: dict[str, list[float]] = {}
+    for result in results:
+        for spec, policy in result.policies.items():
+            pooled.setdefault(spec, []).extend(policy.timings)
+    return {spec: timing_json(times) for spec, times in sorted(pooled.items())}

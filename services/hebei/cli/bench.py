@@ -102,49 +102,132 @@ def rules_command(
     console.print(rules_table(result))
 
 
+def bots_tables(results: list[dict], timings: dict[str, dict]) -> list[Table]:
+    """The rich tables of ``hebei bench bots``: one per line-up, then the comparisons, then
+    decision times per policy and level."""
+    tables = []
+    for result in results:
+        table = Table(
+            title=f"{result['title']}: {result['seeds']} seeds x 4 rotations, "
+            f"{result['hands']:,} hands ({result['seat_hands']:,} seat-hands), "
+            f"{result['seconds']:.0f} s",
+            caption="points per hand with 95% interval",
+        )
+        for column in ("policy", "seats", "seat-hands", "points/hand", "95% CI"):
+            table.add_column(column, justify="left" if column == "policy" else "right")
+        for p in result["policies"]:
+            pph = p["points_per_hand"]
+            table.add_row(
+                p["policy"],
+                str(p["seats"]),
+                f"{p['seat_hands']:,}",
+                f"{pph['mean']:+.2f}",
+                f"± {pph['ci95']:.2f}",
+            )
+        tables.append(table)
+    summary = Table(title="comparisons (points per hand, 95% interval over wall seeds)")
+    for column in ("line-up", "comparison", "difference", "95% CI", "low end", "hands"):
+        summary.add_column(
+            column, justify="left" if column in ("line-up", "comparison") else "right"
+        )
+    for result in results:
+        for c in result["comparisons"]:
+            d = c["difference"]
+            colour = "green" if c["significant"] else "red"
+            summary.add_row(
+                result["title"],
+                f"{c['stronger']} − {c['weaker']}",
+                f"[{colour}]{d['mean']:+.2f}",
+                f"± {d['ci95']:.2f}",
+                f"{c['low']:+.2f}",
+                f"{result['hands']:,}",
+            )
+    tables.append(summary)
+    times = Table(title="decision time per policy and level, ms (all line-ups)")
+    for column in ("policy", "decisions", "median", "p90", "p99", "max"):
+        times.add_column(column, justify="left" if column == "policy" else "right")
+    for spec, t in timings.items():
+        times.add_row(
+            spec,
+            f"{t['decisions']:,}",
+            f"{t['median']:.3f}",
+            f"{t['p90']:.3f}",
+            f"{t['p99']:.3f}",
+            f"{t['max']:.3f}",
+        )
+    tables.append(times)
+    return tables
+
+
+# Warm-up self-play per worker process before timing: the tables as a running bot worker has
+# them after a few matches (a cold table makes the first decisions on new shapes slower).
+WARM_HANDS = 64
+
+
 @bench_app.command("bots")
 def bots_command(
-    seeds: int = typer.Option(400, "--seeds", "-n", help="Match seeds (each played 4 times)."),
+    seeds: int = typer.Option(500, "--seeds", "-n", help="Match seeds (each played 4 times)."),
     hands: int = typer.Option(8, "--hands", help="Hands per match."),
-    seed: int = typer.Option(1, "--seed", "-s", help="Seed of the whole run."),
+    seed: int = typer.Option(
+        1, "--seed", "-s", help="Seed of the walls (1: the evaluation walls; see hebei.bench.bots)."
+    ),
     lineups: Annotated[
         list[str] | None,
         typer.Option(
             "--lineup", help="Four policies (name or name:level), comma-separated; repeatable."
         ),
     ] = None,
+    processes: int = typer.Option(
+        0, "--processes", "-p", help="Worker processes; 0 = one per core."
+    ),
     check: bool = typer.Option(False, "--check", help="Exit 1 unless each beats the next."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead."),
 ) -> None:
-    """Policy strength in duplicate play (points per hand, 95% CI) and decision times."""
-    from hebei.bench.bots import DEFAULT_LINEUPS, check_lineup, run_duplicate
-    from hebei.cli.bots import bench_table, bench_verdicts
+    """Policy strength in duplicate play (points per hand, 95% CI) and decision times.
+
+    By default four line-ups: expert against three efficiency, efficiency against three
+    expert, the expert's levels at one table, efficiency against three random.
+    """
+    from hebei.bench.bots import (
+        DEFAULT_LINEUPS,
+        default_processes,
+        lineup_of,
+        run_duplicate,
+        timings_by_spec,
+    )
 
     if seeds < 2 or hands < 1:
         fail(f"--seeds must be at least 2 and --hands at least 1, got {seeds}, {hands}")
+    if processes < 0 or processes > 64:
+        fail(f"--processes must be 0-64, got {processes}")
     try:
-        specs = [check_lineup(x.split(",")) for x in lineups] if lineups else DEFAULT_LINEUPS
+        plans = [lineup_of(x.split(",")) for x in lineups] if lineups else list(DEFAULT_LINEUPS)
     except ValueError as exc:
         fail(str(exc))
+    workers = processes or default_processes()
     console = Console(stderr=as_json)
     results = []
-    for lineup in specs:
-        with console.status(f"{','.join(lineup)}: playing") as status:
+    for plan in plans:
+        with console.status(f"{plan.title}: playing") as status:
             done = [0]
 
-            def advance(done: list[int] = done, status=status, lineup=lineup) -> None:
+            def advance(done: list[int] = done, status=status, title=plan.title) -> None:
                 done[0] += 1
-                status.update(f"{','.join(lineup)}: {done[0]}/{4 * seeds} matches")
+                status.update(f"{title}: {done[0]}/{4 * seeds} matches")
 
-            results.append(run_duplicate(lineup, seeds, hands, seed, on_match=advance).to_json())
-    holds = all(r["ordering_holds"] for r in results)
+            results.append(
+                run_duplicate(
+                    plan, seeds, hands, seed, WARM_HANDS, on_match=advance, processes=workers
+                )
+            )
+    timings = timings_by_spec(results)
+    bodies = [r.to_json() for r in results]
+    holds = all(r["ordering_holds"] for r in bodies)
     if as_json:
-        print(json.dumps({"lineups": results, "ordering_holds": holds}))
+        print(json.dumps({"lineups": bodies, "decision_ms": timings, "ordering_holds": holds}))
     else:
-        for result in results:
-            console.print(bench_table(result))
-            for line in bench_verdicts(result):
-                console.print(line)
+        for table in bots_tables(bodies, timings):
+            console.print(table)
     if check and not holds:
         raise typer.Exit(1)
 

@@ -3,11 +3,13 @@
 from hebei.cli import (  # noqa: F401
     bench,
     bots,
+    botservice,
     demo,
     ledger,
     matchmaking,
     play,
     replay,
+    review,
     score,
     simulate,
     stack,

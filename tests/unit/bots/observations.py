@@ -1,14 +1,17 @@
-"""Hand-built observations for policy tests: a seat's view with chosen tiles, melds, discards."""
+"""Observations for policy tests: hand-built ones (a seat's view with chosen tiles, melds,
+discards) and random ones from seeded hands."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 from hebei.rules.actions import DISCARD, PASS, PONG, WIN, Action
-from hebei.rules.hand import Phase
+from hebei.rules.hand import HandState, Phase
 from hebei.rules.melds import Meld, MeldKind
+from hebei.rules.players import RandomPlayer
 from hebei.rules.tiles import parse_tile, parse_tiles, to_counts
-from hebei.rules.views import ClaimView, Observation, SeatView
+from hebei.rules.views import ClaimView, Observation, SeatView, observe
 from hebei.rules.wincheck import is_win
 
 
@@ -106,3 +109,30 @@ def claim(
         claim=ClaimView(kind, from_seat, False),
         legal_actions=tuple(legal),
     )
+
+
+def random_position(seed: int, steps: int) -> Observation | None:
+    """The observation of the first seat to act after ``steps`` random actions of a seeded
+    hand (None when the hand ended first)."""
+    state = HandState(seed, seed % 4)
+    players = [RandomPlayer(seed + s) for s in range(4)]
+    for _ in range(steps):
+        seats = state.to_act()
+        if state.ended or not seats:
+            return None
+        seat = seats[0]
+        state.apply(seat, players[seat].choose(state, seat, state.legal_actions(seat)))
+    if state.ended:
+        return None
+    return observe(state, state.to_act()[0], (3, -1, 0, -2))
+
+
+def random_positions(count: int, seed: int = 0) -> list[Observation]:
+    """``count`` observations at random points of random hands."""
+    rng = random.Random(seed)
+    out: list[Observation] = []
+    while len(out) < count:
+        obs = random_position(rng.randrange(2**40), rng.randrange(0, 140))
+        if obs is not None:
+            out.append(obs)
+    return out

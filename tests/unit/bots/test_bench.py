@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hebei.bench.bots import check_lineup, estimate, percentile, run_duplicate
+from hebei.bench.bots import DEFAULT_LINEUPS, check_lineup, estimate, percentile, run_duplicate
 
 HEBEI = str(Path(sys.executable).with_name("hebei"))
 
@@ -31,6 +31,41 @@ def test_a_short_run_orders_efficiency_above_random() -> None:
     assert (
         by_name["random"]["decision_ms"]["median"] < by_name["efficiency"]["decision_ms"]["median"]
     )
+
+
+def test_the_strength_ordering_holds_on_a_short_fixed_run() -> None:
+    """expert > efficiency > random, each against three copies of the next, on fixed walls
+    (deterministic: the same figures on any machine). The margins are well above zero, so a
+    reversed ordering fails; the interval of 288 hands is about ±1 point, which is why only
+    the sign with a margin is checked, not the size."""
+    expert = run_duplicate(
+        ("expert", "efficiency", "efficiency", "efficiency"), seeds=24, hands_per_match=3,
+        seed=1, warm_hands=0,
+    )  # fmt: skip
+    (versus_efficiency,) = expert.comparisons
+    assert expert.hands == 24 * 4 * 3
+    assert versus_efficiency.difference.mean > 0.5, versus_efficiency
+    efficiency = run_duplicate(
+        ("efficiency", "random", "random", "random"), seeds=8, hands_per_match=3, seed=1,
+        warm_hands=0,
+    )  # fmt: skip
+    (versus_random,) = efficiency.comparisons
+    assert versus_random.difference.low > 3.0, versus_random
+
+
+def test_the_default_lineups_report_what_the_issue_asks() -> None:
+    titles = [lineup.title for lineup in DEFAULT_LINEUPS]
+    assert titles == [
+        "expert vs 3 efficiency",
+        "efficiency vs 3 expert",
+        "expert levels, mixed table",
+        "efficiency vs 3 random",
+    ]
+    for lineup in DEFAULT_LINEUPS:
+        assert check_lineup(lineup.seats) == lineup.seats
+        for stronger, weaker in lineup.comparisons:
+            assert stronger in lineup.seats and weaker in lineup.seats
+    assert DEFAULT_LINEUPS[1].comparisons == (("expert", "efficiency"),)
 
 
 def test_the_expert_also_beats_random_on_a_short_run() -> None:
@@ -72,15 +107,17 @@ def test_bad_lineups_are_refused(lineup: list[str], message: str) -> None:
 def test_cli_json_and_check_exit_codes() -> None:
     ok = subprocess.run(
         [HEBEI, "bench", "bots", "--seeds", "3", "--hands", "2", "--json", "--check",
-         "--lineup", "efficiency,efficiency,random,random"],
+         "--processes", "1", "--lineup", "efficiency,efficiency,random,random"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert ok.returncode == 0, ok.stderr
     body = json.loads(ok.stdout)
     assert body["ordering_holds"] and body["lineups"][0]["comparisons"][0]["significant"]
+    assert set(body["decision_ms"]) == {"efficiency", "random"}
+    assert body["decision_ms"]["efficiency"]["p99"] >= body["decision_ms"]["efficiency"]["median"]
     reversed_run = subprocess.run(
         [HEBEI, "bench", "bots", "--seeds", "3", "--hands", "2", "--json", "--check",
-         "--lineup", "random,random,efficiency,efficiency"],
+         "--processes", "1", "--lineup", "random,random,efficiency,efficiency"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert reversed_run.returncode == 1

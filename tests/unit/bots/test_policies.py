@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hebei.bots.player import PolicyPlayer
-from hebei.bots.policies import POLICIES, make_policy, parse_policy
+from hebei.bots.policies import POLICIES, catalogue, make_policy, parse_policy
 from hebei.bots.policies.analysis import candidates
 from hebei.rules.actions import CONCEALED_KONG, DISCARD, PASS, PONG, WIN
 from hebei.rules.hand import HandState
@@ -118,7 +118,8 @@ def test_no_pong_that_breaks_a_ready_hand(spec: tuple[str, int]) -> None:
 
 
 def test_expert_folds_against_a_ready_opponent_and_efficiency_does_not() -> None:
-    # Seat 1 has three pongs (nearly surely ready) and threw 8m 3s 4p; our hand is far.
+    # Seat 1 has three pongs (nearly surely ready) and threw 8m 3s 4p; our hand is far and
+    # the wall short: a step given up costs nothing, a deal-in a lot.
     others = {1: (pongs("5s6p7z", from_seat=2), "8m3s4p")}
     obs = turn("2468m2468p1357s56z", others=others, wall=30)
     assert shanten(obs.counts(), 0) >= 3
@@ -131,6 +132,10 @@ def test_expert_folds_against_a_ready_opponent_and_efficiency_does_not() -> None
 def test_levels_and_names_are_checked() -> None:
     assert set(POLICIES) == {"random", "efficiency", "expert"}
     assert make_policy("expert").level == 3
+    assert [info.name for info in catalogue()] == list(POLICIES)
+    expert = catalogue()[-1]
+    assert [lv for lv, _ in expert.levels] == [1, 2, 3] and expert.default_level == 3
+    assert all(text for info in catalogue() for _, text in info.levels)
     with pytest.raises(ValueError, match="levels 1, 2, 3"):
         make_policy("expert", 4)
     with pytest.raises(ValueError, match="unknown policy 'genius'"):
@@ -162,12 +167,19 @@ def test_a_concealed_kong_that_keeps_the_hand_ready_is_declared(spec: tuple[str,
     kong = CONCEALED_KONG[parse_tile("1m")]
     obs = dataclasses.replace(obs, legal_actions=(kong, *obs.legal_actions))
     assert policy(spec).choose(obs) is kong
-    # Breaking the quad's run instead would cost a step: no kong of 2m here.
-    obs = turn("12222m456p789s11z5z")
+
+
+@pytest.mark.parametrize(("wall", "kongs"), [(40, False), (10, True)])
+def test_a_kong_that_costs_a_step_is_priced_by_its_payment(wall: int, kongs: bool) -> None:
+    """Kongging 2222m breaks the 12m edge wait. Efficiency never does; the expert weighs the
+    6 points the kong pays (RULES.md §7) against the ready hand: kept early, given up late,
+    when the edge wait has little time left to come."""
+    obs = turn("12222m456p789s11z5z", wall=wall)
     kong = CONCEALED_KONG[parse_tile("2m")]
     obs = dataclasses.replace(obs, legal_actions=(kong, *obs.legal_actions))
-    assert shanten(obs.counts(), 0) <= 1
-    assert policy(spec).choose(obs) is not kong
+    assert shanten(obs.counts(), 0) == 0
+    assert make_policy("efficiency").choose(obs) is not kong
+    assert (make_policy("expert", 3).choose(obs) is kong) is kongs
 
 
 def test_policies_are_pure_python_on_the_rules() -> None:

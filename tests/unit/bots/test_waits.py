@@ -36,10 +36,10 @@ def test_win_fan_scores_the_best_reading(hand: str, melds: str, tile: str, fan: 
 
 
 def test_a_self_draw_pays_the_bonus_three_times() -> None:
-    # 40% self-draws: 0.4 x (8 + 3 x fan) + 0.6 x (16/3 + fan) for a non-dealer.
-    assert win_points(0, dealer=False) == pytest.approx(0.4 * 8 + 0.6 * 16 / 3)
+    # 28% self-draws: 0.28 x (8 + 3 x fan) + 0.72 x (16/3 + fan) for a non-dealer.
+    assert win_points(0, dealer=False) == pytest.approx(0.28 * 8 + 0.72 * 16 / 3)
     assert win_points(5, dealer=False) - win_points(0, dealer=False) == pytest.approx(
-        0.4 * 15 + 0.6 * 5
+        0.28 * 15 + 0.72 * 5
     )
     assert win_points(0, dealer=True) > win_points(0, dealer=False)
 

@@ -1,17 +1,21 @@
 """Bot policies, pure Python on :mod:`hebei.rules` (no grpc, no celery: benchmarked in process).
 
-``make_policy("expert", level=2, seed=7)`` builds one; :data:`POLICIES` lists the names.
-A policy maps a seat's :class:`~hebei.rules.views.Observation` to one of its legal actions.
+``make_policy("expert", level=2, seed=7)`` builds one; :data:`POLICIES` lists the names and
+:func:`catalogue` describes every policy and level. A policy maps a seat's
+:class:`~hebei.rules.views.Observation` to one of its legal actions (``choose``) and can say
+what it weighed for each of them (``rank``, see :mod:`hebei.bots.policies.options`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from hebei.bots.policies.base import Policy
 from hebei.bots.policies.efficiency import EfficiencyPolicy
 from hebei.bots.policies.expert import LEVELS as EXPERT_LEVELS
 from hebei.bots.policies.expert import ExpertPolicy
+from hebei.bots.policies.options import Option
 from hebei.bots.policies.random_legal import RandomPolicy
 
 __all__ = [
@@ -19,8 +23,11 @@ __all__ = [
     "POLICIES",
     "EfficiencyPolicy",
     "ExpertPolicy",
+    "Option",
     "Policy",
+    "PolicyInfo",
     "RandomPolicy",
+    "catalogue",
     "make_policy",
     "parse_policy",
 ]
@@ -51,6 +58,25 @@ def make_policy(name: str, level: int | None = None, seed: int = 0) -> Policy:
     if level not in levels:
         raise ValueError(f"policy {name} has levels {', '.join(map(str, levels))}, got {level!r}")
     return POLICIES[name](level=level, seed=seed)
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyInfo:
+    """One policy for a menu: its name, what it does, and each level's one-line description."""
+
+    name: str
+    description: str
+    levels: tuple[tuple[int, str], ...]
+    default_level: int
+
+
+def catalogue() -> list[PolicyInfo]:
+    """Every policy and level, described in one line each."""
+    out = []
+    for name, levels in DEFAULT_LEVELS.items():
+        described = tuple((lv, make_policy(name, lv).level_description) for lv in levels)
+        out.append(PolicyInfo(name, POLICIES[name].description, described, levels[-1]))
+    return out
 
 
 def parse_policy(spec: str) -> tuple[str, int | None]:

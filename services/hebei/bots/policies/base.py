@@ -5,18 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from hebei.bots.policies.options import Option
 from hebei.rules.actions import Action
 from hebei.rules.melds import MeldKind
 from hebei.rules.views import Observation
 
 
 class Policy(Protocol):
-    """A bot's brain: picks one of ``obs.legal_actions``. Pure: no I/O, seeded randomness."""
+    """A bot's brain: picks one of ``obs.legal_actions``. Pure: no I/O, seeded randomness.
+
+    ``rank`` lists every legal action with what the policy weighed, its choice first (a
+    level that slips on purpose may play the second instead).
+    """
 
     name: str
     level: int
+    description: str  # what the policy does, one line
+    level_description: str  # what this level of it does, one line
 
     def choose(self, obs: Observation) -> Action: ...
+
+    def rank(self, obs: Observation) -> list[Option]: ...
 
 
 @dataclass(frozen=True, slots=True)

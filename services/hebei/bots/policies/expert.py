@@ -1,300 +1,288 @@
-"""``expert`` (高手陪练, the sparring partner): efficiency, hand value, defence, push/fold.
+"""``expert`` (高手陪练, the sparring partner): every legal action priced in expected points.
 
-Every option is priced in expected points for this hand:
+    value(action) = shape value of the hand it leaves            (speed, measured)
+                  + P(win) x (points of that win - an average win) (hand value)
+                  + kong payments it brings
+                  - defence x expected deal-in cost of the tile it throws
 
-    EV = P(win) x value of the win - P(deal-in) x its cost
+- the shape value (:mod:`hebei.bots.policies.speed`) is the measured worth, in points, of a
+  hand's shanten and useful tiles with the live wall: what breaking a ready hand or keeping
+  fewer useful tiles costs, on average, by the end of the hand;
+- a ready hand is priced exactly (:mod:`hebei.bots.policies.waits`): every live winning tile
+  by the fan its win scores, and weighted by how often such a tile comes (honors and
+  terminals are what the others throw); a hand not yet ready by the routes still open
+  (:mod:`hebei.bots.policies.value`: 门清, flushes, 碰碰胡);
+- the deal-in cost (:mod:`hebei.bots.policies.danger`) from reading the opponents
+  (:mod:`hebei.bots.policies.reading`).
 
-- P(win) from shanten, ukeire and the live wall (:func:`value.win_chance`, measured);
-- the value of the win from the base payment and the expected bonus fan of the
-  routes still open (:mod:`hebei.bots.policies.value`): 门清 for a concealed hand,
-  flushes, 碰碰胡; a ready hand, and a hand one tile from ready looking one draw ahead,
-  are priced exactly instead: every live winning tile by the fan its win scores and
-  what that pays under these rules (:mod:`hebei.bots.policies.waits`: the bonus paid by
-  each of three payers on a self-draw), so of equally fast discards the one with the
-  wider and better-paying waits wins;
-- the deal-in cost of a discard from the opponents' melds and discards
-  (:mod:`hebei.bots.policies.danger`).
+Wins are always taken (measured: passing a discard win for a later self-draw loses 4.4
+points on average here, and more with the wall short). A concealed kong pays 6 and an
+exposed or added one 3 (RULES.md §7), void only in an exhaustive draw (2% of hands).
 
-Speed comes first (measured in duplicate play: in this game nearly every hand ends in a
-win around the tenth turn, so a slower hand mostly loses the race): a discard is chosen
-among the fastest ones (lowest shanten), where value and danger break the ties by EV, and
-a pong that gets the hand closer is always taken (one that keeps the distance only for a
-clear gain). Push/fold: with a hand two or more
-tiles from ready against an opponent that looks ready (three melds, or two late in the
-hand), it folds, throwing the tile that opponent is least likely to wait on (its own
-discards first). Levels a person can choose:
-
-- 1: efficiency with 门清, no defence, and now and then the second-best discard;
-- 2: value routes and light defence, rare slips;
-- 3: value, defence and folding, no slips.
+Levels a person can choose (:data:`LEVELS`): 1 plays fast shapes only and now and then the
+second-best tile; 2 adds hand value and a light defence; 3 (the default) adds the full
+defence, including breaking a far hand to fold.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass
 
-from hebei.bots.policies.analysis import (
-    candidates,
-    discard_shantens,
-    hand_ukeire,
-    kong_keeps_pace,
-    without,
-)
-from hebei.bots.policies.base import HandFacts, hand_facts
-from hebei.bots.policies.danger import Threat, deal_in_cost, threats
-from hebei.bots.policies.value import (
-    TYPICAL_UKEIRE,
-    flush_bonus,
-    peng_peng_bonus,
-    win_chance,
-    win_value,
-)
-from hebei.bots.policies.waits import ready_quality, wait_value
-from hebei.rules.actions import DISCARD, EXPOSED_KONG, PASS, PONG, WIN, Action, ActionKind
+from hebei.bots.policies.danger import DangerMap
+from hebei.bots.policies.options import Option
+from hebei.bots.policies.pricing import Holding, Priced, ShapePricer
+from hebei.bots.policies.reading import read_table
+from hebei.bots.policies.speed import break_cost
+from hebei.rules.actions import PASS, WIN, Action, ActionKind
 from hebei.rules.hand import Phase
-from hebei.rules.melds import Meld, MeldKind
-from hebei.rules.shanten import ukeire
+from hebei.rules.scoring import WinContext, WinKind, score_win
+from hebei.rules.shanten import discard_options
 from hebei.rules.views import Observation
 
-KONG_PAYMENT_ODDS = 0.7  # kong payments are void in an exhaustive draw
-EXPOSED_KONG_POINTS = 3  # RULES.md §7: the discarder pays 3
-PONG_MARGIN = 0.5  # a pong must add at least this much EV (points)
-PONG_WHEN_FASTER = True  # a pong that gets the hand closer is always taken
-LOOKAHEAD = 4  # one-away discards (most ukeire first) priced by the ready hands they reach
-WAIT_EXPONENT = 0.5  # how a one-away hand's EV scales with the live waits it reaches
-THREAT_FLOOR = 0.6  # opponents less likely ready than this are not defended against
-# Fold with a hand this many shanten away (after the discard) when an opponent is at least
-# this likely to be ready.
-FOLD_RULES = ((2, 0.5), (1, 0.7))
+KONG_PAID = 0.97  # kong payments are void in an exhaustive draw (2% of hands)
+KONG_POINTS = {
+    ActionKind.CONCEALED_KONG: 6.0,  # 2 from each of three (RULES.md §7)
+    ActionKind.ADDED_KONG: 3.0,  # 1 from each
+    ActionKind.EXPOSED_KONG: 3.0,  # from the discarder
+}
+REPLACEMENT_DRAW = 0.3  # a kong draws again at once: a free step
+FOLD_MARGIN = 0.05  # a slower shape must be this much safer
 
 
 @dataclass(frozen=True, slots=True)
 class ExpertLevel:
     """How much of the expert's judgement a level uses."""
 
-    value: bool  # price the flush and 碰碰胡 routes
-    defence: float  # weight of the deal-in cost (0: never defends)
-    noise: float  # chance of playing the second-best discard
-    slack: int = 0  # price discards up to this many shanten slower than the fastest
-    fold: bool = False  # break a far hand against a likely ready opponent
+    description: str
+    value: bool  # price hand value (exact waits, routes)
+    defence: float  # weight of the expected deal-in cost (0: never defends)
+    noise: float  # chance of playing the second-best option
+    fold: bool  # may break its shape to throw a safer tile
 
 
 LEVELS = {
-    1: ExpertLevel(value=False, defence=0.0, noise=0.15),
-    2: ExpertLevel(value=True, defence=0.25, noise=0.03),
-    3: ExpertLevel(value=True, defence=0.5, noise=0.0, fold=True),
+    1: ExpertLevel("fast shapes only, no defence, slips now and then", False, 0.0, 0.15, False),
+    2: ExpertLevel("adds hand value and a light defence, rare slips", True, 0.3, 0.05, False),
+    3: ExpertLevel("hand value, full defence and folding, no slips", True, 1.0, 0.0, True),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class _Held:
-    """A 3n+1 hand being priced: concealed counts, declared melds, shanten and ukeire."""
-
-    counts: list[int]
-    n_melds: int
-    melds: tuple[Meld, ...]
-    concealed: bool
-    shanten: int
-    ukeire: int
+DEFAULT_LEVEL = 3
 
 
 @dataclass(slots=True)
-class _Context:
-    facts: HandFacts
-    melds: tuple[Meld, ...]
-    wall: int
+class Position:
+    """What every option of one observation shares."""
+
+    obs: Observation
+    holding: Holding
+    visible: list[int]
     dealer: bool
-    opponents: list[Threat]
+    danger: DangerMap | None
 
 
 class ExpertPolicy:
     """Expected-points play with value and defence; ``level`` 1-3."""
 
     name = "expert"
+    description = "prices every action in expected points: speed, hand value and defence"
 
-    def __init__(self, level: int = 3, seed: int = 0) -> None:
+    def __init__(self, level: int = DEFAULT_LEVEL, seed: int = 0) -> None:
         if level not in LEVELS:
             raise ValueError(f"expert level must be one of {sorted(LEVELS)}, got {level!r}")
         self.level = level
         self.config = LEVELS[level]
+        self.level_description = self.config.description
+        self.pricer = ShapePricer(self.config.value)
         self._rng = random.Random(seed)
 
+    # ------------------------------------------------------------------ interface
+
     def choose(self, obs: Observation) -> Action:
-        """The legal action with the best expected points."""
+        """The legal action with the best expected points (a level may slip)."""
         legal = obs.legal_actions
         if len(legal) == 1:
             return legal[0]
         if WIN in legal:
             return WIN
-        ctx = self._context(obs)
-        if obs.phase is Phase.TURN:
-            return self._turn(obs, ctx)
-        return self._claim(obs, ctx)
+        options = self.rank(obs)
+        if len(options) > 1 and self.config.noise and self._rng.random() < self.config.noise:
+            return options[1].action
+        return options[0].action
 
-    # ------------------------------------------------------------------ pricing
-
-    def _context(self, obs: Observation) -> _Context:
-        facts = hand_facts(obs)
-        return _Context(
-            facts=facts,
-            melds=obs.seats[obs.seat].melds,
-            wall=obs.wall,
-            dealer=obs.dealer == obs.seat,
-            opponents=[t for t in threats(obs) if t.ready >= THREAT_FLOOR]
-            if self.config.defence
-            else [],
-        )
-
-    def _hand_ev(
-        self,
-        ctx: _Context,
-        counts: list[int],
-        n_melds: int,
-        melds: tuple[Meld, ...],
-        concealed: bool,
-        sh: int,
-        uke: int,
-    ) -> float:
-        """EV of a 3n+1 hand: P(win) x points of the win."""
-        bonus = 2.0 if concealed else 0.0
-        if self.config.value:
-            bonus += flush_bonus(counts, melds) + peng_peng_bonus(counts, n_melds, sh)
-        return win_chance(sh, uke, ctx.wall) * win_value(bonus, ctx.dealer)
-
-    def _danger(self, ctx: _Context, kind: int) -> float:
-        if not ctx.opponents:
-            return 0.0
-        return self.config.defence * deal_in_cost(
-            kind, ctx.opponents, ctx.facts.counts, ctx.facts.visible
-        )
-
-    def _discards(
-        self,
-        ctx: _Context,
-        counts: list[int],
-        n_melds: int,
-        melds: tuple[Meld, ...],
-        concealed: bool,
-    ) -> list[tuple[float, int]]:
-        """``(EV, kind)`` of the discards worth pricing, best first.
-
-        Pushing: the fastest discards (within the level's shanten slack), priced by win
-        chance, value and danger. Folding (a far hand against a likely ready opponent):
-        every discard, priced by danger alone.
-        """
-        scored = []
-        cands = candidates(counts, n_melds, ctx.facts.visible, self.config.slack)
-        if self._folding(ctx, cands[0].shanten):
-            for kind in range(len(counts)):
-                if counts[kind]:
-                    scored.append((-self._danger(ctx, kind), kind))
-        else:
-            unseen = [4 - c - v for c, v in zip(counts, ctx.facts.visible, strict=True)]
-            for rank, cand in enumerate(cands):
-                counts[cand.kind] -= 1
-                seen = list(ctx.facts.visible)
-                seen[cand.kind] += 1
-                try:
-                    ev = self._held_ev(
-                        ctx,
-                        _Held(counts, n_melds, melds, concealed, cand.shanten, cand.ukeire),
-                        seen,
-                        unseen,
-                        lookahead=rank < LOOKAHEAD,
-                    )
-                finally:
-                    counts[cand.kind] += 1
-                scored.append((ev - self._danger(ctx, cand.kind), cand.kind))
-        scored.sort(key=lambda item: (-item[0], item[1]))
-        return scored
-
-    def _held_ev(
-        self,
-        ctx: _Context,
-        held: _Held,
-        seen: list[int],
-        unseen: list[int],
-        lookahead: bool = True,
-    ) -> float:
-        """EV of the 3n+1 hand ``held``; ``seen`` counts the tiles it cannot draw, ``unseen``
-        the copies that may still come.
-
-        With the value level: a ready hand by the exact points of its live waits; a hand one
-        tile from ready (``lookahead``) one draw ahead, by the win chance from its ukeire
-        times the points of the ready hands its draws reach, scaled by how many live waits
-        those have against a typical ready hand. Else the shanten/ukeire estimate.
-        """
-        counts, n_melds, melds = held.counts, held.n_melds, held.melds
-        if self.config.value and held.shanten == 0:
-            live, points = wait_value(counts, n_melds, melds, unseen, ctx.dealer)
-            return win_chance(0, live, ctx.wall) * points
-        if self.config.value and held.shanten == 1 and lookahead:
-            draws = ukeire(counts, n_melds, seen).tiles
-            live, points = ready_quality(counts, n_melds, melds, unseen, ctx.dealer, draws)
-            shape = ((live + 1) / (TYPICAL_UKEIRE[0] + 1)) ** WAIT_EXPONENT
-            return win_chance(1, held.ukeire, ctx.wall) * points * shape
-        return self._hand_ev(ctx, counts, n_melds, melds, held.concealed, held.shanten, held.ukeire)
-
-    def _folding(self, ctx: _Context, shanten_after: int) -> bool:
-        """Fold when the hand is far and someone looks ready (a closer hand folds later)."""
-        if not ctx.opponents or not self.config.fold:
-            return False
-        threat = max(t.ready for t in ctx.opponents)
-        return any(shanten_after >= far and threat >= ready for far, ready in FOLD_RULES)
-
-    def _pick(self, scored: list[tuple[float, int]]) -> tuple[float, int]:
-        if len(scored) > 1 and self.config.noise and self._rng.random() < self.config.noise:
-            return scored[1]
-        return scored[0]
-
-    # ------------------------------------------------------------------ decisions
-
-    def _turn(self, obs: Observation, ctx: _Context) -> Action:
-        facts = ctx.facts
-        counts, n_melds = facts.counts, facts.n_melds
+    def rank(self, obs: Observation) -> list[Option]:
+        """Every legal action priced, best first (a win always first: see the module
+        docstring; ties: the order of the legal actions)."""
+        pos = self._position(obs)
+        options: list[Option] = []
         for action in obs.legal_actions:
-            if self._kong_worth_it(ctx, action) and kong_keeps_pace(counts, n_melds, action):
-                return action
-        _, kind = self._pick(self._discards(ctx, counts, n_melds, ctx.melds, facts.concealed))
-        return DISCARD[kind]
+            if action.kind is not ActionKind.DISCARD:
+                options.append(self._price(pos, action))
+        if obs.phase is Phase.TURN and any(a.kind is ActionKind.DISCARD for a in obs.legal_actions):
+            options.extend(self._discard_options(pos))
+        order = {a: i for i, a in enumerate(obs.legal_actions)}
+        options.sort(key=lambda o: (o.action is not WIN, -(o.value or 0.0), order[o.action]))
+        return options
 
-    def _kong_worth_it(self, ctx: _Context, action: Action) -> bool:
-        """Concealed kongs always (if they keep pace); an added kong unless its tile looks
-        like another seat's win (it can be robbed)."""
-        if action.kind is ActionKind.CONCEALED_KONG:
-            return True
-        return action.kind is ActionKind.ADDED_KONG and self._danger(ctx, action.tile) < 0.5
+    # ------------------------------------------------------------------ the position
 
-    def _claim(self, obs: Observation, ctx: _Context) -> Action:
-        if obs.claim is None or obs.phase is not Phase.CLAIMS:
-            return PASS
-        tile = obs.claim.tile
-        facts = ctx.facts
-        counts, n_melds, visible = facts.counts, facts.n_melds, facts.visible
-        sh, uke = hand_ukeire(counts, n_melds, visible)
-        unseen = [4 - c - v for c, v in zip(counts, visible, strict=True)]
-        held = _Held(counts, n_melds, ctx.melds, facts.concealed, sh, uke)
-        best_action, best_ev = PASS, self._held_ev(ctx, held, visible, unseen)
-        if ctx.opponents:
-            best_ev -= min(self._danger(ctx, k) for k, c in enumerate(counts) if c)
-        legal = obs.legal_actions
-        if PONG[tile] in legal and not self._folding(ctx, sh):
-            # Speed first: pong whenever it gets closer (declining costs more than 门清 pays),
-            # or when it keeps the distance but raises the expected points.
-            melds = (*ctx.melds, Meld(MeldKind.PONG, tile))
-            after = without(counts, tile, 2)
-            faster = min(s for _, s in discard_shantens(after, n_melds + 1)) < sh
-            ev, _ = self._discards(ctx, after, n_melds + 1, melds, False)[0]
-            if (faster and PONG_WHEN_FASTER) or ev > best_ev + PONG_MARGIN:
-                best_action, best_ev = PONG[tile], ev
-        if EXPOSED_KONG[tile] in legal:
-            melds = (*ctx.melds, Meld(MeldKind.EXPOSED_KONG, tile))
-            after = without(counts, tile, 3)
-            ksh, kuke = hand_ukeire(after, n_melds + 1, visible)
-            kong = _Held(after, n_melds + 1, melds, False, ksh, kuke)
-            ev = self._held_ev(ctx, kong, visible, unseen)
-            ev += KONG_PAYMENT_ODDS * EXPOSED_KONG_POINTS
-            if ev > best_ev:
-                best_action = EXPOSED_KONG[tile]
-        return best_action
+    def _position(self, obs: Observation) -> Position:
+        holding = Holding(tuple(obs.counts()), obs.seats[obs.seat].melds)
+        visible = obs.visible()
+        dealer = obs.dealer == obs.seat
+        danger = None
+        if self.config.defence:
+            danger = DangerMap(read_table(obs), holding.counts, visible, dealer)
+        return Position(obs, holding, visible, dealer, danger)
+
+    def _danger(self, pos: Position, kind: int) -> float:
+        return 0.0 if pos.danger is None else pos.danger.cost(kind)
+
+    def _price(self, pos: Position, action: Action) -> Option:
+        kind = action.kind
+        if kind is ActionKind.WIN:
+            return self._win(pos)
+        if kind is ActionKind.PASS:
+            return self._pass(pos)
+        if kind is ActionKind.PONG:
+            return self._pong(pos, action)
+        return self._kong(pos, action)
+
+    # ------------------------------------------------------------------ options
+
+    def rank_discards(self, pos: Position, holding: Holding) -> list[Option]:
+        """Every discard of the 3n+2 ``holding``, priced (unsorted).
+
+        The fastest shapes (lowest shanten) are priced by shape, value and danger. A slower
+        one is priced as the best fastest shape minus the measured cost of the step it gives
+        up (:func:`~hebei.bots.policies.speed.break_cost`) minus its danger: folding, which
+        only pays against a likely wait late in the hand. Levels without folding rank those
+        below every fastest shape.
+        """
+        options = discard_options(list(holding.counts), holding.n_melds, pos.visible)
+        fastest = options[0].shanten
+        unseen = holding.unseen(pos.visible)  # as counted on the 14 tiles: the discard is seen
+        wall, dealer = pos.obs.wall, pos.dealer
+        defence = self.config.defence
+        out = []
+        anchor = None  # the best shape value among the fastest discards
+        for option in options:
+            tile = option.kind
+            danger = self._danger(pos, tile)
+            shown = danger if pos.danger is not None else None
+            if option.shanten == fastest:
+                left = holding.without(tile)
+                priced = self.pricer.price(left, fastest, option.tiles, unseen, wall, dealer)
+                anchor = priced.value if anchor is None else max(anchor, priced.value)
+                extras = {"win_chance": priced.win_chance, "win_points": priced.points}
+                out.append(
+                    Option(
+                        Action(ActionKind.DISCARD, tile),
+                        option.shanten,
+                        tuple(option.tiles),
+                        shown,
+                        priced.value - defence * danger,
+                        extras=extras,
+                    )
+                )
+                continue
+            value = -break_cost(fastest, option.shanten, wall) - defence * danger
+            out.append(
+                Option(
+                    Action(ActionKind.DISCARD, tile),
+                    option.shanten,
+                    tuple(option.tiles),
+                    shown,
+                    value,
+                    extras={"break_cost": -value - defence * danger},
+                )
+            )
+        floor = min(o.value for o in out if o.shanten == fastest)
+        return [self._anchored(o, anchor, fastest, floor) for o in out]
+
+    def _anchored(self, option: Option, anchor: float, fastest: int, floor: float) -> Option:
+        """A slower discard's value put on the scale of the fastest ones."""
+        if option.shanten == fastest:
+            return option
+        value = anchor + option.value - FOLD_MARGIN
+        if not self.config.fold:
+            value = min(value, floor - FOLD_MARGIN)
+        return dataclasses.replace(option, value=value)
+
+    def _win(self, pos: Position) -> Option:
+        points = self._win_points(pos)
+        return Option(WIN, shanten=-1, value=points, extras={"win_points": points})
+
+    def _win_points(self, pos: Position) -> float:
+        """The points this win pays this seat (its hand payments, kongs aside)."""
+        obs = pos.obs
+        concealed = list(pos.holding.counts)
+        if obs.claim is not None:
+            tile = obs.claim.tile
+            concealed[tile] += 1
+            kind = WinKind.ROB_KONG if obs.claim.rob else WinKind.DISCARD
+            discarder = obs.claim.from_seat
+        else:
+            tile = obs.drawn if obs.drawn is not None else obs.hand[-1]
+            kind, discarder = WinKind.SELF_DRAW, None
+        melds = pos.holding.melds
+        ctx = WinContext(tuple(concealed), melds, tile, kind, obs.seat, obs.dealer, discarder)
+        scored = score_win(ctx)
+        return float(scored.deltas[obs.seat]) if scored is not None else 0.0
+
+    def _held(self, pos: Position) -> Priced:
+        """The 3n+1 hand as it stands (claims: before answering)."""
+        return self.pricer.price_held(pos.holding, pos.visible, pos.obs.wall, pos.dealer)
+
+    def _least_danger(self, pos: Position) -> float:
+        """The danger a later discard from this hand will carry at best."""
+        if pos.danger is None:
+            return 0.0
+        return min(pos.danger.cost(k) for k, c in enumerate(pos.holding.counts) if c)
+
+    def _pass(self, pos: Position) -> Option:
+        held = self._held(pos)
+        value = held.value - self.config.defence * self._least_danger(pos)
+        return Option(
+            PASS,
+            shanten=held.shanten,
+            useful=held.useful,
+            value=value,
+            extras={"win_chance": held.win_chance, "win_points": held.points},
+        )
+
+    def _pong(self, pos: Position, action: Action) -> Option:
+        discards = self.rank_discards(pos, pos.holding.after_pong(action.tile))
+        best = max(discards, key=lambda o: o.value or 0.0)
+        return Option(
+            action,
+            shanten=best.shanten,
+            useful=best.useful,
+            danger=best.danger,
+            value=best.value,
+            then=best.action,
+            extras=best.extras,
+        )
+
+    def _kong(self, pos: Position, action: Action) -> Option:
+        kind, tile = action.kind, action.tile
+        holding = pos.holding.after_kong(action)
+        priced = self.pricer.price_held(holding, pos.visible, pos.obs.wall, pos.dealer)
+        value = priced.value + KONG_PAID * KONG_POINTS[kind] + REPLACEMENT_DRAW
+        danger = None
+        if kind is ActionKind.ADDED_KONG and pos.danger is not None:
+            danger = pos.danger.cost(tile)  # another seat may rob it
+            value -= self.config.defence * danger
+        if kind is ActionKind.EXPOSED_KONG:
+            value -= self.config.defence * self._least_danger(pos)
+        return Option(
+            action,
+            shanten=priced.shanten,
+            useful=priced.useful,
+            danger=danger,
+            value=value,
+            extras={"win_chance": priced.win_chance, "win_points": priced.points},
+        )
+
+    def _discard_options(self, pos: Position) -> list[Option]:
+        return self.rank_discards(pos, pos.holding)

@@ -15,11 +15,14 @@ from hebei.rules.melds import Meld
 FLUSH_ODDS = (1.0, 0.6, 0.4, 0.22, 0.1, 0.04)
 # Probability of 碰碰胡 by how far its own shanten is behind the hand's shanten.
 PENG_PENG_ODDS = (0.8, 0.35, 0.1)
-# Average base payment of a win (RULES.md §5), and what a fan of bonus is worth on average
-# (a self-draw makes each of three payers pay the bonus).
-BASE_POINTS = 6.5
-DEALER_BASE_POINTS = 9.0
-BONUS_WEIGHT = 1.7
+# Share of wins that are self-draws (efficiency self-play, 1,920 hands: 0.28).
+SELF_DRAW_SHARE = 0.28
+# Base payment to the winner (RULES.md §5): self-draw total, and a discard win averaged over who
+# discards (a non-dealer wins 6 from the dealer, 5 from the two others).
+SELF_DRAW_BASE = {True: 12.0, False: 8.0}
+DISCARD_BASE = {True: 8.0, False: 16.0 / 3}
+MEN_QING_KEPT = 0.6  # a concealed hand still concealed when it wins
+AVERAGE_BONUS = 1.0  # bonus fan of an average win in self-play (门清 on 40% of wins, ...)
 
 
 def flush_bonus(counts: Sequence[int], melds: Sequence[Meld]) -> float:
@@ -62,37 +65,21 @@ def peng_peng_bonus(counts: Sequence[int], n_melds: int, shanten: int) -> float:
     return 3 * PENG_PENG_ODDS[max(0, gap)]
 
 
-def win_value(bonus: float, dealer: bool) -> float:
-    """Points a win with ``bonus`` expected fan brings, on average."""
-    return (DEALER_BASE_POINTS if dealer else BASE_POINTS) + BONUS_WEIGHT * bonus
+def win_points(fan: float, dealer: bool) -> float:
+    """Expected points of one win with ``fan`` bonus, self-draws and discard wins mixed."""
+    self_draw = SELF_DRAW_BASE[dealer] + 3 * fan
+    discard = DISCARD_BASE[dealer] + fan
+    return SELF_DRAW_SHARE * self_draw + (1 - SELF_DRAW_SHARE) * discard
 
 
-# P(win) of a hand by shanten (row) and live wall (column per 10 tiles, 0-9 ... 70+), measured
-# on efficiency self-play (150 matches): what a typical ukeire at that shanten achieves.
-WIN_TABLE = (
-    (0.16, 0.35, 0.41, 0.48, 0.55, 0.64, 0.71, 0.75),
-    (0.02, 0.07, 0.13, 0.16, 0.23, 0.35, 0.47, 0.56),
-    (0.0, 0.03, 0.06, 0.09, 0.11, 0.18, 0.28, 0.41),
-    (0.0, 0.0, 0.02, 0.04, 0.06, 0.11, 0.20, 0.23),
-    (0.0, 0.0, 0.0, 0.01, 0.03, 0.07, 0.13, 0.17),
-    (0.0, 0.0, 0.0, 0.0, 0.01, 0.04, 0.08, 0.14),
-)
-TYPICAL_UKEIRE = (5, 14, 25, 40, 55, 60)
-# How P(win) scales with ukeire relative to a typical hand at that shanten: linear. (The
-# self-play measurement suggests ~0.3, but that is confounded with the hand's shape; in
-# duplicate play against efficiency, 1.0 keeps the expert from trading speed for value.)
-UKEIRE_EXPONENT = 1.0
+def route_bonus(
+    counts: Sequence[int], n_melds: int, melds: Sequence[Meld], shanten: int, concealed: bool
+) -> float:
+    """Expected bonus fan of a hand that is not ready yet, by the routes still open."""
+    bonus = 2.0 * MEN_QING_KEPT if concealed else 0.0
+    return bonus + flush_bonus(counts, melds) + peng_peng_bonus(counts, n_melds, shanten)
 
 
-def win_chance(shanten: int, ukeire: int, wall: int) -> float:
-    """Chance to win the hand from ``shanten`` with ``ukeire`` improving tiles and ``wall``
-    live tiles left: the measured rate at that shanten and wall, scaled by the ukeire
-    relative to a typical one (see :data:`UKEIRE_EXPONENT`)."""
-    if shanten < 0:
-        return 1.0
-    row = WIN_TABLE[min(shanten, len(WIN_TABLE) - 1)]
-    x = min(max(wall, 0) / 10, len(row) - 1)
-    i = min(int(x), len(row) - 2)
-    base = row[i] + (row[i + 1] - row[i]) * (x - i)
-    typical = TYPICAL_UKEIRE[min(shanten, len(TYPICAL_UKEIRE) - 1)]
-    return min(0.95, base * ((ukeire + 1) / (typical + 1)) ** UKEIRE_EXPONENT)
+def extra_points(points: float, dealer: bool) -> float:
+    """How much more than an average win ``points`` is (negative: less)."""
+    return points - win_points(AVERAGE_BONUS, dealer)

@@ -1,0 +1,131 @@
+"""Pricing a hand in points: its shape (speed) and, when asked, its value.
+
+A :class:`Holding` is the own hand as the expert reasons about it (concealed counts and
+declared melds), with the moves that change it; :class:`ShapePricer` prices a holding of
+3n+1 tiles from its shanten and useful tiles (:mod:`hebei.bots.policies.speed`) and the
+points of the wins it is on course for (:mod:`hebei.bots.policies.value`,
+:mod:`hebei.bots.policies.waits`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hebei.bots.policies.speed import shape_value, win_probability
+from hebei.bots.policies.value import extra_points, route_bonus, win_points
+from hebei.bots.policies.waits import weighted_waits
+from hebei.rules.actions import Action, ActionKind
+from hebei.rules.melds import Meld, MeldKind
+from hebei.rules.shanten import ukeire
+
+
+@dataclass(frozen=True, slots=True)
+class Holding:
+    """The own hand: concealed tile counts and declared melds."""
+
+    counts: tuple[int, ...]
+    melds: tuple[Meld, ...]
+
+    @property
+    def n_melds(self) -> int:
+        return len(self.melds)
+
+    @property
+    def concealed(self) -> bool:
+        """No open meld: 门清 still possible."""
+        return all(m.kind is MeldKind.CONCEALED_KONG for m in self.melds)
+
+    def unseen(self, visible: Sequence[int]) -> list[int]:
+        """Copies of each kind neither held nor visible."""
+        return [max(0, 4 - c - v) for c, v in zip(self.counts, visible, strict=True)]
+
+    def without(self, kind: int, copies: int = 1) -> Holding:
+        out = list(self.counts)
+        out[kind] -= copies
+        return Holding(tuple(out), self.melds)
+
+    def after_pong(self, tile: int) -> Holding:
+        """After ponging ``tile`` (before the discard that follows)."""
+        return Holding(self.without(tile, 2).counts, (*self.melds, Meld(MeldKind.PONG, tile)))
+
+    def after_kong(self, action: Action) -> Holding:
+        """After a concealed, added or exposed kong (before its replacement draw)."""
+        tile = action.tile
+        if action.kind is ActionKind.CONCEALED_KONG:
+            return Holding(
+                self.without(tile, 4).counts, (*self.melds, Meld(MeldKind.CONCEALED_KONG, tile))
+            )
+        if action.kind is ActionKind.ADDED_KONG:
+            melds = tuple(
+                Meld(MeldKind.ADDED_KONG, m.tile, m.from_seat)
+                if m.kind is MeldKind.PONG and m.tile == tile
+                else m
+                for m in self.melds
+            )
+            return Holding(self.without(tile, 1).counts, melds)
+        return Holding(
+            self.without(tile, 3).counts, (*self.melds, Meld(MeldKind.EXPOSED_KONG, tile))
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Priced:
+    """A 3n+1 hand as priced: its value, figures, win chance and the points of its win."""
+
+    value: float
+    shanten: int
+    useful: tuple[tuple[int, int], ...]
+    win_chance: float
+    points: float
+
+
+class ShapePricer:
+    """Prices a holding of 3n+1 tiles by shape, and by value when ``value`` is set."""
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+    def price(
+        self,
+        holding: Holding,
+        shanten: int,
+        useful: Sequence[tuple[int, int]],
+        unseen: Sequence[int],
+        wall: int,
+        dealer: bool,
+    ) -> Priced:
+        """``useful``: the kinds that improve it, with their copies unseen (``ukeire``);
+        ``unseen``: every kind's copies unseen."""
+        counts = list(holding.counts)
+        open_hand = not holding.concealed
+        if shanten == 0:
+            waits = [kind for kind, _ in useful]  # a ready hand's ukeire: its live waits
+            live, points = weighted_waits(
+                counts, holding.n_melds, holding.melds, unseen, dealer, waits
+            )
+            if not self.value:
+                points = win_points(0.0, dealer)
+            base = shape_value(0, live, wall)
+            chance = win_probability(0, live, wall, open_hand, dealer)
+        else:
+            total = sum(n for _, n in useful)
+            base = shape_value(shanten, total, wall)
+            chance = win_probability(shanten, total, wall, open_hand, dealer)
+            bonus = 0.0
+            if self.value:
+                bonus = route_bonus(
+                    counts, holding.n_melds, holding.melds, shanten, holding.concealed
+                )
+            points = win_points(bonus, dealer)
+        value = base + chance * extra_points(points, dealer) if self.value else base
+        return Priced(value, shanten, tuple(useful), chance, points)
+
+    def price_held(
+        self, holding: Holding, visible: Sequence[int], wall: int, dealer: bool
+    ) -> Priced:
+        """Price a holding whose shanten and useful tiles are not known yet."""
+        result = ukeire(list(holding.counts), holding.n_melds, visible)
+        return self.price(
+            holding, result.shanten, result.tiles, holding.unseen(visible), wall, dealer
+        )

@@ -1,0 +1,52 @@
+"""The bot service's main: configuration from the environment, warm tables, serve.
+
+``python -m hebei.botservice`` or ``hebei botservice serve``. Besides the bootstrap's settings
+(``HEBEI_BOTSERVICE_PORT`` default 50054, ``HEBEI_BOTSERVICE_METRICS_PORT`` default 9104,
+``HEBEI_OPERATOR_TOKEN``, ...):
+
+- ``HEBEI_BOTSERVICE_TABLE_ADDRESS`` (optional): the table engine, host:port, whose finished
+  matches Review reads by match id (GetMatch and Spectate, both public); unset, Review takes
+  logs only. The channel uses the client TLS settings (``HEBEI_TLS_CA``, ...);
+- ``HEBEI_BOTSERVICE_TABLE_TIMEOUT_SECONDS`` (default 10): how long a read of the engine may
+  take.
+
+Every RPC is public and the service keeps no state: run as many replicas as the load needs.
+"""
+
+from __future__ import annotations
+
+from hebei.bots.player import warm_policies
+from hebei.botservice.servicer import SERVICE_NAME, BotServicer
+from hebei.botservice.tablefeed import TableFeed
+from hebei.common.client import create_channel
+from hebei.common.config import EnvReader, ServerConfig
+from hebei.common.server import ServiceSpec, run_service
+from hebei.v1 import bot_pb2_grpc
+
+__all__ = ["build", "build_servicer", "main"]
+
+WARM_HANDS = 8  # self-play at start: the shanten tables filled as a worker has them
+
+
+def build_servicer(config: ServerConfig) -> BotServicer:
+    """The servicer, with a table engine reader when one is configured."""
+    read = EnvReader(config.service)
+    address = read.optional_text("TABLE_ADDRESS")
+    timeout = read.number("TABLE_TIMEOUT_SECONDS", 10.0, lo=0.1, hi=600)
+    feed = None
+    if address:
+        channel = create_channel(address, tls=config.client_tls, timeout=timeout)
+        feed = TableFeed(channel, address, timeout)
+    return BotServicer(feed)
+
+
+def build(config: ServerConfig) -> ServiceSpec:
+    """Read the bot service's settings, warm the policies, and return the service to host."""
+    servicer = build_servicer(config)
+    warm_policies(0, WARM_HANDS)
+    return ServiceSpec(SERVICE_NAME, bot_pb2_grpc.add_BotServiceServicer_to_server, servicer)
+
+
+def main() -> None:
+    """Run the bot service until SIGTERM."""
+    run_service("botservice", build)

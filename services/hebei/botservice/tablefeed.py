@@ -1,0 +1,129 @@
+"""Read a finished match from the table engine: its public state (GetMatch) and its public
+events (Spectate from the first), as :class:`~hebei.botservice.rebuild.PublicEvent`.
+
+Both RPCs are public on the engine, so the bot service needs no token for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import grpc
+
+from hebei.botservice.rebuild import PublicEvent, rebuild_hands
+from hebei.botservice.review import MAX_EVENTS
+from hebei.common import convert
+from hebei.common.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from hebei.rules.errors import NotationError
+from hebei.rules.profile import get_profile
+from hebei.v1 import table_pb2, table_pb2_grpc
+from hebei.v1 import types_pb2 as pb
+
+MAX_MATCH_ID = 128
+_KONGS = {
+    pb.MELD_KIND_EXPOSED_KONG: "exposed_kong",
+    pb.MELD_KIND_CONCEALED_KONG: "concealed_kong",
+    pb.MELD_KIND_ADDED_KONG: "added_kong",
+}
+_TYPES = {
+    pb.EVENT_TYPE_HAND_START: "hand_start",
+    pb.EVENT_TYPE_DISCARD: "discard",
+    pb.EVENT_TYPE_PONG: "pong",
+    pb.EVENT_TYPE_WIN: "win",
+    pb.EVENT_TYPE_HAND_END: "hand_end",
+    pb.EVENT_TYPE_MATCH_END: "match_end",
+}
+ENDED = (pb.MATCH_STATUS_FINISHED, pb.MATCH_STATUS_DISSOLVED)
+
+
+def public_event(message: pb.Event) -> PublicEvent | None:
+    """The rules view of one public event; None for events the rebuild does not need."""
+    if message.type == pb.EVENT_TYPE_KONG:
+        kind = _KONGS.get(message.meld.kind)
+        if kind is None:
+            raise InvalidArgument(f"event {message.seq}: a kong of meld kind {message.meld.kind}")
+    else:
+        kind = _TYPES.get(message.type)
+        if kind is None:
+            return None
+    seat = message.seat if message.HasField("seat") else None
+    totals = None
+    if kind == "hand_end" and message.HasField("settlement"):
+        by_seat = {r.seat: r.total_delta for r in message.settlement.results}
+        if sorted(by_seat) == [0, 1, 2, 3]:
+            totals = tuple(by_seat[s] for s in range(4))
+    try:
+        tile = convert.tile_from_proto(message.tile)
+    except NotationError as exc:
+        raise InvalidArgument(f"event {message.seq}: {exc}") from None
+    return PublicEvent(kind, seat, tile, message.auto_played, totals)
+
+
+def _domain_error(error: grpc.RpcError, address: str, match_id: str) -> Exception:
+    code = error.code()
+    if code == grpc.StatusCode.NOT_FOUND:
+        return NotFound(f"no match {match_id!r} on the table engine at {address}")
+    if code == grpc.StatusCode.INVALID_ARGUMENT:
+        return InvalidArgument(error.details() or "the table engine refused the match id")
+    return Unavailable(f"the table engine at {address} did not answer: {code.name}")
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedMatch:
+    """A finished match as the table engine shows it to anyone."""
+
+    info: table_pb2.MatchInfo
+    events: list[PublicEvent]
+
+    def hand_logs(self) -> list[list[dict]]:
+        """Every complete hand's full log, rebuilt with the published seed."""
+        info = self.info
+        try:
+            length = convert.length_from_proto(info.length)
+            profile = get_profile(info.rule_profile.name or "main")
+        except (NotationError, ValueError) as exc:
+            raise InvalidArgument(f"match {info.match_id}: {exc}") from None
+        return rebuild_hands(info.seed, length, profile, self.events)
+
+
+class TableFeed:
+    """The table engine at ``address`` (a channel from :func:`hebei.common.client.create_channel`)."""
+
+    def __init__(self, channel: grpc.Channel, address: str, timeout: float = 10.0) -> None:
+        self.stub = table_pb2_grpc.TableServiceStub(channel)
+        self.address = address
+        self.timeout = timeout
+
+    def finished_match(self, match_id: str) -> FinishedMatch:
+        """The public state and events of ``match_id``; FailedPrecondition if it has not
+        ended (its seed is not published yet), NotFound, Unavailable."""
+        if not match_id or len(match_id) > MAX_MATCH_ID or not match_id.isprintable():
+            raise InvalidArgument(f"match_id must be 1-{MAX_MATCH_ID} printable characters")
+        try:
+            info = self.stub.GetMatch(
+                table_pb2.GetMatchRequest(match_id=match_id), timeout=self.timeout
+            ).match
+            if info.status not in ENDED or not info.seed:
+                raise FailedPrecondition(
+                    f"match {match_id} has not ended: its seed, which gives the seat's tiles, "
+                    "is published when it ends; review it then, or give the hand log"
+                )
+            stream = self.stub.Spectate(
+                table_pb2.SpectateRequest(match_id=match_id, from_seq=1), timeout=self.timeout
+            )
+            events = _read(stream)
+        except grpc.RpcError as error:
+            raise _domain_error(error, self.address, match_id) from None
+        return FinishedMatch(info, events)
+
+
+def _read(stream: Iterable[table_pb2.SpectateResponse]) -> list[PublicEvent]:
+    events = []
+    for count, response in enumerate(stream, start=1):
+        if count > MAX_EVENTS:
+            raise InvalidArgument(f"the match has more than {MAX_EVENTS:,} events to review")
+        event = public_event(response.event)
+        if event is not None:
+            events.append(event)
+    return events
