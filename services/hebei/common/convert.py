@@ -22,9 +22,10 @@ from hebei.rules.actions import Action, ActionKind
 from hebei.rules.errors import NotationError
 from hebei.rules.hand import Phase
 from hebei.rules.match import MatchLength
-from hebei.rules.melds import Meld, MeldKind
-from hebei.rules.scoring import FANS_BY_ID, HandSettlement, ScoredWin, WinKind
-from hebei.rules.tiles import N_KINDS, parse_tile
+from hebei.rules.melds import Meld, MeldKind, is_run_base
+from hebei.rules.profile import MAIN, RuleProfile
+from hebei.rules.scoring import HandSettlement, ScoredWin, WinKind, fans_by_id
+from hebei.rules.tiles import N_KINDS, TILE_NAMES, format_tiles, parse_tile
 from hebei.rules.views import HIDDEN, ClaimView, Observation, SeatView
 from hebei.v1 import types_pb2 as pb
 
@@ -96,8 +97,7 @@ _MELD_KINDS = {
     MeldKind.CONCEALED_KONG: pb.MELD_KIND_CONCEALED_KONG,
     MeldKind.CHOW: pb.MELD_KIND_CHOW,
 }
-# Reading a chow back is for the clients of classic tables (phase 2): refused until then.
-_MELD_KINDS_BACK = {v: k for k, v in _MELD_KINDS.items() if k is not MeldKind.CHOW}
+_MELD_KINDS_BACK = {v: k for k, v in _MELD_KINDS.items()}
 
 
 def meld_to_proto(meld: Meld) -> pb.Meld:
@@ -112,7 +112,8 @@ def meld_to_proto(meld: Meld) -> pb.Meld:
 
 
 def meld_from_proto(message: pb.Meld) -> Meld:
-    """A ``Meld`` message as a rules meld; a concealed kong without tile gets HIDDEN."""
+    """A ``Meld`` message as a rules meld; a concealed kong without tile gets HIDDEN. A chow
+    is named by its lowest tile (1-7 of a suit); its ``tiles``, when sent, must be that run."""
     kind = _MELD_KINDS_BACK.get(message.kind)
     if kind is None:
         raise NotationError(f"meld kind {message.kind!r} is not played in these rules")
@@ -121,6 +122,17 @@ def meld_from_proto(message: pb.Meld) -> Meld:
         if kind is not MeldKind.CONCEALED_KONG:
             raise NotationError(f"a {kind.value} meld needs its tile")
         tile = HIDDEN
+    if kind is MeldKind.CHOW:
+        if not is_run_base(tile):
+            raise NotationError(
+                f"a chow is named by its run's lowest tile, 1-7 of a suit, got {TILE_NAMES[tile]}"
+            )
+        run = _tiles_to_proto((tile, tile + 1, tile + 2))
+        if message.tiles and list(message.tiles) != run:
+            raise NotationError(
+                f"a chow's tiles must be its run {format_tiles((tile, tile + 1, tile + 2))}, "
+                f"got tile values {list(message.tiles)}"
+            )
     from_seat = message.from_seat if message.HasField("from_seat") else None
     if from_seat is not None and from_seat not in (0, 1, 2, 3):
         raise NotationError(f"meld from_seat must be a seat 0-3, got {from_seat}")
@@ -238,14 +250,16 @@ def win_to_proto(
     win: ScoredWin, concealed: Sequence[int] = (), melds: Sequence[Meld] = ()
 ) -> pb.Win:
     """A scored win; ``concealed`` (kinds, without the winning tile) and ``melds`` reveal the
-    winner's hand."""
+    winner's hand. A win of the doubling scoring (§9) has ``points`` and no bonus nor base."""
+    doubling = win.points is not None
     message = pb.Win(
         winner=win.winner,
         kind=_WIN_KINDS[win.win],
         win_tile=tile_to_proto(win.win_tile),
-        fans=[pb.Fan(id=f.id, name_zh=f.name_zh, fan=f.fan) for f in win.fans],
-        bonus=win.bonus,
-        base=max((-d for d in win.base if d < 0), default=0),
+        fans=[pb.Fan(id=f.id, name_zh=f.name_zh, fan=f.fan, doubling=f.doubling) for f in win.fans],
+        bonus=0 if doubling else win.bonus,
+        base=0 if doubling else max((-d for d in win.base if d < 0), default=0),
+        points=win.points or 0,
         deltas=list(win.deltas),
         concealed=_tiles_to_proto(sorted(concealed)),
         melds=[meld_to_proto(m) for m in melds],
@@ -270,7 +284,8 @@ def settlement_to_proto(
     revealed: Mapping[int, tuple[Sequence[int], Sequence[Meld]]] | None = None,
 ) -> pb.Settlement:
     """A hand's settlement as posted to the ledger; ``hand_no`` is 1-based and the key is
-    ``match_id:hand_no``. ``revealed`` maps a winner to its (concealed kinds, melds)."""
+    ``match_id:hand_no``. ``revealed`` maps a winner to its (concealed kinds, melds). A hand
+    ended by false wins only (§9) has the outcome HAND_OUTCOME_FALSE_WIN."""
     revealed = revealed or {}
     results = [
         pb.SeatResult(
@@ -290,19 +305,33 @@ def settlement_to_proto(
         match_id=match_id,
         hand_no=hand_no,
         dealer=dealer,
-        outcome=pb.HAND_OUTCOME_EXHAUSTIVE_DRAW
-        if settlement.exhaustive_draw
-        else pb.HAND_OUTCOME_WIN,
+        outcome=_outcome(settlement),
         results=results,
         wins=[win_to_proto(w, *revealed.get(w.winner, ((), ()))) for w in settlement.wins],
         rule_profile=rule_profile,
+        false_wins=list(settlement.false_wins),
         ended_at=timestamp_from_seconds(_now() if ended_at is None else ended_at),
     )
 
 
-def fan_names(fan_ids: Iterable[str]) -> list[pb.Fan]:
-    """Fan messages of fan ids (names and values from the scoring rules)."""
-    return [pb.Fan(id=i, name_zh=FANS_BY_ID[i].name_zh, fan=FANS_BY_ID[i].fan) for i in fan_ids]
+def _outcome(settlement: HandSettlement) -> int:
+    if settlement.wins:
+        return pb.HAND_OUTCOME_WIN
+    return pb.HAND_OUTCOME_FALSE_WIN if settlement.false_wins else pb.HAND_OUTCOME_EXHAUSTIVE_DRAW
+
+
+def fan_names(fan_ids: Iterable[str], profile: RuleProfile = MAIN) -> list[pb.Fan]:
+    """Fan messages of ``profile``'s fan ids (names, values and doublings from its scoring
+    rules); an id the profile does not score is a NotationError."""
+    rules = fans_by_id(profile)
+    fan_ids = list(fan_ids)
+    unknown = [i for i in fan_ids if i not in rules]
+    if unknown:
+        raise NotationError(f"the {profile.name} rules have no fan {unknown[0]!r}")
+    return [
+        pb.Fan(id=i, name_zh=rules[i].name_zh, fan=rules[i].fan, doubling=rules[i].doubling)
+        for i in fan_ids
+    ]
 
 
 # ----------------------------------------------------------------------------- events
@@ -359,6 +388,8 @@ def event_to_proto(
         message.replacement = True
     if event.get("reason"):
         message.reason = str(event["reason"])
+    if event.get("false_win"):
+        message.false_win = True
     if kind in ("pong", "exposed_kong", "concealed_kong", "added_kong"):
         meld = pb.Meld(kind=_MELD_KINDS[MeldKind(kind)], tile=message.tile)
         if event.get("from") is not None:

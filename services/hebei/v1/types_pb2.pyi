@@ -84,6 +84,7 @@ class HandOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     HAND_OUTCOME_UNSPECIFIED: _ClassVar[HandOutcome]
     HAND_OUTCOME_WIN: _ClassVar[HandOutcome]
     HAND_OUTCOME_EXHAUSTIVE_DRAW: _ClassVar[HandOutcome]
+    HAND_OUTCOME_FALSE_WIN: _ClassVar[HandOutcome]
 
 class SeatKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -189,6 +190,7 @@ WIN_KIND_ROB_KONG: WinKind
 HAND_OUTCOME_UNSPECIFIED: HandOutcome
 HAND_OUTCOME_WIN: HandOutcome
 HAND_OUTCOME_EXHAUSTIVE_DRAW: HandOutcome
+HAND_OUTCOME_FALSE_WIN: HandOutcome
 SEAT_KIND_UNSPECIFIED: SeatKind
 SEAT_KIND_PERSON: SeatKind
 SEAT_KIND_BOT: SeatKind
@@ -249,17 +251,19 @@ class Action(_message.Message):
     def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., tile: _Optional[_Union[Tile, str]] = ..., chow_base: _Optional[_Union[Tile, str]] = ..., decision_id: _Optional[int] = ...) -> None: ...
 
 class Fan(_message.Message):
-    __slots__ = ("id", "name_zh", "fan")
+    __slots__ = ("id", "name_zh", "fan", "doubling")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_ZH_FIELD_NUMBER: _ClassVar[int]
     FAN_FIELD_NUMBER: _ClassVar[int]
+    DOUBLING_FIELD_NUMBER: _ClassVar[int]
     id: str
     name_zh: str
     fan: int
-    def __init__(self, id: _Optional[str] = ..., name_zh: _Optional[str] = ..., fan: _Optional[int] = ...) -> None: ...
+    doubling: bool
+    def __init__(self, id: _Optional[str] = ..., name_zh: _Optional[str] = ..., fan: _Optional[int] = ..., doubling: _Optional[bool] = ...) -> None: ...
 
 class Win(_message.Message):
-    __slots__ = ("winner", "discarder", "kind", "win_tile", "fans", "bonus", "base", "deltas", "concealed", "melds")
+    __slots__ = ("winner", "discarder", "kind", "win_tile", "fans", "bonus", "base", "deltas", "concealed", "melds", "points")
     WINNER_FIELD_NUMBER: _ClassVar[int]
     DISCARDER_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -270,6 +274,7 @@ class Win(_message.Message):
     DELTAS_FIELD_NUMBER: _ClassVar[int]
     CONCEALED_FIELD_NUMBER: _ClassVar[int]
     MELDS_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
     winner: int
     discarder: int
     kind: WinKind
@@ -280,7 +285,8 @@ class Win(_message.Message):
     deltas: _containers.RepeatedScalarFieldContainer[int]
     concealed: _containers.RepeatedScalarFieldContainer[Tile]
     melds: _containers.RepeatedCompositeFieldContainer[Meld]
-    def __init__(self, winner: _Optional[int] = ..., discarder: _Optional[int] = ..., kind: _Optional[_Union[WinKind, str]] = ..., win_tile: _Optional[_Union[Tile, str]] = ..., fans: _Optional[_Iterable[_Union[Fan, _Mapping]]] = ..., bonus: _Optional[int] = ..., base: _Optional[int] = ..., deltas: _Optional[_Iterable[int]] = ..., concealed: _Optional[_Iterable[_Union[Tile, str]]] = ..., melds: _Optional[_Iterable[_Union[Meld, _Mapping]]] = ...) -> None: ...
+    points: int
+    def __init__(self, winner: _Optional[int] = ..., discarder: _Optional[int] = ..., kind: _Optional[_Union[WinKind, str]] = ..., win_tile: _Optional[_Union[Tile, str]] = ..., fans: _Optional[_Iterable[_Union[Fan, _Mapping]]] = ..., bonus: _Optional[int] = ..., base: _Optional[int] = ..., deltas: _Optional[_Iterable[int]] = ..., concealed: _Optional[_Iterable[_Union[Tile, str]]] = ..., melds: _Optional[_Iterable[_Union[Meld, _Mapping]]] = ..., points: _Optional[int] = ...) -> None: ...
 
 class SeatResult(_message.Message):
     __slots__ = ("seat", "player_id", "hand_delta", "kong_delta", "total_delta")
@@ -297,7 +303,7 @@ class SeatResult(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., hand_delta: _Optional[int] = ..., kong_delta: _Optional[int] = ..., total_delta: _Optional[int] = ...) -> None: ...
 
 class Settlement(_message.Message):
-    __slots__ = ("idempotency_key", "tournament_id", "round_no", "table_id", "match_id", "hand_no", "dealer", "outcome", "results", "wins", "rule_profile", "ended_at")
+    __slots__ = ("idempotency_key", "tournament_id", "round_no", "table_id", "match_id", "hand_no", "dealer", "outcome", "results", "wins", "rule_profile", "ended_at", "false_wins")
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     ROUND_NO_FIELD_NUMBER: _ClassVar[int]
@@ -310,6 +316,7 @@ class Settlement(_message.Message):
     WINS_FIELD_NUMBER: _ClassVar[int]
     RULE_PROFILE_FIELD_NUMBER: _ClassVar[int]
     ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    FALSE_WINS_FIELD_NUMBER: _ClassVar[int]
     idempotency_key: str
     tournament_id: str
     round_no: int
@@ -322,7 +329,8 @@ class Settlement(_message.Message):
     wins: _containers.RepeatedCompositeFieldContainer[Win]
     rule_profile: str
     ended_at: _timestamp_pb2.Timestamp
-    def __init__(self, idempotency_key: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., hand_no: _Optional[int] = ..., dealer: _Optional[int] = ..., outcome: _Optional[_Union[HandOutcome, str]] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., wins: _Optional[_Iterable[_Union[Win, _Mapping]]] = ..., rule_profile: _Optional[str] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    false_wins: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, idempotency_key: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., hand_no: _Optional[int] = ..., dealer: _Optional[int] = ..., outcome: _Optional[_Union[HandOutcome, str]] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., wins: _Optional[_Iterable[_Union[Win, _Mapping]]] = ..., rule_profile: _Optional[str] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., false_wins: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class RuleProfile(_message.Message):
     __slots__ = ("name",)
@@ -355,7 +363,7 @@ class TimeControl(_message.Message):
     def __init__(self, per_decision: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., time_bank: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("seq", "match_id", "hand_no", "type", "seat", "tile", "meld", "auto_played", "dealer", "win", "settlement", "scores", "seed", "replacement", "time", "reason")
+    __slots__ = ("seq", "match_id", "hand_no", "type", "seat", "tile", "meld", "auto_played", "dealer", "win", "settlement", "scores", "seed", "replacement", "time", "reason", "false_win")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_NO_FIELD_NUMBER: _ClassVar[int]
@@ -372,6 +380,7 @@ class Event(_message.Message):
     REPLACEMENT_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    FALSE_WIN_FIELD_NUMBER: _ClassVar[int]
     seq: int
     match_id: str
     hand_no: int
@@ -388,7 +397,8 @@ class Event(_message.Message):
     replacement: bool
     time: _timestamp_pb2.Timestamp
     reason: str
-    def __init__(self, seq: _Optional[int] = ..., match_id: _Optional[str] = ..., hand_no: _Optional[int] = ..., type: _Optional[_Union[EventType, str]] = ..., seat: _Optional[int] = ..., tile: _Optional[_Union[Tile, str]] = ..., meld: _Optional[_Union[Meld, _Mapping]] = ..., auto_played: _Optional[bool] = ..., dealer: _Optional[int] = ..., win: _Optional[_Union[Win, _Mapping]] = ..., settlement: _Optional[_Union[Settlement, _Mapping]] = ..., scores: _Optional[_Iterable[int]] = ..., seed: _Optional[int] = ..., replacement: _Optional[bool] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
+    false_win: bool
+    def __init__(self, seq: _Optional[int] = ..., match_id: _Optional[str] = ..., hand_no: _Optional[int] = ..., type: _Optional[_Union[EventType, str]] = ..., seat: _Optional[int] = ..., tile: _Optional[_Union[Tile, str]] = ..., meld: _Optional[_Union[Meld, _Mapping]] = ..., auto_played: _Optional[bool] = ..., dealer: _Optional[int] = ..., win: _Optional[_Union[Win, _Mapping]] = ..., settlement: _Optional[_Union[Settlement, _Mapping]] = ..., scores: _Optional[_Iterable[int]] = ..., seed: _Optional[int] = ..., replacement: _Optional[bool] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reason: _Optional[str] = ..., false_win: _Optional[bool] = ...) -> None: ...
 
 class SeatView(_message.Message):
     __slots__ = ("seat", "player_name", "kind", "melds", "discards", "concealed_count", "score", "connected", "auto_played", "seat_wind")
