@@ -33,6 +33,9 @@ from google.protobuf import timestamp_pb2
 from hebei.common.errors import InvalidArgument
 from hebei.common.validation import shown as show
 from hebei.ledger import RESERVED_PREFIX, TOURNAMENT_ACCOUNT
+from hebei.rules.profile import RuleProfile, get_profile
+from hebei.rules.scoring import Fan as ScoredFan
+from hebei.rules.scoring import doubled_payments, false_win_deltas, fans_by_id, system_of
 from hebei.v1 import ledger_pb2, types_pb2
 
 __all__ = [
@@ -72,6 +75,8 @@ OUTCOMES = frozenset(types_pb2.HandOutcome.keys())
 SELF_DRAW = "WIN_KIND_SELF_DRAW"
 WIN = "HAND_OUTCOME_WIN"
 EXHAUSTIVE_DRAW = "HAND_OUTCOME_EXHAUSTIVE_DRAW"
+FALSE_WIN = "HAND_OUTCOME_FALSE_WIN"  # §9 诈胡: false wins only, no real win
+_NO_WIN = {EXHAUSTIVE_DRAW: "an exhaustive draw", FALSE_WIN: "a hand ended by a false win"}
 
 ADJUSTMENT_KINDS = frozenset(ledger_pb2.AdjustmentKind.keys())
 PENALTY = "ADJUSTMENT_KIND_PENALTY"
@@ -176,6 +181,12 @@ class _Fields:
     def amount(self, name: str) -> int:
         return _amount(self.data.get(name, 0), f"{self.path}.{name}")
 
+    def bool(self, name: str) -> bool:
+        value = self.data.get(name, False)
+        if not isinstance(value, bool):
+            raise InvalidArgument(f"{self.path}.{name}: expected true or false, got {show(value)}")
+        return value
+
     def optional_int(self, name: str) -> int | None:
         value = self.data.get(name)
         return None if value is None else _int(value, f"{self.path}.{name}", 32)
@@ -255,25 +266,34 @@ def _tiles(fields: _Fields, name: str, limit: int) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Fan:
-    """One bonus item of a win."""
+    """One bonus item of a win: fan (main), points of a pattern or a doubling's factor (§9)."""
 
     id: str
     name_zh: str
     fan: int
+    doubling: bool = False
 
     @classmethod
     def from_dict(cls, data: Any, path: str) -> Fan:
         """Parse a ``hebei.v1.Fan`` JSON object."""
-        fields = _Fields(data, path, ("id", "name_zh", "fan"))
+        fields = _Fields(data, path, ("id", "name_zh", "fan", "doubling"))
         return cls(
             fields.str("id", MAX_NAME_LENGTH),
             fields.str("name_zh", MAX_NAME_LENGTH),
             fields.int("fan"),
+            fields.bool("doubling"),
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The canonical JSON object."""
-        return {"id": self.id, "name_zh": self.name_zh, "fan": self.fan}
+        """The canonical JSON object (``doubling`` only when set)."""
+        data: dict[str, Any] = {"id": self.id, "name_zh": self.name_zh, "fan": self.fan}
+        if self.doubling:
+            data["doubling"] = True
+        return data
+
+    def scored(self) -> ScoredFan:
+        """The rules' value of this item (for its scoring system's arithmetic)."""
+        return ScoredFan(self.id, self.fan, self.name_zh, self.doubling)
 
 
 @dataclass(frozen=True)
@@ -318,10 +338,11 @@ class Win:
     deltas: tuple[int, ...]
     concealed: tuple[str, ...]
     melds: tuple[Meld, ...]
+    points: int = 0  # §9 (a profile scored in points): pattern points x each doubling
 
     _FIELDS = (
         "winner", "discarder", "kind", "win_tile", "fans", "bonus", "base", "deltas",
-        "concealed", "melds",
+        "concealed", "melds", "points",
     )  # fmt: skip
 
     @classmethod
@@ -348,6 +369,7 @@ class Win:
                 Meld.from_dict(item, f"{path}.melds[{index}]")
                 for index, item in enumerate(fields.list("melds", _MAX_MELDS))
             ),
+            points=fields.int("points"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -365,10 +387,15 @@ class Win:
         }
         if self.discarder is not None:
             data["discarder"] = self.discarder
+        if self.points:
+            data["points"] = self.points
         return data
 
-    def validate(self, path: str) -> None:
-        """Check the win refers to real seats and its figures add up."""
+    def validate(self, path: str, profile: RuleProfile, dealer: int) -> None:
+        """Check the win refers to real seats and its figures add up in ``profile``'s scoring:
+        the bonus is the sum of its fans (main), or (a profile scored in points, §9) its
+        points are the pattern's times each doubling and every other seat pays them, the
+        dealer or everyone to a winning dealer ``dealer_payment_factor`` times."""
         if self.winner not in SEATS:
             raise InvalidArgument(f"{path}.winner: unknown seat {self.winner}")
         if self.kind == "WIN_KIND_UNSPECIFIED":
@@ -384,16 +411,51 @@ class Win:
             raise InvalidArgument(f"{path}.discarder: the winner cannot be the discarder")
         if any(fan.fan < 0 for fan in self.fans):
             raise InvalidArgument(f"{path}.fans: a fan value is negative")
-        if self.bonus != sum(fan.fan for fan in self.fans):
-            raise InvalidArgument(
-                f"{path}.bonus: {self.bonus} is not the sum of its fans "
-                f"({sum(fan.fan for fan in self.fans)})"
-            )
+        if system_of(profile).reports_points:
+            self._validate_points(path, profile, dealer)
+        else:
+            if self.points or any(fan.doubling for fan in self.fans):
+                raise InvalidArgument(
+                    f"{path}: the {profile.name} profile adds fans up: no points, no doublings"
+                )
+            if self.bonus != sum(fan.fan for fan in self.fans):
+                raise InvalidArgument(
+                    f"{path}.bonus: {self.bonus} is not the sum of its fans "
+                    f"({sum(fan.fan for fan in self.fans)})"
+                )
         if self.deltas:
             if len(self.deltas) != len(SEATS):
                 raise InvalidArgument(f"{path}.deltas: expected 4 entries, got {len(self.deltas)}")
             if sum(self.deltas) != 0:
                 raise InvalidArgument(f"{path}.deltas: unbalanced, they sum to {sum(self.deltas)}")
+
+    def _validate_points(self, path: str, profile: RuleProfile, dealer: int) -> None:
+        items = fans_by_id(profile)
+        for index, fan in enumerate(self.fans):
+            if fan.id not in items:
+                raise InvalidArgument(
+                    f"{path}.fans[{index}].id: the {profile.name} profile has no item "
+                    f"{show(fan.id)}"
+                )
+        if not any(not fan.doubling for fan in self.fans):
+            raise InvalidArgument(f"{path}.fans: a {profile.name} win needs its pattern")
+        if self.bonus or self.base:
+            raise InvalidArgument(
+                f"{path}: a {profile.name} win is scored in points: bonus and base must be 0, "
+                f"got {self.bonus} and {self.base}"
+            )
+        value = system_of(profile).value(tuple(fan.scored() for fan in self.fans), profile)
+        if self.points != value:
+            raise InvalidArgument(
+                f"{path}.points: {self.points} is not its pattern times its doublings ({value})"
+            )
+        if self.deltas:
+            owed = doubled_payments(self.winner, dealer, self.points, profile)
+            if tuple(self.deltas) != owed:
+                raise InvalidArgument(
+                    f"{path}.deltas: {list(self.deltas)} are not the {profile.name} payments "
+                    f"of {self.points} points with seat {dealer} dealing ({list(owed)})"
+                )
 
 
 @dataclass(frozen=True)
@@ -447,10 +509,11 @@ class Settlement:
     wins: tuple[Win, ...]
     rule_profile: str
     ended_at: str
+    false_wins: tuple[int, ...] = ()  # §9 诈胡: seats that declared a win they did not have
 
     _FIELDS = (
         "idempotency_key", "tournament_id", "round_no", "table_id", "match_id", "hand_no",
-        "dealer", "outcome", "results", "wins", "rule_profile", "ended_at",
+        "dealer", "outcome", "results", "wins", "rule_profile", "ended_at", "false_wins",
     )  # fmt: skip
 
     @classmethod
@@ -482,6 +545,10 @@ class Settlement:
             ),
             rule_profile=fields.str("rule_profile", MAX_NAME_LENGTH),
             ended_at=fields.timestamp("ended_at"),
+            false_wins=tuple(
+                _int(item, f"{path}.false_wins[{index}]", 32)
+                for index, item in enumerate(fields.list("false_wins", len(SEATS)))
+            ),
         )
         settlement.validate(path)
         return settlement
@@ -503,6 +570,8 @@ class Settlement:
         }
         if self.ended_at:
             data["ended_at"] = self.ended_at
+        if self.false_wins:
+            data["false_wins"] = list(self.false_wins)
         return data
 
     def request_hash(self) -> bytes:
@@ -535,8 +604,16 @@ class Settlement:
             )
         if self.dealer not in SEATS:
             raise InvalidArgument(f"{path}.dealer: unknown seat {self.dealer}")
+        profile = self.profile(path)
         self._validate_results(path)
-        self._validate_wins(path)
+        self._validate_wins(path, profile)
+
+    def profile(self, path: str = "settlement") -> RuleProfile:
+        """The rule profile the hand was played in (empty: main)."""
+        try:
+            return get_profile(self.rule_profile or "main")
+        except ValueError as exc:
+            raise InvalidArgument(f"{path}.rule_profile: {exc}") from None
 
     def _validate_results(self, path: str) -> None:
         if len(self.results) != len(SEATS):
@@ -564,31 +641,61 @@ class Settlement:
             if total != 0:
                 raise InvalidArgument(f"{path}.results: unbalanced, {component} sums to {total}")
 
-    def _validate_wins(self, path: str) -> None:
+    def _validate_wins(self, path: str, profile: RuleProfile) -> None:
         if self.outcome == WIN and not self.wins:
             raise InvalidArgument(f"{path}.wins: an outcome of {WIN} needs at least one win")
-        if self.outcome == EXHAUSTIVE_DRAW and self.wins:
-            raise InvalidArgument(f"{path}.wins: an exhaustive draw has no wins")
-        if self.outcome not in (WIN, EXHAUSTIVE_DRAW):
+        if self.outcome in _NO_WIN and self.wins:
+            raise InvalidArgument(f"{path}.wins: {_NO_WIN[self.outcome]} has no wins")
+        if self.outcome not in (WIN, EXHAUSTIVE_DRAW, FALSE_WIN):
             raise InvalidArgument(f"{path}.outcome: missing")
-        if self.outcome == EXHAUSTIVE_DRAW:
+        if self.outcome == EXHAUSTIVE_DRAW and self.false_wins:
+            raise InvalidArgument(
+                f"{path}.false_wins: a hand with a false win has the outcome {FALSE_WIN}"
+            )
+        if self.outcome == FALSE_WIN and not self.false_wins:
+            raise InvalidArgument(f"{path}.false_wins: an outcome of {FALSE_WIN} names its seats")
+        penalties = self._false_win_penalties(path, profile)
+        if self.outcome in _NO_WIN:
             for index, result in enumerate(self.results):
-                if result.hand_delta or result.kong_delta:
+                if result.hand_delta != penalties[result.seat] or result.kong_delta:
+                    pays = "nothing" if self.outcome == EXHAUSTIVE_DRAW else "only its penalties"
                     raise InvalidArgument(
-                        f"{path}.results[{index}]: an exhaustive draw pays nothing (kong "
-                        f"payments are void), got hand_delta {result.hand_delta} and "
+                        f"{path}.results[{index}]: {_NO_WIN[self.outcome]} pays {pays} (kong "
+                        f"payments are void): hand_delta {penalties[result.seat]} and "
+                        f"kong_delta 0, got hand_delta {result.hand_delta} and "
                         f"kong_delta {result.kong_delta}"
                     )
         for index, win in enumerate(self.wins):
-            win.validate(f"{path}.wins[{index}]")
+            win.validate(f"{path}.wins[{index}]", profile, self.dealer)
         if self.wins and all(win.deltas for win in self.wins):
             for result in self.results:
                 from_wins = sum(win.deltas[result.seat] for win in self.wins)
-                if from_wins != result.hand_delta:
+                expected = from_wins + penalties[result.seat]
+                if expected != result.hand_delta:
                     raise InvalidArgument(
                         f"{path}.results: seat {result.seat} hand_delta {result.hand_delta} "
-                        f"differs from its wins' deltas ({from_wins})"
+                        f"differs from its wins' deltas and false-win penalties ({expected})"
                     )
+
+    def _false_win_penalties(self, path: str, profile: RuleProfile) -> list[int]:
+        """What the false wins pay by seat (§9 诈胡), after checking their seats."""
+        penalties = [0, 0, 0, 0]
+        if not self.false_wins:
+            return penalties
+        if not profile.false_win_penalty:
+            raise InvalidArgument(
+                f"{path}.false_wins: the {profile.name} profile has no false win (诈胡)"
+            )
+        winners = {win.winner for win in self.wins}
+        for index, seat in enumerate(self.false_wins):
+            where = f"{path}.false_wins[{index}]"
+            if seat not in SEATS:
+                raise InvalidArgument(f"{where}: unknown seat {seat}")
+            if seat in winners or self.false_wins.index(seat) != index:
+                raise InvalidArgument(f"{where}: seat {seat} declares at most one win")
+            for other, delta in enumerate(false_win_deltas(seat, self.dealer, profile)):
+                penalties[other] += delta
+        return penalties
 
 
 @dataclass(frozen=True)

@@ -499,6 +499,12 @@ class Table:
                 "FAILED_PRECONDITION",
                 f"decision {decision} is not the seat's open decision",
             )
+        if (
+            message.kind == pb.ACTION_KIND_WIN
+            and seat.spec.kind != pb.SEAT_KIND_PERSON
+            and self.hand.accepts_false_win(seat.spec.seat)
+        ):  # §9 诈胡: only people declare a win they do not have
+            return rejection(decision, "FAILED_PRECONDITION", "a bot seat cannot win now")
         try:
             self.hand.apply(seat.spec.seat, action)
         except IllegalActionError as exc:

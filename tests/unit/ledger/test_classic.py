@@ -1,0 +1,211 @@
+"""The ledger's model of classic settlements (RULES.md §9): wins scored in points with ×2
+doublings, paid double by or to the dealer, and false wins (诈胡) that cost a penalty."""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+
+from hebei.common import convert
+from hebei.common.errors import InvalidArgument
+from hebei.ledger.model import Settlement
+from hebei.rules.actions import DISCARD, WIN
+from hebei.rules.hand import HandState
+from hebei.rules.profile import CLASSIC, MAIN
+from hebei.rules.tiles import parse_tile
+from tests.unit.rules.rigging import CHOW_DEAL_WIN, QUIET_HANDS, rigged_hand
+from tests.unit.table.greedy import greedy_choice
+
+PLAYERS = ["a", "b", "c", "d"]
+
+
+def as_dict(state: HandState, profile: str = "classic") -> dict[str, Any]:
+    message = convert.settlement_to_proto(
+        state.result.settlement,
+        match_id="m1",
+        hand_no=2,
+        dealer=state.dealer,
+        player_ids=PLAYERS,
+        table_id="t1",
+        rule_profile=profile,
+        ended_at=1.0,
+    )
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def dealer_self_draw() -> dict[str, Any]:
+    """The dealer (seat 0) wins 龙 by self-draw, 门清: 3 x2 x2 = 12 points, 24 from each."""
+    state = rigged_hand(["123m456m789m55566z", *QUIET_HANDS[1:]], profile=CLASSIC)
+    state.apply(0, WIN)
+    return as_dict(state)
+
+
+def false_win(seat: int = 1) -> dict[str, Any]:
+    state = rigged_hand(QUIET_HANDS, profile=CLASSIC)
+    if seat:
+        state.apply(0, DISCARD[parse_tile("1m")])
+    state.apply(seat, WIN)
+    return as_dict(state)
+
+
+def false_and_real_win() -> dict[str, Any]:
+    state = rigged_hand(CHOW_DEAL_WIN, profile=CLASSIC)
+    state.apply(0, DISCARD[parse_tile("4m")])
+    state.apply(1, WIN)  # false: seat 1 may only chow
+    state.apply(3, WIN)
+    return as_dict(state)
+
+
+def test_a_classic_win_is_read_as_sent() -> None:
+    data = dealer_self_draw()
+    (win,) = data["wins"]
+    assert win["points"] == 12 and "bonus" not in win and "base" not in win
+    assert [f.get("doubling", False) for f in win["fans"]] == [False, True, True]
+    settlement = Settlement.parse(data)
+    assert settlement.wins[0].points == 12
+    assert settlement.wins[0].deltas == (72, -24, -24, -24)
+    assert Settlement.parse(settlement.to_dict()) == settlement
+    assert settlement.to_dict()["wins"][0]["points"] == 12
+
+
+def test_false_wins_are_read_as_sent() -> None:
+    for data, outcome, false_wins in (
+        (false_win(1), "HAND_OUTCOME_FALSE_WIN", [1]),
+        (false_win(0), "HAND_OUTCOME_FALSE_WIN", [0]),
+        (false_and_real_win(), "HAND_OUTCOME_WIN", [1]),
+    ):
+        assert data["outcome"] == outcome and data["false_wins"] == false_wins
+        settlement = Settlement.parse(data)
+        assert settlement.false_wins == tuple(false_wins)
+        assert sum(r.total_delta for r in settlement.results) == 0
+        assert Settlement.parse(settlement.to_dict()) == settlement
+    assert [r.hand_delta for r in Settlement.parse(false_win(0)).results] == [-6, 2, 2, 2]
+
+
+def test_every_settlement_of_classic_self_play_is_valid() -> None:
+    outcomes = set()
+    for seed in range(30):
+        rng = random.Random(seed)
+        state = HandState(seed, dealer=seed % 4, profile=CLASSIC)
+        false_winner = seed % 5 == 0  # a person declaring a win it does not have
+        while not state.ended:
+            seat = state.to_act()[0]
+            if false_winner and state.accepts_false_win(seat) and rng.random() < 0.05:
+                state.apply(seat, WIN)
+                continue
+            options = state.legal_actions(seat)
+            state.apply(seat, greedy_choice(options, state.hands[seat], 0, rng))
+        settlement = Settlement.parse(as_dict(state))
+        outcomes.add(settlement.outcome)
+    assert outcomes == {
+        "HAND_OUTCOME_WIN",
+        "HAND_OUTCOME_FALSE_WIN",
+        "HAND_OUTCOME_EXHAUSTIVE_DRAW",
+    }
+
+
+def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    def change(data: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        target: Any = data
+        for key in parents:
+            target = target[int(key)] if key.isdigit() else target[key]
+        if value is None:
+            del target[last]
+        else:
+            target[last] = value
+
+    return change
+
+
+def _shift(seat_from: int, seat_to: int, field: str = "hand_delta"):
+    def change(data: dict[str, Any]) -> None:
+        for seat, sign in ((seat_from, -1), (seat_to, 1)):
+            result = data["results"][seat]
+            result[field] = int(result.get(field, 0)) + sign
+            result["total_delta"] = int(result.get("total_delta", 0)) + sign
+
+    return change
+
+
+BAD_WINS = [
+    ("points off", _set("wins.0.points", 13), r"points: 13 is not its pattern times"),
+    ("a bonus", _set("wins.0.bonus", 12), "scored in points: bonus and base must be 0"),
+    ("a base", _set("wins.0.base", 4), "scored in points: bonus and base must be 0"),
+    ("no pattern", _set("wins.0.fans.0.doubling", True), "needs its pattern"),
+    ("a main fan", _set("wins.0.fans.0.id", "hua_long"), r"fans\[0\]\.id: the classic .* no item"),
+    ("not a doubling", _set("wins.0.fans.1.doubling", None), r"points: 12 is not .* \(10\)"),
+    (
+        "a non-dealer paying single",
+        _set("wins.0.deltas", [60, -12, -24, -24]),
+        r"deltas: \[60, -12, -24, -24\] are not the classic payments of 12 points",
+    ),
+    ("the profile", _set("rule_profile", "main"), "main profile adds fans up: no points"),
+    ("unknown profile", _set("rule_profile", "nope"), "rule_profile: unknown rule profile 'nope'"),
+    ("a doubling flag", _set("wins.0.doubling", True), r"wins\[0\]: unknown field 'doubling'"),
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"), [b[1:] for b in BAD_WINS], ids=[b[0] for b in BAD_WINS]
+)
+def test_malformed_classic_wins_are_refused(change, message) -> None:
+    data = copy.deepcopy(dealer_self_draw())
+    change(data)
+    with pytest.raises(InvalidArgument, match=message):
+        Settlement.parse(data)
+
+
+BAD_FALSE_WINS = [
+    ("no seats", _set("false_wins", None), "an outcome of HAND_OUTCOME_FALSE_WIN names its seats"),
+    ("a draw", _set("outcome", "HAND_OUTCOME_EXHAUSTIVE_DRAW"), "has the outcome .*FALSE_WIN"),
+    ("unknown seat", _set("false_wins", [4]), r"false_wins\[0\]: unknown seat 4"),
+    ("twice", _set("false_wins", [1, 1]), r"false_wins\[1\]: seat 1 declares at most one win"),
+    ("wrong penalty", _shift(0, 1), r"results\[0\]: a hand ended by a false win pays only"),
+    ("kong points", _shift(0, 1, "kong_delta"), "kong payments are void"),
+    ("in main rules", _set("rule_profile", ""), "the main profile has no false win"),
+    ("bad seat type", _set("false_wins", ["x"]), r"false_wins\[0\]: expected an integer"),
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"), [b[1:] for b in BAD_FALSE_WINS], ids=[b[0] for b in BAD_FALSE_WINS]
+)
+def test_malformed_false_wins_are_refused(change, message) -> None:
+    data = copy.deepcopy(false_win(1))
+    change(data)
+    with pytest.raises(InvalidArgument, match=message):
+        Settlement.parse(data)
+
+
+def test_a_false_winner_cannot_also_win_and_penalties_add_to_the_wins() -> None:
+    data = false_and_real_win()
+    bad = copy.deepcopy(data)
+    bad["false_wins"] = [3]
+    with pytest.raises(InvalidArgument, match="seat 3 declares at most one win"):
+        Settlement.parse(bad)
+    bad = copy.deepcopy(data)
+    bad["false_wins"] = [2]  # the penalty moved to another seat: the results no longer add up
+    with pytest.raises(InvalidArgument, match="differs from its wins' deltas and false-win"):
+        Settlement.parse(bad)
+
+
+def test_main_wins_keep_their_additive_checks() -> None:
+    state = rigged_hand(["123m456m789m55566z", *QUIET_HANDS[1:]], profile=MAIN)
+    state.apply(0, WIN)
+    data = as_dict(state, "main")
+    assert Settlement.parse(data).wins[0].points == 0
+    for change, message in (
+        (_set("wins.0.points", 5), "adds fans up: no points, no doublings"),
+        (_set("wins.0.fans.0.doubling", True), "adds fans up: no points, no doublings"),
+        (_set("wins.0.bonus", 1), "is not the sum of its fans"),
+    ):
+        bad = copy.deepcopy(data)
+        change(bad)
+        with pytest.raises(InvalidArgument, match=message):
+            Settlement.parse(bad)
