@@ -44,7 +44,10 @@ GRAFANA_URL = "http://localhost:3000"
 LEDGER, TABLE, MATCHMAKING, BOTS = (
     METRICS_JOBS[k] for k in ("ledger", "table", "matchmaking", "bots")
 )
-SERVICE_JOBS = f'job=~"{LEDGER}|{TABLE}|{MATCHMAKING}"'
+# The bot service: deployed by compose and Kubernetes, not run by the local stack (hence not
+# in HebeiServiceAbsent, which would fire there).
+BOTSERVICE = METRICS_JOBS.get("botservice", "hebei-botservice")
+SERVICE_JOBS = f'job=~"{LEDGER}|{TABLE}|{MATCHMAKING}|{BOTSERVICE}"'
 # Server codes that mean "our fault or overload" (client mistakes are not counted).
 ERROR_CODES = "UNKNOWN|RESOURCE_EXHAUSTED|INTERNAL|UNAVAILABLE|DATA_LOSS|DEADLINE_EXCEEDED"
 OWN_SERVICES = 'grpc_service=~"hebei\\\\..*"'  # not grpc.health / reflection
@@ -66,6 +69,9 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("hebei.v1.MatchmakingService", "GetStandings"): 0.5,
     ("hebei.v1.MatchmakingService", "GetSeating"): 0.5,
     ("hebei.v1.MatchmakingService", "RequestBots"): 0.5,
+    ("hebei.v1.BotService", "ListPolicies"): 0.1,
+    ("hebei.v1.BotService", "Suggest"): 0.1,  # the strongest level thinks up to 50 ms (p99)
+    ("hebei.v1.BotService", "Review"): 10.0,  # replays a whole match, the expert at each turn
 }
 SEAT_DECISION_TARGET = 0.02  # ARCHITECTURE.md: p99 seat round trip <= 20 ms (bot seats)
 BOT_DECISION_TARGET = 0.005  # expert bot decision p99 <= 5 ms
@@ -249,11 +255,24 @@ ALERTS: list[Alert] = [
         " 2 minutes: the process is gone or hangs.",
         dashboard="hebei-grpc",
         fire=Case(
-            [(f'up{{job="{LEDGER}",instance="ledger:9103"}}', "1 1 0 0 0 0 0")],
+            [
+                (f'up{{job="{LEDGER}",instance="ledger:9103"}}', "1 1 0 0 0 0 0"),
+                (f'up{{job="{BOTSERVICE}",instance="botservice:9104"}}', "1 1 1 0 0 0 0"),
+                (f'up{{job="{BOTS}",instance="bots:9104"}}', "0 0 0 0 0 0 0"),
+            ],
             "6m",
-            [{"job": LEDGER, "instance": "ledger:9103"}],
+            [
+                {"job": LEDGER, "instance": "ledger:9103"},
+                {"job": BOTSERVICE, "instance": "botservice:9104"},
+            ],
         ),
-        quiet=Case([(f'up{{job="{LEDGER}",instance="ledger:9103"}}', "1 0 1 0 1 1 1")], "6m"),
+        quiet=Case(
+            [
+                (f'up{{job="{LEDGER}",instance="ledger:9103"}}', "1 0 1 0 1 1 1"),
+                (f'up{{job="{BOTSERVICE}",instance="botservice:9104"}}', "1 1 1 1 1 0 0"),
+            ],
+            "6m",
+        ),
     ),
     Alert(
         name="HebeiServiceAbsent",

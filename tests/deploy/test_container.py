@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
 from pathlib import Path
 
 import pytest
 import yaml
 
+from hebei.common import healthcheck
 from hebei.common.config import DEFAULT_PORTS
 from hebei.stack.processes import METRICS_JOBS
 from tests.deploy.conftest import DEPLOY, MONITORING, ROOT, docker_compose, run, tool
@@ -20,7 +28,8 @@ from tests.deploy.conftest import DEPLOY, MONITORING, ROOT, docker_compose, run,
 DOCKERFILE = DEPLOY / "Dockerfile"
 COMPOSE = DEPLOY / "docker-compose.yml"
 ENV_EXAMPLE = DEPLOY / ".env.example"
-HEBEI_SERVICES = ("ledger", "table", "matchmaking")
+HEBEI_SERVICES = tuple(DEFAULT_PORTS)  # every gRPC service: ledger, table, ..., botservice
+STATEFUL = ("ledger", "table", "matchmaking")  # PostgreSQL behind them
 
 
 def instructions() -> list[tuple[str, str]]:
@@ -147,8 +156,8 @@ def test_every_hebei_service_is_health_checked_through_grpc_health():
         assert (
             env["HEBEI_SERVICE_TOKEN"] and env["HEBEI_SERVICE_TOKEN"] != env["HEBEI_OPERATOR_TOKEN"]
         )
-        for peer in ("postgres",):
-            assert service["depends_on"][peer]["condition"] == "service_healthy"
+        if name in STATEFUL:
+            assert service["depends_on"]["postgres"]["condition"] == "service_healthy"
     env = services["table"]["environment"]
     assert env["HEBEI_TABLE_LEDGER_ADDRESS"] == f"ledger:{DEFAULT_PORTS['ledger'][0]}"
     assert (
@@ -157,9 +166,36 @@ def test_every_hebei_service_is_health_checked_through_grpc_health():
     env = services["matchmaking"]["environment"]
     assert env["HEBEI_MATCHMAKING_TABLE_ADDRESS"] == f"table:{DEFAULT_PORTS['table'][0]}"
     assert env["HEBEI_MATCHMAKING_LEDGER_ADDRESS"] == f"ledger:{DEFAULT_PORTS['ledger'][0]}"
+    botservice = services["botservice"]
+    env = botservice["environment"]
+    assert env["HEBEI_BOTSERVICE_TABLE_ADDRESS"] == f"table:{DEFAULT_PORTS['table'][0]}"
+    assert not {"HEBEI_DATABASE_URL", "HEBEI_BROKER_URL", "HEBEI_TABLE_LOG_KEY"} & set(env)
+    assert botservice["depends_on"]["table"]["condition"] == "service_healthy"
     for name in ("postgres", "redis"):
         test = services[name]["healthcheck"]["test"]
         assert test[0] in ("CMD", "CMD-SHELL") and "nc " not in " ".join(test)
+
+
+def test_the_web_gateway_is_health_checked_over_http_and_calls_the_services():
+    from hebei.web.config import DEFAULT_PORT
+
+    web = compose_config()["services"]["web"]
+    assert web["command"] == ["python", "-m", "hebei.web"]
+    health = f"http://127.0.0.1:{DEFAULT_PORT}/api/health"
+    assert web["healthcheck"]["test"] == ["CMD", "python", "-m", "hebei.common.healthcheck", health]
+    env = web["environment"]
+    assert env["HEBEI_HEALTHCHECK"] == health  # the image's HEALTHCHECK, without an argument
+    assert int(env["HEBEI_WEB_PORT"]) == DEFAULT_PORT
+    assert [(p["target"], p["host_ip"]) for p in web["ports"]] == [(DEFAULT_PORT, "127.0.0.1")]
+    for service in ("table", "matchmaking", "ledger"):
+        address = f"{service}:{DEFAULT_PORTS[service][0]}"
+        assert env[f"HEBEI_WEB_{service.upper()}_ADDRESS"] == address
+        assert web["depends_on"][service]["condition"] == "service_healthy"
+    metrics = dict(item.split("=") for item in env["HEBEI_WEB_METRICS"].split(","))
+    assert metrics == {s: f"{s}:{DEFAULT_PORTS[s][1]}" for s in ("table", "matchmaking", "ledger")}
+    assert env["HEBEI_OPERATOR_TOKEN"]  # unlocks the operators' view
+    assert not {"HEBEI_DATABASE_URL", "HEBEI_SERVICE_TOKEN", "HEBEI_TABLE_LOG_KEY"} & set(env)
+    assert web["read_only"] is True and web["cap_drop"] == ["ALL"]
 
 
 def test_bot_workers_scale_with_scale_and_serve_metrics():
@@ -199,13 +235,123 @@ def test_compose_prometheus_scrapes_every_job_the_alerts_select():
     config = yaml.safe_load((MONITORING / "prometheus.yml").read_text())
     jobs = {job["job_name"]: job for job in config["scrape_configs"]}
     assert set(METRICS_JOBS.values()) | {"postgres"} <= set(jobs)
-    for service in HEBEI_SERVICES:
+    for service in STATEFUL:
         (static,) = jobs[METRICS_JOBS[service]]["static_configs"]
         assert static["targets"] == [f"{service}:{DEFAULT_PORTS[service][1]}"]
     assert jobs["hebei-bots"]["dns_sd_configs"][0]["port"] == 9104
+    # every gRPC service (the bot service's replicas by DNS, like the workers)
+    assert {f"hebei-{service}" for service in DEFAULT_PORTS} <= set(jobs)
+    (dns,) = jobs["hebei-botservice"]["dns_sd_configs"]
+    assert dns["names"] == ["botservice"] and dns["port"] == DEFAULT_PORTS["botservice"][1]
     assert config["rule_files"] == ["rules/*.yml", "alerts/*.yml"]
 
 
-@pytest.mark.parametrize("service", HEBEI_SERVICES)
+@pytest.mark.parametrize("service", [*HEBEI_SERVICES, "web"])
 def test_the_commands_the_containers_run_exist(service: str):
     assert importlib.util.find_spec(f"hebei.{service}.__main__") is not None
+    command = compose_config()["services"][service]["command"]
+    assert command == ["python", "-m", f"hebei.{service}"]
+
+
+def test_the_installed_package_carries_every_file_read_at_run_time(tmp_path: Path):
+    """The image installs a wheel (not the source tree): the web pages and the migrations
+    must be in it, or the gateway cannot start and the services cannot migrate."""
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    shutil.copytree(ROOT / "services", source / "services", ignore=ignore)
+    result = run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path / "dist"), str(source)]
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    (wheel,) = (tmp_path / "dist").glob("hebei-*.whl")
+    packaged = set(zipfile.ZipFile(wheel).namelist())
+    services = ROOT / "services"
+    needed = {
+        str(path.relative_to(services))
+        for path in [*(services / "hebei" / "web" / "static").rglob("*"), *services.rglob("*.sql")]
+        if path.is_file()
+    }
+    assert "hebei/web/static/index.html" in needed
+    assert sorted(needed - packaged) == []
+
+
+def container_env(service: str, **overrides: str) -> dict[str, str]:
+    """What the container of a compose service sees: the image's ENV, then compose's."""
+    final = instructions()[max(i for i, (w, _) in enumerate(instructions()) if w == "FROM") :]
+    image = dict(
+        pair.split("=", 1)
+        for word, rest in final
+        if word == "ENV"
+        for pair in shlex.split(rest)
+        if not pair.startswith("PATH=")
+    )
+    env = {
+        "PATH": os.environ["PATH"],
+        **image,
+        **compose_config()["services"][service]["environment"],
+    }
+    return {**env, **overrides}
+
+
+def start(
+    argv: list[str], env: dict[str, str], log: Path, pattern: str
+) -> tuple[subprocess.Popen, re.Match]:
+    """Run a container's command as a process here and wait for the line matching pattern."""
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            argv, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=log.parent
+        )
+    deadline = time.monotonic() + 120  # a generous ceiling, not a measurement
+    while time.monotonic() < deadline:
+        match = re.search(pattern, log.read_text())
+        if match or process.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert match, log.read_text()[-2000:]
+    return process, match
+
+
+def stop(process: subprocess.Popen) -> int:
+    process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+def test_the_bot_services_container_settings_start_it_healthy(tmp_path: Path):
+    """The compose environment (tokens, no database) and the image's (0.0.0.0: a service
+    token is required) are enough for the bot service to serve and pass its health check."""
+    env = container_env(
+        "botservice",
+        HEBEI_BOTSERVICE_PORT="0",
+        HEBEI_BOTSERVICE_METRICS_PORT="0",
+        HEBEI_DATA_DIR=str(tmp_path),
+    )
+    argv = [sys.executable, *compose_config()["services"]["botservice"]["command"][1:]]
+    process, match = start(argv, env, tmp_path / "botservice.log", r"on port (\d+)")
+    try:
+        assert healthcheck.main([f"127.0.0.1:{match.group(1)}"]) == 0
+    finally:
+        assert stop(process) == 0
+    process, _ = start(
+        argv, {**env, "HEBEI_SERVICE_TOKEN": ""}, tmp_path / "refused.log", r"HEBEI_SERVICE_TOKEN"
+    )
+    assert process.wait(timeout=60) == 2  # without its token it refuses to listen beyond loopback
+
+
+def test_the_web_gateways_container_settings_start_it_healthy(tmp_path: Path):
+    env = container_env("web", HEBEI_WEB_PORT="0", HEBEI_DATA_DIR=str(tmp_path))
+    argv = [sys.executable, *compose_config()["services"]["web"]["command"][1:]]
+    process, match = start(argv, env, tmp_path / "web.log", r"web: http://[^:]+:(\d+)/")
+    try:
+        target = env["HEBEI_HEALTHCHECK"].replace(":8080/", f":{match.group(1)}/")
+        assert target.endswith("/api/health")
+        assert healthcheck.main([target]) == 0
+    finally:
+        assert stop(process) == 0

@@ -31,7 +31,7 @@ RENDERS = {
     "dev": K8S / "overlays" / "dev",
     "prod": K8S / "overlays" / "prod",
 }
-OURS = ("hebei-ledger", "hebei-table", "hebei-matchmaking", "hebei-bots")
+OURS = (*(f"hebei-{name}" for name in DEFAULT_PORTS), "hebei-bots", "hebei-web")
 
 
 @cache
@@ -170,15 +170,72 @@ def test_services_have_native_grpc_probes_named_ports_and_budgets():
     assert deployments["hebei-table"]["spec"]["strategy"]["type"] == "Recreate"
 
 
+def test_the_bot_service_scales_on_cpu_and_reads_matches_from_the_engine():
+    for name in ("base", "dev", "prod"):
+        docs = rendered(name)
+        (hpa,) = by_kind(docs, "HorizontalPodAutoscaler").values()
+        target = hpa["spec"]["scaleTargetRef"]
+        assert target["kind"] == "Deployment" and target["name"] == "hebei-botservice"
+        assert target["name"] in by_kind(docs, "Deployment")
+        (metric,) = hpa["spec"]["metrics"]
+        assert metric["resource"]["name"] == "cpu"  # a share of the request, which is set
+        spec = pod_specs(docs)["hebei-botservice"]
+        assert spec["containers"][0]["resources"]["requests"]["cpu"]
+        assert 1 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
+    (hpa,) = by_kind(rendered("prod"), "HorizontalPodAutoscaler").values()
+    assert hpa["spec"]["minReplicas"] >= 2  # one pod may be drained at a time (its budget)
+    (config,) = by_kind(rendered("base"), "ConfigMap").values()
+    table = f"hebei-table:{DEFAULT_PORTS['table'][0]}"
+    assert config["data"]["HEBEI_BOTSERVICE_TABLE_ADDRESS"] == table
+    (container,) = pod_specs(rendered("base"))["hebei-botservice"]["containers"]
+    secrets = {e["name"] for e in container["env"] if "valueFrom" in e}
+    assert secrets == {"HEBEI_OPERATOR_TOKEN", "HEBEI_SERVICE_TOKEN"}  # no database, no broker
+
+
+def test_the_web_gateway_is_served_over_http_with_probes_on_its_health_route():
+    from hebei.web.config import DEFAULT_PORT
+
+    docs = rendered("base")
+    (config,) = by_kind(docs, "ConfigMap").values()
+    port = int(config["data"]["HEBEI_WEB_PORT"])
+    assert port == DEFAULT_PORT
+    (container,) = pod_specs(docs)["hebei-web"]["containers"]
+    assert container["command"] == ["python", "-m", "hebei.web"]
+    assert {p["name"]: p["containerPort"] for p in container["ports"]} == {"http": port}
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert container[probe]["httpGet"] == {"path": "/api/health", "port": "http"}, probe
+    (service_port,) = by_kind(docs, "Service")["hebei-web"]["spec"]["ports"]
+    assert (service_port["name"], service_port["port"]) == ("http", port)
+    assert "hebei-web" in by_kind(docs, "PodDisruptionBudget")
+    # seat sessions and SSE resume buffers live in the gateway's memory
+    assert by_kind(rendered("prod"), "Deployment")["hebei-web"]["spec"]["replicas"] == 1
+    (ingress,) = by_kind(rendered("prod"), "Ingress").values()
+    for rule in ingress["spec"]["rules"]:
+        for path in rule["http"]["paths"]:
+            backend = path["backend"]["service"]
+            assert (backend["name"], backend["port"]) == ("hebei-web", {"name": "http"})
+    assert ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-buffering"] == (
+        "off"
+    )  # Server-Sent Events
+
+
 def test_addresses_in_the_config_name_real_services():
     docs = rendered("base")
     (config,) = by_kind(docs, "ConfigMap").values()
     services = by_kind(docs, "Service")
     addresses = {k: v for k, v in config["data"].items() if k.endswith(("_ADDRESS", "_ENDPOINT"))}
-    assert len(addresses) == 5
+    assert {k.split("_")[1] for k in addresses} == {"TABLE", "MATCHMAKING", "BOTSERVICE", "WEB"}
     for key, value in addresses.items():
         host, port = value.split(":")
-        assert int(port) in {p["port"] for p in services[host]["spec"]["ports"]}, key
+        grpc = {p["port"] for p in services[host]["spec"]["ports"] if p["name"] == "grpc"}
+        assert int(port) in grpc, key
+    web = {f"HEBEI_WEB_{s.upper()}_ADDRESS" for s in ("table", "matchmaking", "ledger")}
+    assert web <= set(addresses)
+    for item in config["data"]["HEBEI_WEB_METRICS"].split(","):
+        _name, _, address = item.partition("=")
+        host, port = address.split(":")
+        metrics = {p["port"] for p in services[host]["spec"]["ports"] if p["name"] == "metrics"}
+        assert int(port) in metrics, item
     assert config["data"]["HEBEI_HOST"] == "0.0.0.0"
 
 
@@ -229,7 +286,8 @@ def test_monitors_give_the_job_names_the_alerts_select():
         )
     ]
     jobs = {s["metadata"]["labels"][monitor["spec"]["jobLabel"]] for s in selected}
-    assert jobs == {"hebei-ledger", "hebei-table", "hebei-matchmaking"}
+    assert jobs == {f"hebei-{name}" for name in DEFAULT_PORTS}  # the botservice's too
+    assert {"hebei-ledger", "hebei-table", "hebei-matchmaking", "hebei-botservice"} <= jobs
     pods = by_kind(docs, "PodMonitor")["hebei-bots"]
     bots = by_kind(docs, "Deployment")["hebei-bots"]["spec"]["template"]["metadata"]["labels"]
     assert bots[pods["spec"]["jobLabel"]] == "hebei-bots"
@@ -263,10 +321,10 @@ def test_network_policies_admit_the_contract_paths_on_ports_that_exist():
                 if isinstance(port["port"], str) and target in named:
                     assert port["port"] in named[target], (name, port)
 
-    def admitted(target: str, source: str) -> bool:
+    def admitted(target: str, source: str, port: str = "grpc") -> bool:
         rules = policies[target]["spec"]["ingress"]
         for rule in rules:
-            if "grpc" not in [p["port"] for p in rule["ports"]]:
+            if port not in [p["port"] for p in rule["ports"]]:
                 continue
             if "from" not in rule:
                 return True
@@ -282,6 +340,20 @@ def test_network_policies_admit_the_contract_paths_on_ports_that_exist():
     assert admitted("hebei-ledger", "hebei-ledger-audit")
     assert not admitted("hebei-ledger", "hebei-bots")  # the ledger is not the workers' business
     assert admitted("hebei-table", "hebei-bots") and admitted("hebei-matchmaking", "hebei-table")
+    # the web gateway's calls: the table engine, matchmaking, the ledger's health, and the
+    # table engine's /metrics for its operators' view; browsers reach the gateway
+    for target in ("hebei-table", "hebei-matchmaking", "hebei-ledger"):
+        assert admitted(target, "hebei-web"), target
+    assert admitted("hebei-table", "hebei-web", "metrics")
+    assert not admitted("hebei-ledger", "hebei-web", "metrics")
+    assert admitted("hebei-web", "an-ingress-controller", "http")
+    # the bot service reads finished matches from the engine; people reach it
+    assert admitted("hebei-table", "hebei-botservice")
+    assert admitted("hebei-botservice", "a-person", "grpc")
+    assert not admitted("hebei-botservice", "a-person", "metrics")
+    every_pod = set(pod_specs(docs)) - {"hebei-ledger-audit"}  # a CronJob's pods serve nothing
+    assert every_pod <= {p["spec"]["podSelector"]["matchLabels"]["app.kubernetes.io/name"]
+                         for p in policies.values() if p["spec"]["podSelector"]}  # fmt: skip
 
 
 def test_overlays_differ_as_documented():

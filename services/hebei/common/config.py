@@ -150,6 +150,7 @@ DEFAULT_PORTS: dict[str, tuple[int, int]] = {
     "table": (50051, 9101),
     "matchmaking": (50052, 9102),
     "ledger": (50053, 9103),
+    "botservice": (50054, 9104),
 }
 
 
