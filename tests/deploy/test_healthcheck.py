@@ -15,6 +15,7 @@ import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from hebei.common import healthcheck
+from hebei.common.config import DEFAULT_PORTS
 
 
 def closed_port() -> int:
@@ -64,8 +65,8 @@ def test_nothing_listening_is_unhealthy_in_one_line(capsys):
 
 
 def test_without_a_target_the_service_listening_here_is_checked(server: Health, monkeypatch):
-    for name in ("TABLE", "MATCHMAKING"):
-        monkeypatch.setenv(f"HEBEI_{name}_PORT", str(closed_port()))
+    for name in DEFAULT_PORTS:  # every other service's port closed (the bot service's too)
+        monkeypatch.setenv(f"HEBEI_{name.upper()}_PORT", str(closed_port()))
     monkeypatch.setenv("HEBEI_LEDGER_PORT", str(server.port))
     monkeypatch.delenv("HEBEI_HEALTHCHECK", raising=False)
     server.set(SERVING)

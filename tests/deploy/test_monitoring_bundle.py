@@ -13,6 +13,7 @@ from types import ModuleType
 import pytest
 import yaml
 
+from hebei.common.config import DEFAULT_PORTS
 from hebei.stack.processes import METRICS_JOBS, prometheus_config
 from tests.deploy import promql
 from tests.deploy.conftest import K8S, MONITORING, ROOT, run, tool
@@ -104,6 +105,21 @@ def test_every_alert_has_a_firing_and_a_quiet_case():
                 cases.setdefault(check["alertname"], set()).add(bool(check["exp_alerts"]))
     for alert in alerts():
         assert cases.get(alert["alert"]) == {True, False}, alert["alert"]
+
+
+def test_service_down_covers_every_grpc_service_and_fires_for_the_bot_service():
+    (down,) = [alert for alert in alerts() if alert["alert"] == "HebeiServiceDown"]
+    selected = re.fullmatch(r'up\{job=~"([^"]+)"\} == 0', down["expr"])
+    assert selected, down["expr"]
+    assert set(selected.group(1).split("|")) == {f"hebei-{name}" for name in DEFAULT_PORTS}
+    (test,) = [
+        test
+        for path in TEST_FILES
+        for test in yaml.safe_load(path.read_text())["tests"]
+        if test["name"] == "HebeiServiceDown fires"
+    ]
+    fired = {a["exp_labels"]["job"] for c in test["alert_rule_test"] for a in c["exp_alerts"]}
+    assert "hebei-botservice" in fired and "hebei-bots" not in fired  # workers: their own alert
 
 
 def test_no_alert_or_group_is_defined_twice():
