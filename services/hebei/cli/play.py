@@ -13,7 +13,7 @@ from rich.console import Console
 from hebei.cli import app
 from hebei.cli._util import fail
 
-LOCAL_ONLY = ("--policy", "--level", "--hands", "--seed", "--think", "--name")
+LOCAL_ONLY = ("--policy", "--level", "--hands", "--seed", "--think", "--name", "--profile")
 
 
 def _quiet_logs(log_file: Path | None) -> None:
@@ -70,6 +70,9 @@ def play_command(
         15.0, "--think", help="Local: seconds per decision (plus a 60 s time bank)."
     ),
     name: str = typer.Option("You", "--name", help="Local: your name at the table."),
+    profile: str = typer.Option(
+        "main", "--profile", help="Local: the rule profile, main or classic (RULES.md §9)."
+    ),
     log_file: str = typer.Option("", "--log-file", help="Write the service logs to this file."),
 ) -> None:
     """Play Hebei Mahjong in the terminal: against three bots on a local table, or at a seat
@@ -81,7 +84,7 @@ def play_command(
         files = tuple(Path(f).expanduser() if f else None for f in (ca_file, cert_file, key_file))
         code = _play_remote(address, match, seat, token, tls, files)
     else:
-        code = _play_local(policy, level, hands, seed, think, name)
+        code = _play_local(policy, level, hands, seed, think, name, profile)
     raise typer.Exit(code)
 
 
@@ -144,12 +147,17 @@ def _play_remote(
 
 
 def _play_local(
-    policy: str, level: int, hands: int, seed: int | None, think: float, name: str
+    policy: str, level: int, hands: int, seed: int | None, think: float, name: str, profile: str
 ) -> int:
     from hebei.bots.policies import DEFAULT_LEVELS
     from hebei.play.local import LocalOptions, start_local_table
     from hebei.play.session import run_session
+    from hebei.rules.profile import get_profile
 
+    try:
+        get_profile(profile)
+    except ValueError as exc:
+        fail(f"--profile: {exc}")
     if not 1 <= hands <= 64:
         fail(f"--hands must be 1-64, got {hands}")
     if not 1 <= think <= 3600:
@@ -166,10 +174,17 @@ def _play_local(
         seed = secrets.randbelow(2**31 - 1) + 1
     console = _console()
     options = LocalOptions(
-        policy=policy, level=level, hands=hands, seed=seed, think=think, name=name.strip() or "You"
+        policy=policy,
+        level=level,
+        hands=hands,
+        seed=seed,
+        think=think,
+        name=name.strip() or "You",
+        profile=profile,
     )
     console.print(
-        f"Starting a local table: you against three {policy} {level} bots, {hands} hand(s)…"
+        f"Starting a local table: you against three {policy} {level} bots, {hands} hand(s), "
+        f"{profile} rules…"
     )
     try:
         table = start_local_table(options)

@@ -15,6 +15,7 @@ from hebei.rules.chain import parse_key
 from hebei.rules.errors import ReplayError
 from hebei.rules.hand import HandState
 from hebei.rules.replay import replay_log
+from hebei.rules.tiles import format_tiles, parse_tile
 
 WINDS = "东南西北"
 
@@ -27,8 +28,18 @@ def _describe(event: dict) -> str:
         return "  ".join(f"{i}: {h}" for i, h in enumerate(event["hands"]))
     if kind == "hand_end":
         s = event["settlement"]
-        return f"{event['outcome']}: hand {s['hand_deltas']} kong {s['kong_deltas']} total {s['total']}"
+        false = (
+            f", false win of seat {', '.join(map(str, s['false_wins']))}"
+            if s.get("false_wins")
+            else ""
+        )
+        return f"{event['outcome']}{false}: hand {s['hand_deltas']} kong {s['kong_deltas']} total {s['total']}"
     parts = [event.get("tile", "")]
+    if kind == "chow":  # the tile is the run's lowest
+        base = parse_tile(event["tile"])
+        parts = [format_tiles((base, base + 1, base + 2)), f"claiming {event.get('claimed')}"]
+    if event.get("false_win"):
+        parts.append("FALSE WIN (诈胡: no winning hand)")
     if "from" in event:
         parts.append(f"from seat {event['from']}")
     if event.get("replacement"):
@@ -66,8 +77,14 @@ def _hand_table(state: HandState, console: Console) -> None:
         )
     console.print(wins)
     for win in s.wins:
-        fans = ", ".join(f"{f.id} {f.fan}" for f in win.fans) or "no bonus"
-        console.print(f"seat {win.winner} wins by {win.win.value}: {fans}; reading {win.reading}")
+        fans = ", ".join(f"{f.id} ×{f.fan}" if f.doubling else f"{f.id} {f.fan}" for f in win.fans)
+        points = "" if win.points is None else f" = {win.points} points"
+        console.print(
+            f"seat {win.winner} wins by {win.win.value}: {fans or 'no bonus'}{points}; "
+            f"reading {win.reading}"
+        )
+    for seat in s.false_wins:
+        console.print(f"seat {seat} declared a false win (诈胡) and pays the penalty")
 
 
 def read_key_file(path: str) -> bytes:

@@ -2,7 +2,9 @@
 
 One line is one command: a position key (``1``-``9``, ``a``-``e``) or a tile name (``5m``,
 ``7z`` or ``中``) discards; ``h`` wins (胡), ``p`` pongs, ``k`` kongs (``k1``/``k2`` or
-``k 5m`` when there are several), an empty line, ``x`` or ``pass`` passes; ``t`` hands the
+``k 5m`` when there are several), ``ch`` chows (classic profile: ``ch1``/``ch2`` or
+``ch 345m`` when there are several), an empty line, ``x`` or ``pass`` passes; ``h!`` declares a win the
+hand does not have where the profile allows it (诈胡, a penalty); ``t`` hands the
 seat over to auto-play (托管) and takes it back; ``r`` redraws the board, ``?`` shows help and
 ``q`` leaves. Anything else is an :data:`CommandKind.INVALID` command with a one-line message.
 """
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from hebei.play.tiles import HONOR_LABELS, POSITION_KEYS, hand_order, tile_label
 from hebei.rules.actions import DISCARD, PASS, WIN, Action, ActionKind
 from hebei.rules.errors import NotationError
-from hebei.rules.tiles import parse_tile
+from hebei.rules.tiles import format_tiles, parse_tile, parse_tiles
 from hebei.rules.views import Observation
 
 KONG_KINDS = (ActionKind.EXPOSED_KONG, ActionKind.CONCEALED_KONG, ActionKind.ADDED_KONG)
@@ -29,8 +31,9 @@ KONG_NAMES = {
 HELP_TEXT = (
     "Keys (type one, then Enter): 1-9 a-e discard the tile at that position (the drawn tile is "
     "last), or type its name: 5m 9p 1s, honors 1z-7z or 东南西北白发中 · h win (胡) · p pong · "
-    "k kong (k1/k2 or k 5m to choose) · Enter, x or pass: pass · t auto-play (托管) on/off · "
-    "r redraw the board · q leave the table"
+    "k kong (k1/k2 or k 5m to choose) · ch chow (ch1/ch2 or ch 345m; classic rules) · "
+    "Enter, x or pass: pass · h! declare a win you do not have (classic rules: 诈胡, a "
+    "penalty) · t auto-play (托管) on/off · r redraw the board · q leave the table"
 )
 
 
@@ -75,6 +78,17 @@ _WORDS = {
 _PASS_WORDS = frozenset({"", "x", "pass", "过"})
 _WIN_WORDS = frozenset({"h", "hu", "win", "胡"})
 _PONG_WORDS = frozenset({"p", "pong", "碰"})
+_FALSE_WIN_WORDS = frozenset({"h!", "hu!", "win!", "胡!"})
+
+
+def chow_options(legal: Sequence[Action]) -> list[Action]:
+    """The chows among ``legal`` by their run's lowest tile (the keys ``ch1``, ``ch2``...)."""
+    return sorted((a for a in legal if a.kind is ActionKind.CHOW), key=lambda a: a.tile)
+
+
+def chow_label(action: Action) -> str:
+    """A chow's run, e.g. ``345m``."""
+    return format_tiles((action.tile, action.tile + 1, action.tile + 2))
 
 
 def kong_options(legal: Sequence[Action]) -> list[Action]:
@@ -123,6 +137,31 @@ def _choose_kong(rest: str, legal: Sequence[Action]) -> Command:
     return invalid(f"No kong of {rest!r}: choose k1-k{len(options)}.")
 
 
+def _choose_chow(rest: str, legal: Sequence[Action]) -> Command:
+    options = chow_options(legal)
+    if not options:
+        return invalid("There is no chow on offer.")
+    keys = f"ch1-ch{len(options)}"
+    if not rest:
+        if len(options) == 1:
+            return act(options[0])
+        choices = ", ".join(f"[ch{i}] chow {chow_label(a)}" for i, a in enumerate(options, 1))
+        return invalid(f"Which chow? {choices}")
+    if rest.isdigit():
+        number = int(rest)
+        if 1 <= number <= len(options):
+            return act(options[number - 1])
+        return invalid(f"There are {len(options)} chows to choose from: {keys}.")
+    try:
+        run = parse_tiles(rest)
+    except NotationError:
+        run = ()
+    for option in options:
+        if tuple(run) == (option.tile, option.tile + 1, option.tile + 2):
+            return act(option)
+    return invalid(f"No chow {rest!r}: choose {keys} or the run, e.g. ch {chow_label(options[0])}.")
+
+
 def _discard(tile: int, view: Observation) -> Command:
     if not any(a.kind is ActionKind.DISCARD for a in view.legal_actions):
         return invalid("You cannot discard now: answer the tile on offer (see the prompt).")
@@ -131,9 +170,10 @@ def _discard(tile: int, view: Observation) -> Command:
     return invalid(f"You have no {tile_label(tile)} to discard.")
 
 
-def parse_command(line: str, view: Observation | None) -> Command:
+def parse_command(line: str, view: Observation | None, *, false_win: bool = False) -> Command:
     """The command of one typed ``line``; ``view`` is the seat's open decision (None when
-    there is nothing to decide, so only t, r, ? and q mean something)."""
+    there is nothing to decide, so only t, r, ? and q mean something). ``false_win``: the
+    profile lets a person declare a win it does not have (§9 诈胡), with ``h!``."""
     text = line.strip()
     low = text.lower()
     if low in _WORDS:
@@ -147,14 +187,24 @@ def parse_command(line: str, view: Observation | None) -> Command:
         if PASS in legal:
             return act(PASS)
         return invalid("Nothing to pass on: discard a tile (a position key or its name).")
-    if low in _WIN_WORDS:
-        return act(WIN) if WIN in legal else invalid("You cannot win (胡) now.")
+    if low in _WIN_WORDS or low in _FALSE_WIN_WORDS:
+        if WIN in legal or (false_win and low in _FALSE_WIN_WORDS):
+            return act(WIN)
+        if false_win:
+            return invalid(
+                "You have no winning hand (胡). h! declares it anyway: a false win (诈胡) "
+                "ends the hand and you pay every other seat."
+            )
+        return invalid("You cannot win (胡) now.")
     if low in _PONG_WORDS:
         pongs = [a for a in legal if a.kind is ActionKind.PONG]
         return act(pongs[0]) if pongs else invalid("There is no pong on offer.")
     for prefix in ("kong", "杠", "k"):
         if low.startswith(prefix) and parse_tile_text(low) is None:
             return _choose_kong(low[len(prefix) :].strip(), legal)
+    for prefix in ("chow", "吃", "ch"):  # not "c": a position key
+        if low.startswith(prefix):
+            return _choose_chow(low[len(prefix) :].strip(), legal)
     if len(low) == 1 and low in POSITION_KEYS:
         tiles = hand_order(view.hand, view.drawn)
         index = POSITION_KEYS.index(low)
@@ -188,6 +238,9 @@ def prompt_text(view: Observation, names: Sequence[str] = ()) -> str:
         options.append("[h] win 胡")
     if any(a.kind is ActionKind.PONG for a in legal):
         options.append("[p] pong")
+    chows = chow_options(legal)
+    for i, chow in enumerate(chows, 1):
+        options.append(f"[{'ch' if len(chows) == 1 else f'ch{i}'}] chow {chow_label(chow)}")
     kongs = kong_options(legal)
     for i, kong in enumerate(kongs, 1):
         key = "k" if len(kongs) == 1 else f"k{i}"

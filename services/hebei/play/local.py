@@ -45,6 +45,7 @@ class LocalOptions:
     think: float = 15.0  # seconds per decision
     bank: float = 60.0  # the time bank of the match
     name: str = "You"
+    profile: str = "main"  # the rule profile (main, classic)
 
 
 class BotSeat:
@@ -124,7 +125,7 @@ def open_match_request(
     request = table_pb2.OpenMatchRequest(
         table_id="local",
         match_id=match_id,
-        rule_profile=pb.RuleProfile(name="main"),
+        rule_profile=pb.RuleProfile(name=options.profile),
         length=pb.MatchLength(hands=options.hands),
         seats=seats,
         seed=options.seed,

@@ -47,9 +47,13 @@ def tiles_text(values: Sequence[int]) -> Text:
 
 
 def meld_text(meld: pb.Meld) -> Text:
-    """A declared meld, e.g. ``pong 5m``; another seat's concealed kong shows ``暗杠 ??``."""
+    """A declared meld, e.g. ``pong 5m`` or ``chow 3m 4m 5m``; another seat's concealed kong
+    shows ``暗杠 ??``."""
     text = Text(MELD_NAMES.get(meld.kind, "meld") + " ", style="dim")
-    text.append_text(tile_text(meld.tile))
+    if meld.kind == pb.MELD_KIND_CHOW and meld.tiles:
+        text.append_text(tiles_text(meld.tiles))
+    else:
+        text.append_text(tile_text(meld.tile))
     return text
 
 
@@ -160,7 +164,10 @@ def _win_lines(win: pb.Win, obs: pb.Observation) -> list[RenderableType]:
         line.append(f" from {seat_name(obs, win.discarder)}")
     line.append(" on ")
     line.append_text(tile_text(win.win_tile))
-    line.append(f" · base {win.base} + bonus {win.bonus}")
+    if win.points:  # classic (§9): a pattern's points, doubled
+        line.append(f" · {win.points} points")
+    else:
+        line.append(f" · base {win.base} + bonus {win.bonus}")
     hand = Text("  hand: ")
     hand.append_text(tiles_text(win.concealed))
     if win.melds:
@@ -170,7 +177,8 @@ def _win_lines(win: pb.Win, obs: pb.Observation) -> list[RenderableType]:
     for column in ("id", "name", "fan"):
         fans.add_column(column, justify="right" if column == "fan" else "left")
     for fan in win.fans:
-        fans.add_row(fan.id, fan.name_zh, f"{fan.fan} fan")
+        value = f"×{fan.fan}" if fan.doubling else f"{fan.fan} points" if win.points else None
+        fans.add_row(fan.id, fan.name_zh, value or f"{fan.fan} fan")
     if not win.fans:
         fans.add_row("(no bonus items)", "", "")
     return [line, hand, fans]
@@ -181,6 +189,16 @@ def render_settlement(settlement: pb.Settlement, obs: pb.Observation) -> Rendera
     parts: list[RenderableType] = [Text(f"Hand {settlement.hand_no} settlement", style="bold")]
     if settlement.outcome == pb.HAND_OUTCOME_EXHAUSTIVE_DRAW:
         parts.append(Text("荒庄 exhaustive draw: nobody won; kong payments are void."))
+    for seat in settlement.false_wins:
+        parts.append(
+            Text(
+                f"诈胡 false win: {seat_name(obs, seat)} declared a win without a winning hand "
+                "and pays every other seat.",
+                style="bold red",
+            )
+        )
+    if settlement.outcome == pb.HAND_OUTCOME_FALSE_WIN:
+        parts.append(Text("Nobody else won; kong payments are void."))
     for win in settlement.wins:
         parts.extend(_win_lines(win, obs))
     deltas = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
@@ -221,6 +239,9 @@ def describe_changes(prev: pb.Observation | None, cur: pb.Observation) -> list[T
             if meld.kind == pb.MELD_KIND_PONG:
                 line = Text(f"{who} {'pong' if you else 'pongs'} ", style="magenta")
                 line.append_text(tile_text(meld.tile))
+            elif meld.kind == pb.MELD_KIND_CHOW:
+                line = Text(f"{who} {'chow' if you else 'chows'} ", style="magenta")
+                line.append_text(tiles_text(meld.tiles or [meld.tile]))
             else:
                 line = Text(f"{who} {'declare' if you else 'declares'} ", style="magenta")
                 line.append_text(meld_text(meld))

@@ -29,6 +29,7 @@ from hebei.common import convert
 from hebei.play.keys import HELP_TEXT, CommandKind, parse_command, prompt_text
 from hebei.play.render import describe_changes, render_board, seat_name
 from hebei.rules.errors import NotationError
+from hebei.rules.profile import get_profile
 from hebei.rules.views import Observation
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
@@ -267,7 +268,7 @@ class PlayerSession:
     def on_line(self, line: str) -> None:
         """A typed line: act on it, or say in one line why not."""
         self._prompt_open = False  # the typed line ended the prompt's line
-        command = parse_command(line, self.open_decision)
+        command = parse_command(line, self.open_decision, false_win=self._false_win_allowed())
         if command.kind is CommandKind.ACT and self.obs is not None:
             self.answered = self.obs.decision_id
             self.send(convert.action_to_proto(command.action, self.obs.decision_id))
@@ -285,6 +286,14 @@ class PlayerSession:
         else:
             self.say(command.message, "yellow")
             self.show_prompt()
+
+    def _false_win_allowed(self) -> bool:
+        """Does the table's rule profile let a person declare a false win (§9 诈胡)?"""
+        try:
+            profile = get_profile(self.obs.rule_profile.name or "main") if self.obs else None
+        except ValueError:
+            return False
+        return profile is not None and profile.false_win_penalty > 0
 
     def _toggle_auto(self) -> None:
         if self.obs is None or self.obs.phase == pb.PHASE_WAITING:
