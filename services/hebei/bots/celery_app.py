@@ -38,6 +38,7 @@ from hebei.bots import metrics
 from hebei.bots.config import BotsConfig
 from hebei.bots.lease import PREFIX, SeatLease
 from hebei.bots.policies import make_policy
+from hebei.bots.seat_task import decode_seat_task, encode_seat_task
 from hebei.bots.session import Outcome, SeatSession, SeatTicket
 
 log = logging.getLogger(__name__)
@@ -108,10 +109,11 @@ def _configure(sender: Celery, **_: Any) -> None:
 
 
 @app.task(name=TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True)
-def play_seat(self: Any, ticket: dict, sent_at: float | None = None) -> dict:
-    """Play one seat of one match to its end (see the module doc)."""
+def play_seat(self: Any, ticket: bytes | dict, sent_at: float | None = None) -> dict:
+    """Play one seat of one match to its end (see the module doc); ``ticket`` is the bytes
+    of a ``hebei.v1.SeatTask`` (:mod:`hebei.bots.seat_task`)."""
     try:
-        seat = SeatTicket.from_json(ticket)
+        seat, sent_at = decode_seat_task(ticket, sent_at)
     except ValueError as exc:
         metrics.FAILURES.labels("invalid_ticket").inc()
         log.error("seat task refused: %s", exc)
@@ -170,7 +172,9 @@ def send_seat(ticket: SeatTicket, **options: Any) -> str:
     """Queue a seat task on its policy's queue; returns the task id."""
     make_policy(ticket.policy, ticket.level)  # ValueError for an unknown policy or level
     result = play_seat.apply_async(
-        args=(ticket.to_json(), time.time()), queue=settings().queue_of(ticket.policy), **options
+        args=(encode_seat_task(ticket, time.time()),),
+        queue=settings().queue_of(ticket.policy),
+        **options,
     )
     return str(result.id)
 

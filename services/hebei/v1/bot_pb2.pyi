@@ -146,3 +146,27 @@ class ReviewResponse(_message.Message):
     differences: _containers.RepeatedCompositeFieldContainer[ReviewedDecision]
     truncated: bool
     def __init__(self, seat: _Optional[int] = ..., level: _Optional[int] = ..., hands: _Optional[int] = ..., decisions: _Optional[int] = ..., agreed: _Optional[int] = ..., agreement: _Optional[float] = ..., total_cost: _Optional[float] = ..., auto_played: _Optional[int] = ..., differences: _Optional[_Iterable[_Union[ReviewedDecision, _Mapping]]] = ..., truncated: _Optional[bool] = ...) -> None: ...
+
+class SeatTask(_message.Message):
+    __slots__ = ("target", "match_id", "seat", "seat_token", "policy", "level", "seed", "pace", "tls", "sent_at")
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    PACE_FIELD_NUMBER: _ClassVar[int]
+    TLS_FIELD_NUMBER: _ClassVar[int]
+    SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    target: str
+    match_id: str
+    seat: int
+    seat_token: str
+    policy: str
+    level: int
+    seed: int
+    pace: float
+    tls: bool
+    sent_at: float
+    def __init__(self, target: _Optional[str] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., policy: _Optional[str] = ..., level: _Optional[int] = ..., seed: _Optional[int] = ..., pace: _Optional[float] = ..., tls: _Optional[bool] = ..., sent_at: _Optional[float] = ...) -> None: ...

@@ -1,0 +1,58 @@
+"""The seat task's argument as a contract: :class:`hebei.v1.bot_pb2.SeatTask`, serialized.
+
+`hebei.bots.play_seat` takes one argument, the bytes of a ``SeatTask`` (protos/hebei/v1/
+bot.proto), so a worker in another language can consume the queues. A task queued by an
+older sender (a JSON ticket and the time it was sent) is still read.
+"""
+
+from __future__ import annotations
+
+from google.protobuf.message import DecodeError
+
+from hebei.bots.session import SeatTicket
+from hebei.v1 import bot_pb2
+
+
+def encode_seat_task(ticket: SeatTicket, sent_at: float | None = None) -> bytes:
+    """The ``SeatTask`` bytes of ``ticket``, queued at ``sent_at`` (Unix seconds)."""
+    message = bot_pb2.SeatTask(
+        target=ticket.target,
+        match_id=ticket.match_id,
+        seat=ticket.seat,
+        seat_token=ticket.seat_token,
+        policy=ticket.policy,
+        level=ticket.level or 0,
+        seed=ticket.seed,
+        pace=ticket.pace,
+        tls=ticket.tls,
+        sent_at=sent_at or 0.0,
+    )
+    return message.SerializeToString()
+
+
+def decode_seat_task(
+    payload: object, sent_at: float | None = None
+) -> tuple[SeatTicket, float | None]:
+    """``(ticket, sent_at)`` from a task's argument; ValueError with a clear message if it
+    is not a ``SeatTask`` (or a legacy JSON ticket, whose ``sent_at`` came separately)."""
+    if isinstance(payload, dict):
+        return SeatTicket.from_json(payload), sent_at
+    if not isinstance(payload, (bytes, bytearray, memoryview)):
+        raise ValueError(f"a seat task is SeatTask bytes, got {type(payload).__name__}")
+    message = bot_pb2.SeatTask()
+    try:
+        message.ParseFromString(bytes(payload))
+    except DecodeError as exc:
+        raise ValueError(f"a seat task is not a SeatTask message: {exc}") from None
+    ticket = SeatTicket(
+        target=message.target,
+        match_id=message.match_id,
+        seat=message.seat,
+        seat_token=message.seat_token,
+        policy=message.policy or "expert",
+        level=message.level or None,
+        seed=message.seed,
+        pace=message.pace,
+        tls=message.tls,
+    )
+    return ticket, (message.sent_at or None)
