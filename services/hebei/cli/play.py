@@ -74,6 +74,9 @@ def play_command(
         "main", "--profile", help="Local: the rule profile, main or classic (RULES.md §9)."
     ),
     log_file: str = typer.Option("", "--log-file", help="Write the service logs to this file."),
+    hints: bool = typer.Option(
+        False, "--hints", help="The s key shows the expert's suggestion and why."
+    ),
 ) -> None:
     """Play Hebei Mahjong in the terminal: against three bots on a local table, or at a seat
     of a remote table (--address, --match, --seat, --token). Type ? at a prompt for the keys."""
@@ -82,9 +85,9 @@ def play_command(
         address = _running_table()
     if address:
         files = tuple(Path(f).expanduser() if f else None for f in (ca_file, cert_file, key_file))
-        code = _play_remote(address, match, seat, token, tls, files)
+        code = _play_remote(address, match, seat, token, tls, files, hints)
     else:
-        code = _play_local(policy, level, hands, seed, think, name, profile)
+        code = _play_local(policy, level, hands, seed, think, name, profile, hints)
     raise typer.Exit(code)
 
 
@@ -105,6 +108,7 @@ def _play_remote(
     token: str,
     tls: bool,
     files: tuple[Path | None, Path | None, Path | None],
+    hints: bool = False,
 ) -> int:
     from hebei.common.client import (
         create_channel,
@@ -141,13 +145,20 @@ def _play_remote(
     channel = create_channel(address, tls=credentials)
     join = table_pb2.Join(match_id=match, seat=seat, seat_token=token, client_name=CLIENT_NAME)
     try:
-        return run_session(channel, join, _console())
+        return run_session(channel, join, _console(), hints=hints)
     finally:
         channel.close()
 
 
 def _play_local(
-    policy: str, level: int, hands: int, seed: int | None, think: float, name: str, profile: str
+    policy: str,
+    level: int,
+    hands: int,
+    seed: int | None,
+    think: float,
+    name: str,
+    profile: str,
+    hints: bool = False,
 ) -> int:
     from hebei.bots.policies import DEFAULT_LEVELS
     from hebei.play.local import LocalOptions, start_local_table
@@ -194,7 +205,7 @@ def _play_local(
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         fail(f"cannot start the local table: {reason}", code=1)
     try:
-        code = run_session(table.channel, table.join_request(), console)
+        code = run_session(table.channel, table.join_request(), console, hints=hints)
     finally:
         table.close()
     console.print(f"Seed {seed}: play the same deal again with --seed {seed}.")

@@ -5,8 +5,8 @@ One line is one command: a position key (``1``-``9``, ``a``-``e``) or a tile nam
 ``k 5m`` when there are several), ``ch`` chows (classic profile: ``ch1``/``ch2`` or
 ``ch 345m`` when there are several), an empty line, ``x`` or ``pass`` passes; ``h!`` declares a win the
 hand does not have where the profile allows it (诈胡, a penalty); ``t`` hands the
-seat over to auto-play (托管) and takes it back; ``r`` redraws the board, ``?`` shows help and
-``q`` leaves. Anything else is an :data:`CommandKind.INVALID` command with a one-line message.
+seat over to auto-play (托管) and takes it back; ``s`` shows the expert's suggestion (with
+``--hints``); ``r`` redraws the board, ``?`` shows help and ``q`` leaves. Anything else is an :data:`CommandKind.INVALID` command with a one-line message.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ HELP_TEXT = (
     "last), or type its name: 5m 9p 1s, honors 1z-7z or 东南西北白发中 · h win (胡) · p pong · "
     "k kong (k1/k2 or k 5m to choose) · ch chow (ch1/ch2 or ch 345m; classic rules) · "
     "Enter, x or pass: pass · h! declare a win you do not have (classic rules: 诈胡, a "
-    "penalty) · t auto-play (托管) on/off · r redraw the board · q leave the table"
+    "penalty) · t auto-play (托管) on/off · s the expert's suggestion (hebei play --hints) · "
+    "r redraw the board · q leave the table"
 )
 
 
@@ -43,6 +44,7 @@ class CommandKind(enum.Enum):
     QUIT = "quit"
     REDRAW = "redraw"
     HELP = "help"
+    HINT = "hint"  # show the expert's suggestion for the open decision
     INVALID = "invalid"  # ``message`` says why
 
 
@@ -74,6 +76,9 @@ _WORDS = {
     "redraw": CommandKind.REDRAW,
     "?": CommandKind.HELP,
     "help": CommandKind.HELP,
+    "s": CommandKind.HINT,
+    "hint": CommandKind.HINT,
+    "提示": CommandKind.HINT,
 }
 _PASS_WORDS = frozenset({"", "x", "pass", "过"})
 _WIN_WORDS = frozenset({"h", "hu", "win", "胡"})
@@ -220,7 +225,7 @@ def parse_command(line: str, view: Observation | None, *, false_win: bool = Fals
     return invalid(f"Unknown key {text!r}: type ? for help.")
 
 
-def prompt_text(view: Observation, names: Sequence[str] = ()) -> str:
+def prompt_text(view: Observation, names: Sequence[str] = (), hints: bool = False) -> str:
     """The prompt of an open decision: what is on offer and the keys that answer it, e.g.
     ``Seat 2 (Bot 2) discarded 5m: [h] win  [p] pong  [x] pass  [t] auto  [q] quit > ``."""
     legal = view.legal_actions
@@ -247,5 +252,7 @@ def prompt_text(view: Observation, names: Sequence[str] = ()) -> str:
         options.append(f"[{key}] {KONG_NAMES[kong.kind]} {tile_label(kong.tile)}")
     if PASS in legal:
         options.append("[x] pass")
+    if hints:
+        options.append("[s] hint")
     options.extend(("[t] auto", "[q] quit"))
     return f"{head} {'  '.join(options)} > "

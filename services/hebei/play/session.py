@@ -150,9 +150,12 @@ def describe_rpc_error(error: grpc.RpcError) -> str:
 class PlayerSession:
     """The person at one seat: shows what happens, prompts for decisions, sends answers."""
 
-    def __init__(self, console: Console, send: Callable[[pb.Action], None]) -> None:
+    def __init__(
+        self, console: Console, send: Callable[[pb.Action], None], hints: bool = False
+    ) -> None:
         self.console = console
         self.send = send
+        self.hints = hints  # the [s] key shows the expert's suggestion
         self.obs: pb.Observation | None = None
         self.view: Observation | None = None  # the open decision, as the rules see it
         self.prompted = 0  # the decision whose prompt was shown
@@ -207,7 +210,7 @@ class PlayerSession:
         if view is None or self.obs is None:
             return
         names = [seat_name(self.obs, s) for s in range(len(self.obs.seats))]
-        prompt = prompt_text(view, names)
+        prompt = prompt_text(view, names, self.hints)
         left = self._seconds_left()
         if left is not None:
             prompt = f"({left} s) {prompt}"
@@ -283,9 +286,26 @@ class PlayerSession:
         elif command.kind is CommandKind.HELP:
             self.say(HELP_TEXT)
             self.show_prompt()
+        elif command.kind is CommandKind.HINT:
+            self._hint()
+            self.show_prompt()
         else:
             self.say(command.message, "yellow")
             self.show_prompt()
+
+    def _hint(self) -> None:
+        """The expert's suggestion for the open decision, and why."""
+        if not self.hints:
+            self.say("Hints are off: start hebei play with --hints.", "yellow")
+            return
+        view = self.open_decision
+        if view is None:
+            self.say("Nothing to decide right now.", "yellow")
+            return
+        from hebei.play.hints import hint_lines  # the policies load on the first hint
+
+        for line in hint_lines(view):
+            self.say(line, "cyan")
 
     def _false_win_allowed(self) -> bool:
         """Does the table's rule profile let a person declare a false win (§9 诈胡)?"""
@@ -372,11 +392,12 @@ def run_session(
     join: table_pb2.Join,
     console: Console,
     source: TextIO | None = None,
+    hints: bool = False,
 ) -> int:
     """Play a seat from the terminal until the match ends or the person leaves; the exit code."""
     inbox: queue.Queue = queue.Queue()
     stream = PlayStream(channel, join, inbox)
-    session = PlayerSession(console, stream.send)
+    session = PlayerSession(console, stream.send, hints)
     handlers = {
         MESSAGE: session.on_message,
         LINE: session.on_line,
