@@ -40,6 +40,21 @@ OUTBOX_DELIVERIES = Counter(
     "Outbox deliveries (settlements, match results), by kind and result.",
     ("kind", "result"),
 )
+OUTBOX_KINDS = ("settlement", "match_result")  # the outbox table's CHECK
+OUTBOX_PENDING = Gauge(
+    "hebei_table_outbox_pending",
+    "Outbox rows not delivered yet (and not refused for good), by kind; read by the outbox"
+    " poster at most once per poll.",
+    ("kind",),
+)
+OUTBOX_OLDEST_AGE_SECONDS = Gauge(
+    "hebei_table_outbox_oldest_age_seconds",
+    "Age of the oldest outbox row not delivered yet (0 when none), by kind.",
+    ("kind",),
+)
+for _kind in OUTBOX_KINDS:  # exported from the start, zero until a row waits
+    OUTBOX_PENDING.labels(_kind).set(0)
+    OUTBOX_OLDEST_AGE_SECONDS.labels(_kind).set(0)
 PLAY_STREAMS = Gauge("hebei_table_streams_open", "Open Play and Spectate streams.", ("rpc",))
 STREAMS_REFUSED = Counter(
     "hebei_table_streams_refused_total",

@@ -11,7 +11,9 @@ not parse): one bad row never holds up the rows behind it.
 from __future__ import annotations
 
 import logging
+import math
 import threading
+import time
 from collections.abc import Callable, Mapping
 
 import grpc
@@ -69,6 +71,7 @@ class OutboxPoster:
         self._thread.join(timeout=10)
 
     def _run(self) -> None:
+        measured = -math.inf
         while not self._stop.is_set():
             self._wake.clear()
             wait = self.poll_seconds
@@ -77,12 +80,24 @@ class OutboxPoster:
                     if self._stop.is_set():
                         return
                     self._deliver(message)
+                if time.monotonic() - measured >= self.poll_seconds:
+                    measured = time.monotonic()
+                    self.measure_backlog()
                 due = self.store.next_due_in()
                 if due is not None:
                     wait = min(wait, max(due, 0.01))
             except Exception as exc:  # the database is down: try again later
                 log.warning("outbox: %s", exc)
             self._wake.wait(wait)
+
+    def measure_backlog(self) -> None:
+        """Set the backlog gauges (``hebei_table_outbox_pending`` and ``..._oldest_age_seconds``)
+        from the store; the poster does so at most once per poll."""
+        backlog = self.store.outbox_backlog()
+        for kind in {*metrics.OUTBOX_KINDS, *backlog}:
+            pending, age = backlog.get(kind, (0, 0.0))
+            metrics.OUTBOX_PENDING.labels(kind).set(pending)
+            metrics.OUTBOX_OLDEST_AGE_SECONDS.labels(kind).set(age)
 
     def _deliver(self, message: PendingMessage) -> None:
         deliver = self.deliverers.get(message.kind)

@@ -61,7 +61,7 @@ class TableConfig:
     ready_seconds: float = 15.0
     max_tables: int = 256
     max_streams: int = 256  # Play streams that have not joined a seat yet
-    flush_seconds: float = 0.002
+    flush_seconds: float = 0.0
     pause_seconds: float = 120.0
     rejoin_seconds: float = 30.0
     max_streams_per_peer: int = 32
@@ -106,7 +106,7 @@ class TableConfig:
             ready_seconds=read.number("READY_SECONDS", 15.0, lo=0.01, hi=3600),
             max_tables=max_tables,
             max_streams=max_streams,
-            flush_seconds=read.number("FLUSH_SECONDS", 0.002, lo=0.0, hi=1.0),
+            flush_seconds=read.number("FLUSH_SECONDS", 0.0, lo=0.0, hi=1.0),
             pause_seconds=read.number("PAUSE_SECONDS", 120.0, lo=0.01, hi=86_400),
             rejoin_seconds=read.number("REJOIN_SECONDS", 30.0, lo=0.01, hi=3600),
             max_streams_per_peer=read.integer("MAX_STREAMS_PER_PEER", 32, lo=1, hi=100_000),

@@ -1,8 +1,9 @@
 """The durable side of the table engine: matches, the event log and the outbox, on PostgreSQL.
 
 Tables hand :class:`Group` objects to :meth:`EventStore.submit`; one writer thread takes every
-group queued by then (waiting ``flush_seconds`` for more, up to ``max_batch`` events) and
-writes them with one statement on a connection of its own (:data:`WRITE_BATCH`: the events,
+group queued by then (up to ``max_batch`` events; ``flush_seconds``, 0 by default, waits that
+long for more: a fixed wait only adds to every decision's latency, since the groups queued
+while a commit is in flight make the next batch anyway) and writes them with one statement on a connection of its own (:data:`WRITE_BATCH`: the events,
 the outbox rows and the match rows' updates of every table at once; one round trip and one
 commit), so the log does not bound throughput: the more tables wait, the bigger the batch
 (group commit). A group is never split across commits: a hand's ``hand_end`` event and its
@@ -223,7 +224,7 @@ class EventStore:
         self,
         pool: ConnectionPool,
         *,
-        flush_seconds: float = 0.002,
+        flush_seconds: float = 0.0,
         max_batch: int = 1000,
         on_outbox: Any = None,
         on_failed: Callable[[str, str], None] | None = None,
@@ -617,6 +618,16 @@ class EventStore:
                 " WHERE delivered_at IS NULL AND failed_at IS NULL"
             ).fetchone()
         return None if row is None or row[0] is None else max(0.0, float(row[0]))
+
+    def outbox_backlog(self) -> dict[str, tuple[int, float]]:
+        """Per kind: the undelivered rows (not refused for good) and the age in seconds of the
+        oldest of them; kinds without one are absent. One query on the pending-rows index."""
+        with database_errors(), self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT kind, count(*), EXTRACT(EPOCH FROM now() - min(created_at)) FROM outbox"
+                " WHERE delivered_at IS NULL AND failed_at IS NULL GROUP BY kind"
+            ).fetchall()
+        return {kind: (int(count), max(0.0, float(age))) for kind, count, age in rows}
 
     def mark_delivered(self, message_id: int) -> None:
         with database_errors(), self.pool.connection() as conn:

@@ -8,6 +8,7 @@ import time
 import grpc
 import pytest
 from google.protobuf.message import DecodeError
+from prometheus_client import REGISTRY
 
 from hebei.common.errors import AlreadyExists
 from hebei.table.outbox import OutboxPoster, backoff
@@ -125,6 +126,37 @@ def test_the_outbox_retries_until_acknowledged(store: EventStore) -> None:
     assert calls == [b"s1", b"s1", b"s1"] and settlement["attempts"] == 3
     assert result["failed"] and "INVALID_ARGUMENT" in result["error"]
     assert store.due_messages() == []
+
+
+def test_the_backlog_gauges_count_the_undelivered_rows_by_kind(store: EventStore) -> None:
+    store.create_match(new_match("m1"))
+    store.submit(
+        Group(
+            "m1",
+            events=[EventRow(1, 1, {"type": "hand_end"}, time.time())],
+            outbox=[OutboxRow("settlement", "m1:1", b"s1"), OutboxRow("settlement", "m1:2", b"s2")],
+        )
+    )
+    assert store.wait_durable("m1", 1, timeout=10)
+    delivered: list[bytes] = []
+    poster = OutboxPoster(store, {"settlement": delivered.append})  # match results: none
+    poster.measure_backlog()
+    assert gauge("hebei_table_outbox_pending", "settlement") == 2
+    assert gauge("hebei_table_outbox_pending", "match_result") == 0
+    assert gauge("hebei_table_outbox_oldest_age_seconds", "settlement") >= 0
+    assert gauge("hebei_table_outbox_oldest_age_seconds", "match_result") == 0
+    for message in store.due_messages():
+        poster._deliver(message)
+    poster.measure_backlog()
+    assert delivered == [b"s1", b"s2"]
+    assert gauge("hebei_table_outbox_pending", "settlement") == 0
+    assert gauge("hebei_table_outbox_oldest_age_seconds", "settlement") == 0
+
+
+def gauge(name: str, kind: str) -> float:
+    value = REGISTRY.get_sample_value(name, {"kind": kind})
+    assert value is not None, f"{name}{{kind={kind!r}}} is not exported"
+    return value
 
 
 def test_backoff_grows_and_is_capped() -> None:
