@@ -37,6 +37,9 @@ __all__ = ["TARGETS", "StackBenchOptions", "histogram_quantile", "run_stack_benc
 TARGETS = {"hands_per_second": 25.0, "ratio": 0.25, "seat_rtt_p99_ms": 20.0}
 DEFAULT_PER_DECISION = 5  # seconds: no bot ever times out, even on a loaded machine
 WARM_SEED, WARM_HANDS = 999_999, 8  # the in-process warm-up (workers warm up too)
+MEMORY_BOUND_MIB = 64.0  # a soak: growth of any component's RSS after the warm-up
+P99_STABLE_FACTOR = 2.0  # a soak: no window's p99 above twice the windows' median
+RSS_EVERY = 5.0  # seconds between a soak's memory samples
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -142,26 +145,45 @@ def _cpu(processes: Iterable[psutil.Process]) -> float:
     return seconds
 
 
-def _rss(processes: Iterable[psutil.Process]) -> int:
-    size = 0
+def _memory(processes: Iterable[psutil.Process]) -> tuple[int, int]:
+    """The memory of a group of processes: the sum of their PSS (their RSS with each shared
+    page divided among the processes sharing it, so that PostgreSQL's shared buffers count
+    once, not once per backend; their RSS where PSS cannot be read), and of their RSS."""
+    pss = rss = 0
     for process in processes:
         try:
-            size += process.memory_info().rss
+            info = process.memory_info()
+            rss += info.rss
+            try:
+                pss += process.memory_full_info().pss
+            except (psutil.AccessDenied, AttributeError):
+                pss += info.rss
         except psutil.NoSuchProcess:
             continue
-    return size
+    return pss, rss
 
 
-def _databases() -> dict[str, list[psutil.Process]]:
-    """This machine's PostgreSQL and Redis processes (embedded or system ones)."""
+def _databases(data_dir: str = "") -> dict[str, list[psutil.Process]]:
+    """The stack's PostgreSQL and Redis processes: the servers whose command line names
+    ``data_dir`` (the embedded ones) and their children; without such a server (configured
+    databases), every PostgreSQL and Redis process of this machine."""
     found: dict[str, list[psutil.Process]] = {"postgres": [], "redis": []}
-    for process in psutil.process_iter(["name"]):
+    ours: dict[str, list[psutil.Process]] = {"postgres": [], "redis": []}
+    for process in psutil.process_iter(["name", "cmdline"]):
         name = process.info.get("name") or ""
-        if name.startswith("postgres"):
-            found["postgres"].append(process)
-        elif name.startswith("redis-server"):
-            found["redis"].append(process)
-    return found
+        kind = (
+            "postgres"
+            if name.startswith("postgres")
+            else "redis"
+            if name.startswith("redis-server")
+            else None
+        )
+        if kind is None:
+            continue
+        found[kind].append(process)
+        if data_dir and any(data_dir in part for part in process.info.get("cmdline") or ()):
+            ours[kind].extend(_tree(process.pid))
+    return {kind: ours[kind] or found[kind] for kind in found}
 
 
 # ---------------------------------------------------------------------------- the run
@@ -176,8 +198,9 @@ class StackBenchOptions:
     policy: str = "expert"
     worker_processes: int = 2
     seed: int = 1
-    soak_seconds: float = 0.0
-    window_seconds: float = 60.0
+    soak_seconds: float = 0.0  # > 0: one-round tournaments back to back for that long
+    window_seconds: float = 60.0  # the soak's windows (p99, hands/s per window)
+    memory_bound_mib: float = MEMORY_BOUND_MIB
 
 
 @dataclass
@@ -185,20 +208,34 @@ class _Components:
     """The processes of each component of the running stack."""
 
     pids: dict[str, list[int]] = field(default_factory=dict)
+    data_dir: str = ""
 
     def processes(self) -> dict[str, list[psutil.Process]]:
-        out = {name: [p for pid in pids for p in _tree(pid)] for name, pids in self.pids.items()}
-        out.update(_databases())
+        """The processes of each component; each process of a bot worker is one of its own
+        (``bots-1``: the worker's main process, ``bots-1/<pid>``: its Celery processes), so
+        that the soak's memory bound holds per process."""
+        out: dict[str, list[psutil.Process]] = {}
+        for name, pids in self.pids.items():
+            tree = [p for pid in pids for p in _tree(pid)]
+            if name.startswith("bots"):
+                for process in tree:
+                    out[name if process.pid in pids else f"{name}/{process.pid}"] = [process]
+            else:
+                out[name] = tree
+        out.update(_databases(self.data_dir))
         return out
+
+    def memory(self) -> dict[str, tuple[int, int]]:
+        """(PSS, RSS) of each component (see :func:`_memory`)."""
+        return {name: _memory(processes) for name, processes in self.processes().items()}
 
 
 def _components(stack: Any) -> _Components:
     pids: dict[str, list[int]] = defaultdict(list)
     for name, child in stack.children.items():
-        component = "bots" if name.startswith("bots") else name
         if child.pid:
-            pids[component].append(child.pid)
-    return _Components(dict(pids))
+            pids[name].append(child.pid)
+    return _Components(dict(pids), str(getattr(stack, "data_dir", "")))
 
 
 def _in_process(policy: str, seeds: Iterable[int], hands: int) -> tuple[float, int]:
@@ -216,20 +253,104 @@ def _in_process(policy: str, seeds: Iterable[int], hands: int) -> tuple[float, i
     return (played / seconds if seconds > 0 else 0.0), played
 
 
+@dataclass
+class _Played:
+    """What the tournaments played: hands, the walls of the finished matches, the others."""
+
+    hands: int = 0
+    seeds: list[int] = field(default_factory=list)
+    matches: int = 0
+    unfinished: int = 0  # matches of a finished tournament that did not finish
+    tournaments: int = 0
+
+
+class _Monitor:
+    """The soak's samples while it plays: RSS of every component every few seconds, and the
+    table engine's seat round trip and hands per window."""
+
+    def __init__(self, components: _Components, table_metrics: str, window: float) -> None:
+        self.components = components
+        self.table_metrics = table_metrics
+        self.window = window
+        self.pss: dict[str, list[int]] = defaultdict(list)
+        self.windows: list[dict[str, Any]] = []
+        self.start = components.memory()
+        self._sampled = 0.0
+        self._window_start = time.perf_counter()
+        self._window_before = scrape(table_metrics)
+
+    def tick(self) -> None:
+        now = time.perf_counter()
+        if now - self._sampled >= RSS_EVERY:
+            self._sampled = now
+            for name, (pss, _rss) in self.components.memory().items():
+                self.pss[name].append(pss)
+        if now - self._window_start >= self.window:
+            after = scrape(self.table_metrics)
+            self.windows.append(_window(after, self._window_before, now - self._window_start))
+            self._window_start, self._window_before = now, after
+
+
+def _play_tournament(
+    matchmaking: Any, table: Any, options: StackBenchOptions, seed: int, tick: Callable[[], None]
+) -> _Played:
+    """One one-round tournament of ``options.tables`` tables of bots, to its end."""
+    from hebei.v1 import matchmaking_pb2 as mm
+    from hebei.v1 import table_pb2
+
+    config = mm.TournamentConfig(
+        name="bench", rounds=1, seed=seed, seating=mm.SEATING_MODE_RANDOM,
+        filler_bot_policy=options.policy,
+    )  # fmt: skip
+    config.length.hands = options.hands
+    config.time_control.per_decision.FromSeconds(DEFAULT_PER_DECISION)
+    tid = matchmaking.CreateTournament(mm.CreateTournamentRequest(config=config))
+    tid = tid.tournament.tournament_id
+    for _ in range(4 * options.tables):
+        matchmaking.Register(
+            mm.RegisterRequest(tournament_id=tid, bot=mm.BotEntrant(policy=options.policy))
+        )
+    matchmaking.StartTournament(mm.StartTournamentRequest(tournament_id=tid))
+    feed = matchmaking.WatchTournament(mm.WatchTournamentRequest(tournament_id=tid))
+    try:
+        for event in feed:
+            tick()
+            if event.type in (
+                mm.TOURNAMENT_EVENT_TYPE_FINISHED,
+                mm.TOURNAMENT_EVENT_TYPE_CANCELLED,
+            ):
+                break
+    finally:
+        feed.cancel()
+    seating = matchmaking.GetSeating(mm.GetSeatingRequest(tournament_id=tid)).rounds
+    tables = [t for r in seating for t in r.tables]
+    finished = [t for t in tables if t.status == 3]
+    seeds = [
+        table.GetMatch(table_pb2.GetMatchRequest(match_id=t.match_id)).match.seed for t in finished
+    ]
+    return _Played(
+        hands=sum(t.hands_played for t in finished),
+        seeds=seeds,
+        matches=len(tables),
+        unfinished=len(tables) - len(finished),
+        tournaments=1,
+    )
+
+
 def run_stack_bench(
     options: StackBenchOptions, status: Callable[[str], None] = lambda _text: None
 ) -> dict[str, Any]:
     """Run the benchmark (see the module docstring); return its figures."""
     from hebei.common.client import create_channel
     from hebei.stack.processes import StackOptions, start_stack
-    from hebei.v1 import matchmaking_pb2 as mm
-    from hebei.v1 import matchmaking_pb2_grpc, table_pb2, table_pb2_grpc
+    from hebei.v1 import matchmaking_pb2_grpc, table_pb2_grpc
 
     seats = 4 * options.tables
     sessions = -(-seats // options.worker_processes) + 4
     stack_options = StackOptions(
         worker_processes=options.worker_processes, worker_sessions=sessions
     )
+    soak = options.soak_seconds > 0
     with start_stack(stack_options, status=status) as stack:
         channel = create_channel(
             stack.address("matchmaking"), token=stack.operator_token, timeout=120.0
@@ -239,75 +360,61 @@ def run_stack_bench(
         )
         matchmaking = matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
         table = table_pb2_grpc.TableServiceStub(table_channel)
-        soak = options.soak_seconds > 0
-        config = mm.TournamentConfig(
-            name="bench", rounds=64 if soak else 1, seed=options.seed,
-            seating=mm.SEATING_MODE_RANDOM, filler_bot_policy=options.policy,
-        )  # fmt: skip
-        config.length.hands = options.hands
-        config.time_control.per_decision.FromSeconds(DEFAULT_PER_DECISION)
-        tid = matchmaking.CreateTournament(mm.CreateTournamentRequest(config=config))
-        tid = tid.tournament.tournament_id
-        status(f"registering {seats} {options.policy} bots")
-        for _ in range(seats):
-            matchmaking.Register(
-                mm.RegisterRequest(tournament_id=tid, bot=mm.BotEntrant(policy=options.policy))
-            )
         components = _components(stack)
         metrics_addresses = dict(stack.metrics_addresses)
+        bot_addresses = list(stack.bot_metrics_addresses)
         before = {name: scrape(address) for name, address in metrics_addresses.items()}
+        bots_before = _scrape_all(bot_addresses)
         cpu_before = {name: _cpu(ps) for name, ps in components.processes().items()}
-        rss_samples: dict[str, list[int]] = defaultdict(list)
-        windows: list[dict[str, Any]] = []
-        status(f"playing {options.tables} tables of {options.hands} hands")
+        monitor = (
+            _Monitor(components, metrics_addresses["table"], options.window_seconds)
+            if soak
+            else None
+        )
+        tick = monitor.tick if monitor is not None else (lambda: None)
+        played = _Played()
+        status(
+            f"playing {options.tables} tables of {options.hands} hands of {options.policy} bots"
+            + (f", rounds back to back for {options.soak_seconds:g} s" if soak else "")
+        )
         started = time.perf_counter()
-        matchmaking.StartTournament(mm.StartTournamentRequest(tournament_id=tid))
-        window_start, window_before = started, before["table"]
-        feed = matchmaking.WatchTournament(mm.WatchTournamentRequest(tournament_id=tid))
-        last_sample = 0.0
-        for event in feed:
-            now = time.perf_counter()
-            if soak and now - last_sample >= 5.0:
-                last_sample = now
-                for name, processes in components.processes().items():
-                    rss_samples[name].append(_rss(processes))
-            if soak and now - window_start >= options.window_seconds:
-                window_after = scrape(metrics_addresses["table"])
-                windows.append(_window(window_after, window_before, now - window_start))
-                window_start, window_before = now, window_after
-            if soak and now - started >= options.soak_seconds:
-                matchmaking.CancelTournament(
-                    mm.CancelTournamentRequest(tournament_id=tid, reason="soak over")
-                )
-            if event.type in (
-                mm.TOURNAMENT_EVENT_TYPE_FINISHED,
-                mm.TOURNAMENT_EVENT_TYPE_CANCELLED,
-            ):
+        while True:
+            one = _play_tournament(
+                matchmaking, table, options, options.seed + played.tournaments, tick
+            )
+            played.hands += one.hands
+            played.seeds += one.seeds
+            played.matches += one.matches
+            played.unfinished += one.unfinished
+            played.tournaments += 1
+            if not soak or time.perf_counter() - started >= options.soak_seconds:
                 break
         elapsed = time.perf_counter() - started
+        end_memory = components.memory() if monitor is not None else {}
         after = {name: scrape(address) for name, address in metrics_addresses.items()}
+        bots_moved = delta(_scrape_all(bot_addresses), bots_before)
         cpu_after = {name: _cpu(ps) for name, ps in components.processes().items()}
-        seating = matchmaking.GetSeating(mm.GetSeatingRequest(tournament_id=tid)).rounds
-        finished = [t for r in seating for t in r.tables if t.status == 3]
-        hands = sum(t.hands_played for t in finished)
-        seeds = [
-            table.GetMatch(table_pb2.GetMatchRequest(match_id=t.match_id)).match.seed
-            for t in finished
-        ]
+        died = [child.exit_message() for child in stack.children.values() if not child.running()]
         channel.close()
         table_channel.close()
-    status(f"replaying the same {len(seeds)} walls in one process")
-    in_process, replayed = _in_process(options.policy, seeds[: max(1, len(seeds))], options.hands)
+    replay = played.seeds[: max(1, options.tables)]  # a soak replays one round's walls
+    status(f"replaying the same {len(replay)} walls in one process")
+    in_process, replayed = _in_process(options.policy, replay, options.hands)
     moved = {name: delta(after[name], before[name]) for name in after}
     rtt = buckets_of(moved["table"], "hebei_table_decision_wait_seconds", seat_kind="bot")
     p50, p99 = histogram_quantile(0.5, rtt), histogram_quantile(0.99, rtt)
-    hands_per_second = hands / elapsed if elapsed > 0 else 0.0
+    hands_per_second = played.hands / elapsed if elapsed > 0 else 0.0
+    cpu = {
+        name: round(cpu_after.get(name, 0.0) - cpu_before.get(name, 0.0), 2)
+        for name in sorted(set(cpu_after) | set(cpu_before))
+    }
     result: dict[str, Any] = {
         "tables": options.tables,
         "hands_per_match": options.hands,
         "policy": options.policy,
         "worker_processes": options.worker_processes,
-        "hands": hands,
+        "hands": played.hands,
+        "matches": played.matches,
         "seconds": round(elapsed, 2),
         "hands_per_second": round(hands_per_second, 2),
         "in_process_hands_per_second": round(in_process, 2),
@@ -316,9 +423,11 @@ def run_stack_bench(
         "seat_rtt_p50_ms": None if p50 is None else round(p50 * 1000, 2),
         "seat_rtt_p99_ms": None if p99 is None else round(p99 * 1000, 2),
         "method_p99_ms": {name: method_p99(samples) for name, samples in moved.items()},
-        "cpu_seconds": {
-            name: round(cpu_after.get(name, 0.0) - cpu_before.get(name, 0.0), 2)
-            for name in sorted(set(cpu_after) | set(cpu_before))
+        "latency_ms": _latencies(moved["table"], bots_moved),
+        "cpu_seconds": _cpu_by_component(cpu),
+        "cpu_ms_per_hand": {
+            name: round(1000 * seconds / played.hands, 1) if played.hands else None
+            for name, seconds in _cpu_by_component(cpu).items()
         },
         "events_per_second": round(
             total(moved["table"], "hebei_table_event_log_batch_size_sum") / elapsed, 1
@@ -327,10 +436,84 @@ def run_stack_bench(
             total(moved["ledger"], "hebei_ledger_settlements_total", result="posted") / elapsed,
             2,
         ),
+        "errors": _errors(moved, bots_moved, played, died),
     }
-    if soak:
-        result["soak"] = _soak_summary(rss_samples, windows)
+    if monitor is not None:
+        result["soak"] = _soak_summary(
+            monitor.start, monitor.pss, end_memory, monitor.windows, options.memory_bound_mib
+        )
     return result
+
+
+def _cpu_by_component(cpu: Mapping[str, float]) -> dict[str, float]:
+    """CPU seconds with the bot worker's processes summed as ``bots``."""
+    out: dict[str, float] = defaultdict(float)
+    for name, seconds in cpu.items():
+        out["bots" if name.startswith("bots") else name] += seconds
+    return {name: round(seconds, 2) for name, seconds in sorted(out.items())}
+
+
+def _errors(
+    moved: Mapping[str, Samples], bots: Samples, played: _Played, died: list[str]
+) -> dict[str, Any]:
+    """Everything that went wrong during the run (the soak requires a total of 0): RPCs that
+    ended with an error status (CANCELLED excepted: the benchmark hangs up its own watch
+    feeds), seats the engine had to auto-play, failed matches and event log writes, outbox
+    retries and refusals, actions refused, bot session failures and reconnects, matches
+    that did not finish, processes that died."""
+    table = moved["table"]
+    counts = {
+        "rpc_errors": sum(
+            value
+            for samples in moved.values()
+            for (metric, pairs), value in samples.items()
+            if metric == "grpc_server_handled_total"
+            and dict(pairs).get("grpc_code") not in ("OK", "CANCELLED")
+        ),
+        "auto_plays": total(table, "hebei_table_auto_plays_total"),
+        "matches_failed": total(table, "hebei_table_matches_failed_total"),
+        "event_log_write_failures": total(table, "hebei_table_event_log_write_failures_total"),
+        "outbox_not_delivered_first_time": total(
+            table, "hebei_table_outbox_deliveries_total", result="retry"
+        )
+        + total(table, "hebei_table_outbox_deliveries_total", result="refused"),
+        "actions_rejected": total(table, "hebei_table_actions_rejected_total"),
+        "streams_refused": total(table, "hebei_table_streams_refused_total"),
+        "bot_failures": total(bots, "hebei_bot_failures_total"),
+        "bot_reconnects": total(bots, "hebei_bot_reconnects_total"),
+        "unfinished_matches": float(played.unfinished),
+        "processes_died": float(len(died)),
+    }
+    found = {name: int(value) for name, value in counts.items() if value}
+    return {"total": sum(found.values()), **found, **({"died": died} if died else {})}
+
+
+def _scrape_all(addresses: Iterable[str]) -> Samples:
+    """The samples of several /metrics pages summed (the bot worker's processes)."""
+    out: Samples = defaultdict(float)
+    for address in addresses:
+        for key, value in scrape(address).items():
+            out[key] += value
+    return dict(out)
+
+
+def _percentiles(buckets: list[tuple[float, float]]) -> dict[str, float | None]:
+    found = {q: histogram_quantile(q, buckets) for q in (0.5, 0.99)}
+    return {
+        f"p{round(q * 100)}": None if v is None else round(v * 1000, 2) for q, v in found.items()
+    }
+
+
+def _latencies(table: Samples, bots: Samples) -> dict[str, dict[str, float | None]]:
+    """Where a seat's round trip goes: the event log's commits (an observation waits for its
+    events' commit), the bots' thinking (measured in the workers), the whole round trip."""
+    return {
+        "event_log_commit": _percentiles(buckets_of(table, "hebei_table_event_log_write_seconds")),
+        "bot_decision": _percentiles(buckets_of(bots, "hebei_bot_decision_seconds")),
+        "seat_round_trip": _percentiles(
+            buckets_of(table, "hebei_table_decision_wait_seconds", seat_kind="bot")
+        ),
+    }
 
 
 def _window(after: Samples, before: Samples, seconds: float) -> dict[str, Any]:
@@ -345,22 +528,46 @@ def _window(after: Samples, before: Samples, seconds: float) -> dict[str, Any]:
     }
 
 
-def _soak_summary(rss: Mapping[str, list[int]], windows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Memory growth per component after the first minute, and the p99 of each window."""
+def _mib(size: int) -> float:
+    return round(size / 2**20, 1)
+
+
+def _soak_summary(
+    start: Mapping[str, tuple[int, int]],
+    samples: Mapping[str, list[int]],
+    end: Mapping[str, tuple[int, int]],
+    windows: list[dict[str, Any]],
+    bound_mib: float,
+) -> dict[str, Any]:
+    """Memory of every component at the start and at the end (RSS and PSS, see
+    :func:`_memory`), its PSS after the warm-up (the first sixth of the samples: caches fill,
+    pools open), and whether its PSS grew by at most ``bound_mib`` after the warm-up; the seat
+    round trip's p99 of each window, and whether it stayed stable (after the first window, no
+    window above :data:`P99_STABLE_FACTOR` × their median)."""
     memory = {}
-    for name, samples in rss.items():
-        if len(samples) < 3:
-            continue
-        settled = samples[len(samples) // 6 :]  # after the warm-up
+    for name in sorted(set(start) | set(end)):
+        first_pss, first_rss = start.get(name, (0, 0))
+        last_pss, last_rss = end.get(name, (0, 0))
+        series = [size for size in samples.get(name, []) if size]
+        warm = series[len(series) // 6] if series else first_pss
         memory[name] = {
-            "first_mib": round(settled[0] / 2**20, 1),
-            "last_mib": round(settled[-1] / 2**20, 1),
-            "max_mib": round(max(settled) / 2**20, 1),
-            "growth_mib": round((settled[-1] - settled[0]) / 2**20, 1),
+            "start_rss_mib": _mib(first_rss),
+            "end_rss_mib": _mib(last_rss),
+            "start_mib": _mib(first_pss),
+            "warm_mib": _mib(warm),
+            "end_mib": _mib(last_pss),
+            "max_mib": _mib(max([*series, last_pss])),
+            "growth_mib": _mib(last_pss - warm),
         }
-    p99s = [w["seat_rtt_p99_ms"] for w in windows if w["seat_rtt_p99_ms"] is not None]
+    settled = windows[1:] if len(windows) > 1 else windows  # the first one warms up
+    p99s = sorted(w["seat_rtt_p99_ms"] for w in settled if w["seat_rtt_p99_ms"] is not None)
+    median = p99s[len(p99s) // 2] if p99s else None
     return {
         "windows": windows,
         "memory": memory,
-        "seat_rtt_p99_ms_spread": round(max(p99s) - min(p99s), 2) if p99s else None,
+        "memory_bound_mib": bound_mib,
+        "memory_within_bound": all(m["growth_mib"] <= bound_mib for m in memory.values()),
+        "seat_rtt_p99_ms_median": median,
+        "seat_rtt_p99_ms_max": p99s[-1] if p99s else None,
+        "p99_stable": bool(p99s) and p99s[-1] <= P99_STABLE_FACTOR * max(median or 0.0, 1.0),
     }

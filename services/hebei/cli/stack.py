@@ -23,9 +23,14 @@ def stack_command(
     policy: str = typer.Option("expert", "--policy", help="The bots' policy."),
     processes: int = typer.Option(2, "--processes", help="Celery processes of the bot worker."),
     seed: int = typer.Option(1, "--seed", help="Seed of the seating."),
-    soak: float = typer.Option(
-        0.0, "--soak", help="Seconds of back-to-back rounds (memory and p99 per window)."
+    soak: bool = typer.Option(
+        False,
+        "--soak",
+        help="Play one-round tournaments back to back for --minutes: errors (must be 0), RSS"
+        " of every process against a bound, the seat round trip's p99 per window.",
     ),
+    minutes: float = typer.Option(10.0, "--minutes", help="The soak's length, 0.05-1440."),
+    window: float = typer.Option(60.0, "--window", help="Seconds per soak window, 1-3600."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Play TABLES tables of bots through the real services as separate processes and report
@@ -37,15 +42,15 @@ def stack_command(
         fail("--tables must be 1-256, --hands 1-64 and --processes 1-16")
     if policy not in POLICIES:
         fail(f"unknown --policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    if not 0 <= soak <= 24 * 3600:
-        fail("--soak must be 0-86400 seconds")
-    from hebei.bench.stack import TARGETS, StackBenchOptions, run_stack_bench
+    if not 0.05 <= minutes <= 1440 or not 1 <= window <= 3600:
+        fail("--minutes must be 0.05-1440 and --window 1-3600 seconds")
+    from hebei.bench.stack import StackBenchOptions, run_stack_bench
     from hebei.stack.processes import StackError
 
     console = Console(stderr=True)
     options = StackBenchOptions(
         tables=tables, hands=hands, policy=policy, worker_processes=processes, seed=seed,
-        soak_seconds=soak,
+        soak_seconds=60.0 * minutes if soak else 0.0, window_seconds=window,
     )  # fmt: skip
     try:
         result = run_stack_bench(options, status=lambda text: console.print(f"[dim]{text}…"))
@@ -53,7 +58,34 @@ def stack_command(
         fail(str(exc), code=1)
     if as_json:
         print(json.dumps(result))
-        return
+    else:
+        _print(result, tables, hands, policy)
+    failed = _soak_failures(result) if soak else []
+    if failed:
+        fail("; ".join(failed), code=1)
+
+
+def _soak_failures(result: dict) -> list[str]:
+    """Why a soak failed: errors, or a process's memory grew beyond the bound."""
+    out = []
+    if result["errors"]["total"]:
+        out.append(f"soak: {result['errors']['total']} errors")
+    summary = result["soak"]
+    if not summary["memory_within_bound"]:
+        grown = [
+            f"{name} +{m['growth_mib']:g} MiB"
+            for name, m in summary["memory"].items()
+            if m["growth_mib"] > summary["memory_bound_mib"]
+        ]
+        out.append(
+            f"soak: memory grew beyond {summary['memory_bound_mib']:g} MiB: {', '.join(grown)}"
+        )
+    return out
+
+
+def _print(result: dict, tables: int, hands: int, policy: str) -> None:
+    from hebei.bench.stack import TARGETS
+
     out = Console()
     table = Table(
         title=f"hebei bench stack: {tables} tables × {hands} hands of {policy} bots",
@@ -87,5 +119,26 @@ def stack_command(
         if methods:
             shown = ", ".join(f"{m} {v:g}" for m, v in methods.items())
             out.print(f"p99 ms, {service}: {shown}")
+    errors = {k: v for k, v in result["errors"].items() if k != "total"}
+    out.print(f"errors: {result['errors']['total']}" + (f" {json.dumps(errors)}" if errors else ""))
     if "soak" in result:
-        out.print(f"soak: {json.dumps(result['soak'])}")
+        summary = result["soak"]
+        for window in summary["windows"]:
+            out.print(
+                f"window of {window['seconds']:g} s: {window['hands_per_second']:g} hands/s,"
+                f" seat round trip p99 {window['seat_rtt_p99_ms']} ms"
+            )
+        out.print(
+            f"p99 per window: median {summary['seat_rtt_p99_ms_median']} ms, max"
+            f" {summary['seat_rtt_p99_ms_max']} ms, stable: {summary['p99_stable']}"
+        )
+        for name, m in summary["memory"].items():
+            out.print(
+                f"{name}: RSS {m['start_rss_mib']:g} → {m['end_rss_mib']:g} MiB; PSS"
+                f" {m['start_mib']:g}, after warm-up {m['warm_mib']:g}, end {m['end_mib']:g}"
+                f" (max {m['max_mib']:g}, growth {m['growth_mib']:g})"
+            )
+        bound = summary["memory_bound_mib"]
+        out.print(
+            f"memory growth within {bound:g} MiB per process: {summary['memory_within_bound']}"
+        )
