@@ -265,6 +265,7 @@ def create_command(
     tie_breaks: str = typer.Option(
         "", "--tie-breaks", help=f"Comma list of {', '.join(TIE_BREAKS)}."
     ),
+    profile: str = typer.Option("main", "--profile", help="Rule profile: main or classic."),
     request_id: str = typer.Option("", "--request-id", help="Makes the call idempotent."),
     address: str | None = AddressOption,
     token: str | None = TokenOption,
@@ -282,6 +283,7 @@ def create_command(
         seating=mm.SeatingMode.Value(f"SEATING_MODE_{mode.upper()}"),
     )  # fmt: skip
     config.length.hands = hands
+    config.rule_profile.name = profile  # the service refuses an unknown one, naming the known
     if placement:
         try:
             config.placement_points.extend(int(x) for x in placement.split(","))

@@ -23,7 +23,7 @@ from hebei.rules.errors import NotationError
 from hebei.rules.hand import Phase
 from hebei.rules.match import MatchLength
 from hebei.rules.melds import Meld, MeldKind, is_run_base
-from hebei.rules.profile import MAIN, RuleProfile
+from hebei.rules.profile import MAIN, RuleProfile, get_profile
 from hebei.rules.scoring import HandSettlement, ScoredWin, WinKind, fans_by_id
 from hebei.rules.tiles import N_KINDS, TILE_NAMES, format_tiles, parse_tile
 from hebei.rules.views import HIDDEN, ClaimView, Observation, SeatView
@@ -456,11 +456,12 @@ def observation_to_proto(
     last_event: pb.Event | None = None,
     settlement: pb.Settlement | None = None,
     match_finished: bool = False,
-    rule_profile: str = "main",
+    rule_profile: str | None = None,
     length: MatchLength | None = None,
     wind_round: bool = False,
 ) -> pb.Observation:
-    """A rules observation plus the table's fields as an ``Observation`` message.
+    """A rules observation plus the table's fields as an ``Observation`` message
+    (``rule_profile``: by default the observation's own).
 
     ``legal_actions`` are sent only with a ``decision_id`` (a seat with nothing to decide
     gets none); ``match_finished`` turns the phase into PHASE_MATCH_END.
@@ -496,7 +497,9 @@ def observation_to_proto(
         current_seat=obs.current,
         phase=pb.PHASE_MATCH_END if match_finished else _PHASES[obs.phase],
         match_finished=match_finished,
-        rule_profile=pb.RuleProfile(name=rule_profile),
+        rule_profile=pb.RuleProfile(
+            name=obs.profile.name if rule_profile is None else rule_profile
+        ),
     )
     if obs.claim is not None:
         message.last_discard = tile_to_proto(obs.claim.tile)
@@ -518,7 +521,8 @@ def observation_to_proto(
 
 
 def observation_from_proto(message: pb.Observation) -> Observation:
-    """An ``Observation`` message as the rules view a bot policy reads.
+    """An ``Observation`` message as the rules view a bot policy reads (with its rule
+    profile, so a policy can play the table's rules).
 
     PHASE_HAND_END and PHASE_MATCH_END both give ``Phase.ENDED``; a waiting table has no
     rules view (NotationError).
@@ -545,6 +549,10 @@ def observation_from_proto(message: pb.Observation) -> Observation:
             raise NotationError("a claim observation needs last_discard and last_discarder")
         claim = ClaimView(tile, message.last_discarder, phase is Phase.ROB)
     legal = tuple(action_from_proto(a) for a in message.legal_actions)
+    try:
+        profile = get_profile(message.rule_profile.name or MAIN.name)
+    except ValueError as exc:
+        raise NotationError(f"rule_profile: {exc}") from None
     return Observation(
         seat=message.seat,
         hand_no=max(0, message.hand_no - 1),
@@ -557,4 +565,5 @@ def observation_from_proto(message: pb.Observation) -> Observation:
         wall=message.wall_count,
         claim=claim,
         legal_actions=legal,
+        profile=profile,
     )

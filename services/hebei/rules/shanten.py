@@ -32,10 +32,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import count, product
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from hebei.rules.profile import MAIN, RuleProfile
 from hebei.rules.tiles import DRAGONS, N_KINDS, ORPHANS, TILE_NAMES
+
+if TYPE_CHECKING:
+    from hebei.rules.melds import Meld
 
 _M = 5  # 0..4 sets
 _P = 2  # 0..1 pairs
@@ -394,6 +397,42 @@ def shanten(counts: Sequence[int], n_melds: int = 0, profile: RuleProfile = MAIN
         _check_melds(m, n_melds)
         return std
     return special if special < std else std
+
+
+def shanten_in(
+    counts: Sequence[int], melds: Sequence[Meld] = (), profile: RuleProfile = MAIN
+) -> int:
+    """:func:`shanten` under the profile's whole win condition, declared ``melds`` seen.
+
+    With a one-suit minimum (§9 一色够八张) the standard form also needs that many tiles of
+    one suit, melds included (or no suited tile at all, 清风); each exchange brings at most
+    one, so the standard shanten is raised to the tiles still lacking, minus one. Seven
+    pairs and thirteen orphans need no suit. Without a minimum this is :func:`shanten`.
+    -1 exactly when the hand is a legal win; a lower bound otherwise (exact when the best
+    standard target already holds enough of one suit). A hand that is ready in the profile
+    (:func:`hebei.rules.wincheck.is_ready`) has 0.
+    """
+    n_melds = len(melds)
+    minimum = profile.one_suit_minimum
+    if not minimum:
+        return shanten(counts, n_melds, profile)
+    standard = shanten_standard(counts, n_melds)
+    total = list(counts)
+    meld_suited = False
+    for meld in melds:
+        for k in meld.tiles:
+            total[k] += 1
+            meld_suited = meld_suited or 0 <= k < 27
+    lacking = min(max(0, minimum - sum(total[s : s + 9])) for s in (0, 9, 18))
+    if not meld_suited:  # 清风: give up every suited tile instead
+        lacking = min(lacking, sum(counts[:27]))
+    value = max(standard, lacking - 1)
+    if not melds and sum(counts) in (13, 14):
+        special = min(
+            shanten_seven_pairs(counts, profile), shanten_thirteen_orphans(counts, profile)
+        )
+        value = min(value, special)
+    return value
 
 
 def shanten_standard(counts: Sequence[int], n_melds: int = 0) -> int:

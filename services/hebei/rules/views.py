@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from hebei.rules.actions import Action
 from hebei.rules.hand import HandState, Phase
 from hebei.rules.melds import Meld, MeldKind
+from hebei.rules.profile import MAIN, RuleProfile
 from hebei.rules.tiles import N_KINDS, TILE_NAMES, from_counts
 
 SPECTATOR = None
@@ -55,6 +56,7 @@ class Observation:
     wall: int  # live tiles left for normal draws
     claim: ClaimView | None
     legal_actions: tuple[Action, ...]
+    profile: RuleProfile = MAIN  # the rules of the table (§9: chow, one suit of eight, ...)
 
     def counts(self) -> list[int]:
         """Own concealed tiles as a 34-long count list."""
@@ -148,6 +150,7 @@ def observe(state: HandState, seat: int, scores: Sequence[int] = (0, 0, 0, 0)) -
         wall=state.wall.live,
         claim=claim,
         legal_actions=state.legal_actions(seat),
+        profile=state.profile,
     )
 
 

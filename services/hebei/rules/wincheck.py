@@ -253,6 +253,29 @@ def winning_tiles(counts: list[int], n_melds: int = 0, profile: RuleProfile = MA
     return waits
 
 
+def legal_waits(
+    counts: list[int], melds: Sequence[Meld] = (), profile: RuleProfile = MAIN
+) -> list[int]:
+    """Kinds that would complete a legal win of ``profile`` beside ``melds``: the waits of
+    :func:`winning_tiles` that also meet the profile's one-suit minimum (§9 一色够八张), so a
+    hand that cannot reach it has none. ``counts`` is mutated and restored."""
+    wins = checker(profile).wins
+    waits = []
+    for k in range(N_KINDS):
+        if counts[k] >= 4:
+            continue
+        counts[k] += 1
+        if wins(counts, melds):
+            waits.append(k)
+        counts[k] -= 1
+    return waits
+
+
+def is_ready(counts: list[int], melds: Sequence[Meld] = (), profile: RuleProfile = MAIN) -> bool:
+    """Is the 3n+1 hand ready (听) in ``profile``: does some tile complete a legal win?"""
+    return bool(legal_waits(counts, melds, profile))
+
+
 def warm_up(profile: RuleProfile = MAIN) -> None:
     """Build the tables now instead of on the first check."""
     checker(profile)

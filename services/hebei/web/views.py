@@ -19,7 +19,14 @@ from typing import Any
 from google.protobuf.message import Message
 
 from hebei.common import convert
-from hebei.play.keys import KONG_NAMES, discard_keys, kong_options, prompt_text
+from hebei.play.keys import (
+    KONG_NAMES,
+    chow_label,
+    chow_options,
+    discard_keys,
+    kong_options,
+    prompt_text,
+)
 from hebei.play.render import MELD_NAMES, describe_changes, seat_name
 from hebei.play.tiles import POSITION_KEYS, hand_order
 from hebei.rules.actions import ActionKind
@@ -224,6 +231,11 @@ def _options(obs: pb.Observation) -> tuple[list[dict[str, Any]], str]:
                 "tile": TILE_NAMES[kong.tile],
             }
         )
+    chows = chow_options(legal)  # §9 classic profile
+    for number, chow in enumerate(chows, 1):
+        key = "ch" if len(chows) == 1 else f"ch{number}"
+        label = f"吃 Chow {chow_label(chow)}"
+        options.append({"key": key, "label": label, "command": key, "kind": "chow"})
     if any(a.kind is ActionKind.PASS for a in legal):
         key, label = OPTION_LABELS[ActionKind.PASS]
         options.append({"key": key, "label": label, "command": key, "kind": "pass"})

@@ -164,3 +164,22 @@ def test_a_false_win_settlement_names_the_seat_and_its_penalty() -> None:
     text = plain(render_settlement(_settled(state), obs))
     assert "诈胡 false win: Seat 1 (Bot 1) declared a win without a winning hand" in text
     assert "Nobody else won; kong payments are void." in text
+
+
+def test_the_web_table_offers_a_button_per_chow_that_types_its_command() -> None:
+    from hebei.web.views import _options
+
+    state, view = chow_offer()
+    options, prompt = _options(_observation(state, 1))
+    chows = [o for o in options if o["kind"] == "chow"]
+    assert [(o["key"], o["label"]) for o in chows] == [
+        ("ch1", "吃 Chow 234m"),
+        ("ch2", "吃 Chow 345m"),
+        ("ch3", "吃 Chow 456m"),
+    ]
+    assert [parse_command(o["command"], view).action for o in chows] == [
+        CHOW[t("2m")],
+        CHOW[t("3m")],
+        CHOW[t("4m")],
+    ]
+    assert "[ch1] chow 234m" in prompt
