@@ -12,7 +12,7 @@ seat over to auto-play (托管) and takes it back; ``s`` shows the expert's sugg
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hebei.play.tiles import HONOR_LABELS, POSITION_KEYS, hand_order, tile_label
@@ -119,22 +119,35 @@ def parse_tile_text(text: str) -> int | None:
         return None
 
 
-def _choose_kong(rest: str, legal: Sequence[Action]) -> Command:
-    options = kong_options(legal)
-    if not options:
-        return invalid("There is no kong to declare now.")
+def _by_number(
+    rest: str, options: Sequence[Action], key: str, what: str, describe: Callable[[Action], str]
+) -> Command | None:
+    """The option an empty ``rest`` (the only one) or its number picks; None when ``rest``
+    names one otherwise."""
     if not rest:
         if len(options) == 1:
             return act(options[0])
-        choices = ", ".join(
-            f"[k{i}] {KONG_NAMES[a.kind]} {tile_label(a.tile)}" for i, a in enumerate(options, 1)
-        )
-        return invalid(f"Which kong? {choices}")
+        choices = ", ".join(f"[{key}{i}] {describe(a)}" for i, a in enumerate(options, 1))
+        return invalid(f"Which {what}? {choices}")
     if rest.isdigit():
         number = int(rest)
         if 1 <= number <= len(options):
             return act(options[number - 1])
-        return invalid(f"There are {len(options)} kongs to choose from: k1-k{len(options)}.")
+        return invalid(
+            f"There are {len(options)} {what}s to choose from: {key}1-{key}{len(options)}."
+        )
+    return None
+
+
+def _choose_kong(rest: str, legal: Sequence[Action]) -> Command:
+    options = kong_options(legal)
+    if not options:
+        return invalid("There is no kong to declare now.")
+    picked = _by_number(
+        rest, options, "k", "kong", lambda a: f"{KONG_NAMES[a.kind]} {tile_label(a.tile)}"
+    )
+    if picked is not None:
+        return picked
     tile = parse_tile_text(rest)
     for option in options:
         if option.tile == tile:
@@ -146,25 +159,20 @@ def _choose_chow(rest: str, legal: Sequence[Action]) -> Command:
     options = chow_options(legal)
     if not options:
         return invalid("There is no chow on offer.")
-    keys = f"ch1-ch{len(options)}"
-    if not rest:
-        if len(options) == 1:
-            return act(options[0])
-        choices = ", ".join(f"[ch{i}] chow {chow_label(a)}" for i, a in enumerate(options, 1))
-        return invalid(f"Which chow? {choices}")
-    if rest.isdigit():
-        number = int(rest)
-        if 1 <= number <= len(options):
-            return act(options[number - 1])
-        return invalid(f"There are {len(options)} chows to choose from: {keys}.")
+    picked = _by_number(rest, options, "ch", "chow", lambda a: f"chow {chow_label(a)}")
+    if picked is not None:
+        return picked
     try:
-        run = parse_tiles(rest)
+        run = tuple(parse_tiles(rest))
     except NotationError:
         run = ()
     for option in options:
-        if tuple(run) == (option.tile, option.tile + 1, option.tile + 2):
+        if run == (option.tile, option.tile + 1, option.tile + 2):
             return act(option)
-    return invalid(f"No chow {rest!r}: choose {keys} or the run, e.g. ch {chow_label(options[0])}.")
+    return invalid(
+        f"No chow {rest!r}: choose ch1-ch{len(options)} or the run, "
+        f"e.g. ch {chow_label(options[0])}."
+    )
 
 
 def _discard(tile: int, view: Observation) -> Command:

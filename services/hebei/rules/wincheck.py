@@ -18,7 +18,7 @@ reading of a winning hand for scoring.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations_with_replacement, product
 from typing import TYPE_CHECKING
 
@@ -239,18 +239,23 @@ def is_legal_win(
     return checker(profile).wins(counts, melds)
 
 
-def winning_tiles(counts: list[int], n_melds: int = 0, profile: RuleProfile = MAIN) -> list[int]:
-    """Kinds that would complete the hand (the waits); ``counts`` is mutated and restored."""
-    win = checker(profile).is_win
+def _completing(counts: list[int], completes: Callable[[list[int]], bool]) -> list[int]:
+    """Kinds whose one more copy ``completes`` the hand; ``counts`` is mutated and restored."""
     waits = []
     for k in range(N_KINDS):
         if counts[k] >= 4:
             continue
         counts[k] += 1
-        if win(counts, n_melds):
+        if completes(counts):
             waits.append(k)
         counts[k] -= 1
     return waits
+
+
+def winning_tiles(counts: list[int], n_melds: int = 0, profile: RuleProfile = MAIN) -> list[int]:
+    """Kinds that would complete the hand (the waits); ``counts`` is mutated and restored."""
+    win = checker(profile).is_win
+    return _completing(counts, lambda hand: win(hand, n_melds))
 
 
 def legal_waits(
@@ -260,15 +265,7 @@ def legal_waits(
     :func:`winning_tiles` that also meet the profile's one-suit minimum (§9 一色够八张), so a
     hand that cannot reach it has none. ``counts`` is mutated and restored."""
     wins = checker(profile).wins
-    waits = []
-    for k in range(N_KINDS):
-        if counts[k] >= 4:
-            continue
-        counts[k] += 1
-        if wins(counts, melds):
-            waits.append(k)
-        counts[k] -= 1
-    return waits
+    return _completing(counts, lambda hand: wins(hand, melds))
 
 
 def is_ready(counts: list[int], melds: Sequence[Meld] = (), profile: RuleProfile = MAIN) -> bool:

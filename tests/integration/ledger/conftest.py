@@ -14,12 +14,13 @@ import grpc
 import pytest
 
 from hebei.common import embedded
+from hebei.common.auth import bearer_metadata
 from hebei.common.config import ServerConfig
 from hebei.common.server import Server, ServiceSpec, create_server
 from hebei.ledger.journal import Ledger
 from hebei.ledger.samples import sample_settlement
 from hebei.ledger.servicer import SERVICE_NAME, LedgerServicer
-from hebei.v1 import ledger_pb2_grpc
+from hebei.v1 import ledger_pb2, ledger_pb2_grpc, types_pb2
 
 
 @pytest.fixture
@@ -148,3 +149,16 @@ def ledger_server(ledger: Ledger) -> Iterator[LedgerServer]:
     running = start_ledger_server(ledger)
     yield running
     running.server.stop(grace=0)
+
+
+def post_engine_settlement(
+    stub: ledger_pb2_grpc.LedgerServiceStub, settlement: types_pb2.Settlement
+) -> ledger_pb2.PostSettlementResponse:
+    """Post a settlement as the table engine does; a refusal fails the test showing it."""
+    try:
+        return stub.PostSettlement(
+            ledger_pb2.PostSettlementRequest(settlement=settlement),
+            metadata=bearer_metadata(SERVICE_TOKEN),
+        )
+    except grpc.RpcError as error:  # show the engine's settlement that was refused
+        raise AssertionError(f"{error.details()}\n{settlement}") from None

@@ -17,7 +17,7 @@ from hebei.rules.actions import WIN
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.profile import CLASSIC
 from hebei.v1 import ledger_pb2, types_pb2
-from tests.integration.ledger.conftest import SERVICE_TOKEN, LedgerServer
+from tests.integration.ledger.conftest import SERVICE_TOKEN, LedgerServer, post_engine_settlement
 from tests.unit.table.greedy import greedy_choice
 
 TOURNAMENT = "classic-play"
@@ -51,13 +51,7 @@ def play_and_post(stub, match_no: int, players: list[str], outcomes: Counter) ->
             rule_profile="classic",
         )
         outcomes[types_pb2.HandOutcome.Name(settlement.outcome)] += 1
-        try:
-            response = stub.PostSettlement(
-                ledger_pb2.PostSettlementRequest(settlement=settlement),
-                metadata=bearer_metadata(SERVICE_TOKEN),
-            )
-        except grpc.RpcError as error:  # show the engine's settlement that was refused
-            raise AssertionError(f"{error.details()}\n{settlement}") from None
+        response = post_engine_settlement(stub, settlement)
         assert not response.duplicate
         match.finish_hand()
     return match.scores

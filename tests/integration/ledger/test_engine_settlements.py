@@ -5,14 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-import grpc
-
-from hebei.common.auth import bearer_metadata
 from hebei.common.convert import settlement_to_proto
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.simulate import PLAYER_KINDS
-from hebei.v1 import ledger_pb2
-from tests.integration.ledger.conftest import SERVICE_TOKEN, LedgerServer
+from tests.integration.ledger.conftest import LedgerServer, post_engine_settlement
 
 
 def test_self_play_settlements_are_booked(ledger_server: LedgerServer):
@@ -39,13 +35,7 @@ def test_self_play_settlements_are_booked(ledger_server: LedgerServer):
                 tournament_id="self-play",
                 round_no=1,
             )
-            try:
-                response = stub.PostSettlement(
-                    ledger_pb2.PostSettlementRequest(settlement=settlement),
-                    metadata=bearer_metadata(SERVICE_TOKEN),
-                )
-            except grpc.RpcError as error:  # show the engine's settlement that was refused
-                raise AssertionError(f"{error.details()}\n{settlement}") from None
+            response = post_engine_settlement(stub, settlement)
             assert not response.duplicate
             posted += 1
             for seat, delta in enumerate(hand.result.settlement.total):

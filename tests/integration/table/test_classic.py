@@ -4,6 +4,8 @@ false win (诈胡) of a person's seat, which a bot's seat and the main rules ref
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from hebei.common import convert
 from hebei.rules.melds import MeldKind
 from hebei.rules.replay import replay_match
@@ -74,15 +76,11 @@ def test_four_clients_play_a_whole_classic_match(engine, ledger, matchmaking) ->
     )
 
 
-def _first_decision(client: SeatClient) -> pb.Observation:
-    assert wait_for(lambda: any(o.decision_id for o in client.observations), timeout=30)
-    return next(o for o in client.observations if o.decision_id)
-
-
-def test_a_person_may_declare_a_false_win_and_pays_for_it(engine, ledger, matchmaking) -> None:
-    request = classic_request(hands=1, seed=5, per_decision=60.0)
-    for seat in request.seats:
-        seat.kind = pb.SEAT_KIND_PERSON
+@contextmanager
+def false_win_declared(engine, request: table_pb2.OpenMatchRequest):
+    """Open ``request`` with four silent clients; the first seat with a decision (the
+    dealer) sends a WIN that is not among its legal actions. Yields (that client, the
+    observation it answered, every client); the clients are closed afterwards."""
     engine.stub.OpenMatch(request, metadata=OPERATOR)
     clients = [
         SeatClient(engine.channel, request.match_id, seat, stop_after=0).start()
@@ -93,18 +91,25 @@ def test_a_person_may_declare_a_false_win_and_pays_for_it(engine, ledger, matchm
             lambda: any(o.decision_id for c in clients for o in c.observations), timeout=30
         )
         deciding = next(c for c in clients if any(o.decision_id for o in c.observations))
-        obs = _first_decision(deciding)
-        dealer_seat = obs.dealer
-        assert deciding.seat == dealer_seat  # the dealer's first turn
-        if any(a.kind == pb.ACTION_KIND_WIN for a in obs.legal_actions):  # a dealt win
-            raise AssertionError("seed 5 deals the dealer a win: choose another seed")
+        obs = next(o for o in deciding.observations if o.decision_id)
+        assert deciding.seat == obs.dealer  # the dealer's first turn
+        assert all(a.kind != pb.ACTION_KIND_WIN for a in obs.legal_actions)  # no dealt win
         deciding.send(pb.Action(kind=pb.ACTION_KIND_WIN, decision_id=obs.decision_id))
-        assert wait_for(lambda: all(c.finished.is_set() for c in clients), timeout=30), (
-            "the match did not end on the false win"
-        )
+        yield deciding, obs, clients
     finally:
         for client in clients:
             client.close()
+
+
+def test_a_person_may_declare_a_false_win_and_pays_for_it(engine, ledger, matchmaking) -> None:
+    request = classic_request(hands=1, seed=5, per_decision=60.0)
+    for seat in request.seats:
+        seat.kind = pb.SEAT_KIND_PERSON
+    with false_win_declared(engine, request) as (deciding, obs, clients):
+        assert wait_for(lambda: all(c.finished.is_set() for c in clients), timeout=30), (
+            "the match did not end on the false win"
+        )
+    dealer_seat = obs.dealer
     assert not deciding.rejections
     info = engine.stub.GetMatch(table_pb2.GetMatchRequest(match_id=request.match_id)).match
     assert info.status == pb.MATCH_STATUS_FINISHED
@@ -132,27 +137,13 @@ def test_a_person_may_declare_a_false_win_and_pays_for_it(engine, ledger, matchm
 
 
 def _refused_false_win(engine, request: table_pb2.OpenMatchRequest) -> str:
-    """Open ``request``; the dealer's seat sends a WIN it does not have; the refusal."""
-    engine.stub.OpenMatch(request, metadata=OPERATOR)
-    clients = [
-        SeatClient(engine.channel, request.match_id, seat, stop_after=0).start()
-        for seat in range(4)
-    ]
-    try:
-        assert wait_for(
-            lambda: any(o.decision_id for c in clients for o in c.observations), timeout=30
-        )
-        deciding = next(c for c in clients if any(o.decision_id for o in c.observations))
-        obs = _first_decision(deciding)
-        assert all(a.kind != pb.ACTION_KIND_WIN for a in obs.legal_actions)
-        deciding.send(pb.Action(kind=pb.ACTION_KIND_WIN, decision_id=obs.decision_id))
+    """The refusal of a false win that ``request``'s rules or seat kinds do not allow; the
+    hand goes on."""
+    with false_win_declared(engine, request) as (deciding, _, _):
         assert wait_for(lambda: bool(deciding.rejections), timeout=30)
         info = engine.stub.GetMatch(table_pb2.GetMatchRequest(match_id=request.match_id)).match
         assert info.status == pb.MATCH_STATUS_PLAYING and info.hands_played == 0
         return deciding.rejections[0].message
-    finally:
-        for client in clients:
-            client.close()
 
 
 def test_a_bot_seat_cannot_declare_a_false_win(engine) -> None:

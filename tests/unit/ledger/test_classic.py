@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hebei.common import convert
 from hebei.common.errors import InvalidArgument
@@ -209,3 +211,38 @@ def test_main_wins_keep_their_additive_checks() -> None:
         change(bad)
         with pytest.raises(InvalidArgument, match=message):
             Settlement.parse(bad)
+
+
+def _played(seed: int, false_win_rate: float) -> HandState:
+    rng = random.Random(seed)
+    state = HandState(seed, dealer=seed % 4, profile=CLASSIC)
+    while not state.ended:
+        seat = state.to_act()[0]
+        if state.accepts_false_win(seat) and rng.random() < false_win_rate:
+            state.apply(seat, WIN)
+            continue
+        options = state.legal_actions(seat)
+        state.apply(seat, greedy_choice(options, state.hands[seat], len(state.melds[seat]), rng))
+    return state
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**32),
+    false_win_rate=st.sampled_from([0.0, 0.01, 0.05]),
+    seats=st.permutations(range(4)),
+    shift=st.integers(min_value=1, max_value=40),
+)
+def test_any_classic_hand_is_booked_as_sent_and_a_balanced_alteration_is_refused(
+    seed, false_win_rate, seats, shift
+) -> None:
+    data = as_dict(_played(seed, false_win_rate))
+    settlement = Settlement.parse(data)
+    assert sum(r.total_delta for r in settlement.results) == 0
+    # Move points from one seat to another: still zero-sum, but not what the hand paid.
+    altered = copy.deepcopy(data)
+    _shift(seats[0], seats[1])(altered)
+    for _ in range(shift - 1):
+        _shift(seats[0], seats[1])(altered)
+    with pytest.raises(InvalidArgument):
+        Settlement.parse(altered)
