@@ -8,10 +8,12 @@ from contextlib import contextmanager
 
 from hebei.common import convert
 from hebei.rules.melds import MeldKind
-from hebei.rules.replay import replay_match
+from hebei.rules.replay import replay_log, replay_match
+from hebei.table.export import export_match_log
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.integration.table.conftest import (
+    LOG_KEY,
     OPERATOR,
     SeatClient,
     ledger_audit,
@@ -170,3 +172,38 @@ def test_a_classic_match_refuses_a_malformed_chow(engine) -> None:
         assert "chow_base" in client.rejections[0].message
     finally:
         client.close()
+
+
+def test_a_classic_match_resumes_after_a_restart_and_its_log_replays_signed(
+    start_engine, ledger
+) -> None:
+    first = start_engine(ready_seconds=0.2, rejoin_seconds=30.0)
+    request = classic_request(hands=3, seed=33)
+    first.stub.OpenMatch(request, metadata=OPERATOR)
+    clients = play_clients(first.channel, request.match_id, seed=2)
+
+    def chowed() -> bool:
+        events = stored_events(first.engine.store, request.match_id)
+        return any(e["type"] == "chow" for e in events)
+
+    assert wait_for(chowed, timeout=60), "no chow in the first hands"
+    first.close()  # mid-match, after a chow: the streams break
+    for client in clients:
+        client.join(30)
+    second = start_engine(ready_seconds=0.2, rejoin_seconds=30.0)
+    before = stored_events(second.engine.store, request.match_id)
+    assert sum(e["type"] == "hand_end" for e in before) < 3  # the match was cut short
+    clients = play_clients(second.channel, request.match_id, seed=3)
+    for client in clients:
+        client.join(120)
+        assert client.error is None, client.error
+    info = second.stub.GetMatch(table_pb2.GetMatchRequest(match_id=request.match_id)).match
+    assert info.status == pb.MATCH_STATUS_FINISHED and info.rule_profile.name == "classic"
+    replayed = replay_log(export_match_log(second.engine.store, request.match_id), LOG_KEY)
+    assert replayed.check.verified
+    assert replayed.match.profile.name == "classic"
+    assert [info.seats[s].score for s in range(4)] == replayed.match.scores
+    assert wait_for(lambda: len(ledger_entries(ledger, request.match_id)) == 3)
+    keys = [e.idempotency_key for e in ledger_entries(ledger, request.match_id)]
+    assert sorted(keys) == [f"{request.match_id}:{n}" for n in (1, 2, 3)]  # each once
+    assert ledger_audit(ledger).ok
