@@ -25,7 +25,7 @@ from tests.integration.embedded.leftovers import leftover_servers
 from tests.integration.stack.conftest import stack_env  # noqa: F401 (a fixture)
 
 ADDRESS = re.compile(r"127\.0\.0\.1:\d+")
-SERVICES = [s for s in available_services() if s != "bots"]
+SERVICES = [s for s in available_services() if s != "bots"] + ["botservice"]  # up runs it too
 
 
 class Up:
@@ -197,10 +197,11 @@ def test_up_on_embedded_databases_stops_on_ctrl_c_and_leaves_nothing(data_dir: P
 def test_up_reports_a_service_that_dies_and_stops_the_rest(
     configured_env: dict[str, str], data_dir: Path
 ):
-    up = Up(configured_env, data_dir, "--workers", "0")
+    up = Up(configured_env, data_dir, "--workers", "0", "--no-botservice")
     try:
         up.wait_for("ready:")
         assert up.fields()["bots"] == "0 worker processes"
+        assert "botservice" not in up.fields()
         processes = up.descendants()
         (table,) = [p for p in processes if "hebei.table" in p.cmdline()]
         table.kill()

@@ -44,9 +44,12 @@ def up_command(
         help="Also run Prometheus (when installed) with deploy/monitoring's rules and alerts.",
     ),
     web: bool = typer.Option(True, "--web/--no-web", help="Run the web gateway (the pages)."),
+    botservice: bool = typer.Option(
+        True, "--botservice/--no-botservice", help="Run the bot service (hints and reviews)."
+    ),
 ) -> None:
-    """Run the whole local stack in the foreground: ledger, table engine, matchmaking and bot
-    workers on 127.0.0.1, on embedded PostgreSQL and Redis unless HEBEI_DATABASE_URL /
+    """Run the whole local stack in the foreground: ledger, table engine, matchmaking, the bot
+    service and bot workers on 127.0.0.1, on embedded PostgreSQL and Redis unless HEBEI_DATABASE_URL /
     HEBEI_BROKER_URL are set; with --monitoring a Prometheus scraping them all. Writes
     .hebei/stack.json for the other commands; Ctrl-C stops."""
     if not 0 <= workers <= 16 or not 1 <= processes <= 64:
@@ -60,8 +63,10 @@ def up_command(
         write_stack_file,
     )
     from hebei.stack.processes import (
+        SERVICES,
         StackError,
         StackOptions,
+        available_services,
         monitoring_dir,
         redact,
         start_stack,
@@ -76,7 +81,10 @@ def up_command(
     except OSError as exc:
         fail(f"cannot use the data directory {data_dir}: {exc.strerror or exc}", code=1)
     path = stack_file(data_dir)
+    chosen = {*available_services(), *(("botservice",) if botservice else ())}
+    services = tuple(s for s in SERVICES if s in chosen)  # in start order
     options = StackOptions(
+        services=services,
         data_dir=data_dir,
         bot_workers=workers,
         worker_processes=processes,

@@ -95,20 +95,30 @@ __all__ = [
 ]
 
 HOST = "127.0.0.1"
-SERVICES = ("ledger", "table", "matchmaking", "bots")  # in start order; "bots": the workers
-GRPC_SERVICES = ("ledger", "table", "matchmaking")
+# In start order; "bots": the workers.
+SERVICES = ("ledger", "table", "matchmaking", "botservice", "bots")
+GRPC_SERVICES = ("ledger", "table", "matchmaking", "botservice")
+# Run only when asked (``hebei up`` does): the bot service (hints and reviews for people)
+# plays no part in a tournament, so demos and benchmarks go without it.
+OPTIONAL_SERVICES = ("botservice",)
 LABELS = {
     "ledger": "the ledger",
     "table": "the table engine",
     "matchmaking": "the matchmaking service",
+    "botservice": "the bot service",
 }
-PEERS = {"table": ("ledger", "matchmaking"), "matchmaking": ("table", "ledger")}  # addresses
+PEERS = {  # the addresses each service is given
+    "table": ("ledger", "matchmaking"),
+    "matchmaking": ("table", "ledger"),
+    "botservice": ("table",),
+}
 # The Prometheus job of each process kind: the names deploy/monitoring's alerts, rules and
 # dashboards select by (docker-compose and the Kubernetes monitors use them too).
 METRICS_JOBS = {
     "ledger": "hebei-ledger",
     "table": "hebei-table",
     "matchmaking": "hebei-matchmaking",
+    "botservice": "hebei-botservice",
     "bots": "hebei-bots",
 }
 # A start lost a port race (the services' own words, and Prometheus's).
@@ -144,13 +154,16 @@ class StackError(RuntimeError):
 
 
 def available_services() -> tuple[str, ...]:
-    """The services :func:`start_stack` runs by default: all of :data:`SERVICES`, the
-    matchmaking service once its module (and ``python -m`` entry) exists."""
+    """The services :func:`start_stack` runs by default: all of :data:`SERVICES` but the
+    :data:`OPTIONAL_SERVICES`, the matchmaking service once its module (and ``python -m``
+    entry) exists."""
     present = all(
         importlib.util.find_spec(name) is not None
         for name in ("hebei.matchmaking.service", "hebei.matchmaking.__main__")
     )
-    return tuple(s for s in SERVICES if s != "matchmaking" or present)
+    return tuple(
+        s for s in SERVICES if s not in OPTIONAL_SERVICES and (s != "matchmaking" or present)
+    )
 
 
 @dataclass(frozen=True, slots=True)
