@@ -183,3 +183,27 @@ def test_the_web_table_offers_a_button_per_chow_that_types_its_command() -> None
         CHOW[t("4m")],
     ]
     assert "[ch1] chow 234m" in prompt
+
+
+def test_a_local_table_opens_in_the_chosen_profile() -> None:
+    from hebei.play.local import LocalOptions, open_match_request
+
+    request = open_match_request(LocalOptions(profile="classic"), "m1", ["a", "b", "c", "d"])
+    assert request.rule_profile.name == "classic"
+    assert open_match_request(LocalOptions(), "m2", list("abcd")).rule_profile.name == "main"
+
+
+def test_hebei_play_refuses_an_unknown_profile_in_one_line() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    hebei = str(Path(sys.executable).with_name("hebei"))
+    result = subprocess.run(
+        [hebei, "play", "--profile", "riichi"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode != 0
+    assert "--profile: unknown rule profile 'riichi'; known profiles: classic, main" in (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr
