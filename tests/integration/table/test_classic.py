@@ -207,3 +207,57 @@ def test_a_classic_match_resumes_after_a_restart_and_its_log_replays_signed(
     keys = [e.idempotency_key for e in ledger_entries(ledger, request.match_id)]
     assert sorted(keys) == [f"{request.match_id}:{n}" for n in (1, 2, 3)]  # each once
     assert ledger_audit(ledger).ok
+
+
+class IllegalFirstClient(SeatClient):
+    """A scripted seat that answers each decision with two illegal actions (chows, pongs,
+    kongs, discards and wins it may not make), then the greedy legal one."""
+
+    sent_illegal = 0
+
+    def _answer(self, obs: pb.Observation) -> None:
+        view = convert.observation_from_proto(obs)
+        kinds = (
+            pb.ACTION_KIND_CHOW,
+            pb.ACTION_KIND_PONG,
+            pb.ACTION_KIND_EXPOSED_KONG,
+            pb.ACTION_KIND_DISCARD,
+            pb.ACTION_KIND_WIN,
+            pb.ACTION_KIND_PASS,
+        )
+        illegal = []
+        while len(illegal) < 2:
+            kind, tile = self._rng.choice(kinds), self._rng.randrange(1, 35)
+            message = pb.Action(kind=kind, decision_id=obs.decision_id)
+            if kind == pb.ACTION_KIND_CHOW:
+                message.chow_base = tile
+            elif kind not in (pb.ACTION_KIND_WIN, pb.ACTION_KIND_PASS):
+                message.tile = tile
+            if convert.action_from_proto(message) not in view.legal_actions:
+                illegal.append(message)
+        for message in illegal:
+            self.send(message)
+        self.sent_illegal += len(illegal)
+        super()._answer(obs)
+
+
+def test_illegal_actions_at_a_classic_table_are_refused_and_change_nothing(engine, ledger) -> None:
+    request = classic_request(hands=2, seed=41)
+    engine.stub.OpenMatch(request, metadata=OPERATOR)
+    clients = [
+        IllegalFirstClient(engine.channel, request.match_id, s, seed=5).start() for s in range(4)
+    ]
+    for client in clients:
+        client.join(120)
+        assert client.error is None, client.error
+        # Every illegal action was refused, on the decision it was sent for.
+        assert len(client.rejections) == client.sent_illegal > 0
+        assert {r.code for r in client.rejections} == {"FAILED_PRECONDITION"}
+    # The log holds the legal game only: it replays, and nothing was auto-played.
+    events = stored_events(engine.engine.store, request.match_id)
+    replayed = replay_match(rules_events(events))
+    assert replayed.finished and replayed.profile.name == "classic"
+    assert not any(e.get("auto") for e in events)
+    info = engine.stub.GetMatch(table_pb2.GetMatchRequest(match_id=request.match_id)).match
+    assert [info.seats[s].score for s in range(4)] == replayed.scores
+    assert sum(replayed.scores) == 0
