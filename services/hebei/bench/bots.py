@@ -21,6 +21,10 @@ Walls: evaluation runs use ``--seed 1`` (match seeds 1,000,003 + n). The expert 
 other walls only (seeds 5 and 7, i.e. 5,000,015 + n and 7,000,021 + n, and its models were
 fitted on self-play of seeds 11-71): keep those apart when judging a change.
 
+Decision times are measured twice: on the wall clock (what a table waits for) and as the
+CPU time of the deciding thread (what a decision costs, whatever else the machine runs: on
+a shared, loaded machine the wall clock also counts the time the process waits for a core).
+
 Seeds are spread over worker processes (``processes``, default: one per core) with the
 ``spawn`` start method; every sample is a function of its seed, so the figures do not depend
 on how many processes played them.
@@ -39,6 +43,9 @@ from dataclasses import dataclass, field
 
 from hebei.bots.player import PolicyPlayer, warm_policies
 from hebei.bots.policies import make_policy, parse_policy
+from hebei.bots.policies.base import Policy
+from hebei.rules.actions import Action
+from hebei.rules.hand import HandState
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.simulate import SimulationSummary, play_match
 
@@ -139,9 +146,12 @@ class PolicyResult:
     points: int = 0
     per_sample: list[float] = field(default_factory=list)  # points per hand, per seed
     timings: list[float] = field(default_factory=list)
+    cpu_timings: list[float] = field(default_factory=list)
 
     def to_json(self) -> dict:
         times = timing_json(self.timings)
+        cpu = timing_json(self.cpu_timings)
+        cpu.pop("decisions")
         return {
             "policy": self.name,
             "seats": self.seats,
@@ -150,6 +160,7 @@ class PolicyResult:
             "points_per_hand": estimate(self.per_sample).to_json(),
             "decisions": times.pop("decisions"),
             "decision_ms": times,
+            "decision_cpu_ms": cpu,
         }
 
 
@@ -231,18 +242,37 @@ def lineup_of(specs: Sequence[str]) -> Lineup:
     return Lineup(" / ".join(seats), seats, tuple(itertools.pairwise(order)))
 
 
+class TimedPlayer(PolicyPlayer):
+    """A policy player recording each decision's wall-clock and thread CPU seconds."""
+
+    def __init__(
+        self, policy: Policy, scores: Sequence[int], wall: list[float], cpu: list[float]
+    ) -> None:
+        super().__init__(policy, scores)
+        self.wall = wall
+        self.cpu = cpu
+
+    def choose(self, state: HandState, seat: int, options: tuple[Action, ...]) -> Action:
+        wall, cpu = time.perf_counter(), time.thread_time()
+        action = super().choose(state, seat, options)
+        self.cpu.append(time.thread_time() - cpu)
+        self.wall.append(time.perf_counter() - wall)
+        return action
+
+
 def play_lineup(
     lineup: Sequence[str],
     match_seed: int,
     hands_per_match: int,
     rotation: int = 0,
     timings: Mapping[str, list[float]] | None = None,
+    cpu_timings: Mapping[str, list[float]] | None = None,
 ) -> tuple[tuple[str, ...], tuple[int, ...], int]:
     """Play one in-process match of four policy specs on the wall of ``match_seed``.
 
     Seat ``s`` plays ``lineup[(s + rotation) % 4]``; each policy's randomness comes from the
-    match seed, the rotation and its seat. With ``timings`` (a list per spec), each decision's
-    seconds are appended to its spec's list. Returns the specs as seated, the final match
+    match seed, the rotation and its seat. With ``timings`` and ``cpu_timings`` (a list per
+    spec), each decision's wall-clock and CPU seconds are appended to its spec's lists. Returns the specs as seated, the final match
     points per seat and the hands played.
     """
     match = Match(match_seed, MatchLength(hands=hands_per_match))
@@ -251,8 +281,10 @@ def play_lineup(
     for s, spec in enumerate(seated):
         name, level = parse_policy(spec)
         policy = make_policy(name, level, seed=match_seed * 16 + rotation * 4 + s)
-        clock = None if timings is None else timings[spec]
-        players.append(PolicyPlayer(policy, match.scores, clock))
+        if timings is None or cpu_timings is None:
+            players.append(PolicyPlayer(policy, match.scores))
+        else:
+            players.append(TimedPlayer(policy, match.scores, timings[spec], cpu_timings[spec]))
     summary = SimulationSummary()
     play_match(match, players, summary)
     return seated, tuple(match.scores), summary.hands
@@ -266,6 +298,7 @@ class SeedResult:
     seat_hands: dict[str, int]
     hands: int
     timings: dict[str, list[float]]
+    cpu_timings: dict[str, list[float]]
 
 
 def play_seed(specs: tuple[str, ...], match_seed: int, hands_per_match: int) -> SeedResult:
@@ -274,14 +307,17 @@ def play_seed(specs: tuple[str, ...], match_seed: int, hands_per_match: int) -> 
     points = dict.fromkeys(distinct, 0)
     seat_hands = dict.fromkeys(distinct, 0)
     timings: dict[str, list[float]] = {spec: [] for spec in distinct}
+    cpu: dict[str, list[float]] = {spec: [] for spec in distinct}
     hands = 0
     for rotation in range(4):
-        seated, scores, played = play_lineup(specs, match_seed, hands_per_match, rotation, timings)
+        seated, scores, played = play_lineup(
+            specs, match_seed, hands_per_match, rotation, timings, cpu
+        )
         hands += played
         for s, spec in enumerate(seated):
             points[spec] += scores[s]
             seat_hands[spec] += played
-    return SeedResult(points, seat_hands, hands, timings)
+    return SeedResult(points, seat_hands, hands, timings, cpu)
 
 
 def _worker_start(seed: int, warm_hands: int) -> None:
@@ -345,6 +381,7 @@ def run_duplicate(
         by_seed[match_seed] = result
         for spec, times in result.timings.items():
             results[spec].timings.extend(times)
+            results[spec].cpu_timings.extend(result.cpu_timings[spec])
         if on_match is not None:
             for _ in range(4):
                 on_match()
@@ -377,10 +414,11 @@ def run_duplicate(
     )
 
 
-def timings_by_spec(results: Sequence[BotsBenchResult]) -> dict[str, dict]:
-    """Decision-time percentiles per policy spec over every line-up of a run."""
+def timings_by_spec(results: Sequence[BotsBenchResult], cpu: bool = False) -> dict[str, dict]:
+    """Decision-time percentiles per policy spec over every line-up of a run (``cpu``: of
+    the CPU times, else of the wall-clock ones)."""
     pooled: dict[str, list[float]] = {}
     for result in results:
         for spec, policy in result.policies.items():
-            pooled.setdefault(spec, []).extend(policy.timings)
+            pooled.setdefault(spec, []).extend(policy.cpu_timings if cpu else policy.timings)
     return {spec: timing_json(times) for spec, times in sorted(pooled.items())}

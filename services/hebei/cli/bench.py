@@ -102,9 +102,11 @@ def rules_command(
     console.print(rules_table(result))
 
 
-def bots_tables(results: list[dict], timings: dict[str, dict]) -> list[Table]:
+def bots_tables(
+    results: list[dict], timings: dict[str, dict], cpu_timings: dict[str, dict] | None = None
+) -> list[Table]:
     """The rich tables of ``hebei bench bots``: one per line-up, then the comparisons, then
-    decision times per policy and level."""
+    decision times per policy and level (wall clock, and the deciding thread's CPU time)."""
     tables = []
     for result in results:
         table = Table(
@@ -143,10 +145,15 @@ def bots_tables(results: list[dict], timings: dict[str, dict]) -> list[Table]:
                 f"{result['hands']:,}",
             )
     tables.append(summary)
-    times = Table(title="decision time per policy and level, ms (all line-ups)")
-    for column in ("policy", "decisions", "median", "p90", "p99", "max"):
+    times = Table(
+        title="decision time per policy and level, ms (all line-ups)",
+        caption="wall clock; CPU: the deciding thread's CPU time (without the waits for a core)",
+    )
+    columns = ("policy", "decisions", "median", "p90", "p99", "max", "CPU median", "CPU p99")
+    for column in columns:
         times.add_column(column, justify="left" if column == "policy" else "right")
     for spec, t in timings.items():
+        c = (cpu_timings or {}).get(spec)
         times.add_row(
             spec,
             f"{t['decisions']:,}",
@@ -154,6 +161,8 @@ def bots_tables(results: list[dict], timings: dict[str, dict]) -> list[Table]:
             f"{t['p90']:.3f}",
             f"{t['p99']:.3f}",
             f"{t['max']:.3f}",
+            f"{c['median']:.3f}" if c else "-",
+            f"{c['p99']:.3f}" if c else "-",
         )
     tables.append(times)
     return tables
@@ -221,12 +230,19 @@ def bots_command(
                 )
             )
     timings = timings_by_spec(results)
+    cpu_timings = timings_by_spec(results, cpu=True)
     bodies = [r.to_json() for r in results]
     holds = all(r["ordering_holds"] for r in bodies)
     if as_json:
-        print(json.dumps({"lineups": bodies, "decision_ms": timings, "ordering_holds": holds}))
+        body = {
+            "lineups": bodies,
+            "decision_ms": timings,
+            "decision_cpu_ms": cpu_timings,
+            "ordering_holds": holds,
+        }
+        print(json.dumps(body))
     else:
-        for table in bots_tables(bodies, timings):
+        for table in bots_tables(bodies, timings, cpu_timings):
             console.print(table)
     if check and not holds:
         raise typer.Exit(1)

@@ -61,3 +61,16 @@ def test_decision_times_pool_over_lineups() -> None:
         second.policies["efficiency"].timings
     )
     assert times["random"]["median"] <= times["random"]["max"]
+
+
+def test_each_decision_is_timed_on_the_wall_clock_and_in_cpu_time() -> None:
+    result = run_duplicate(LINEUP, seeds=2, hands_per_match=1, warm_hands=0)
+    for policy in result.policies.values():
+        assert len(policy.cpu_timings) == len(policy.timings) > 0
+        # The thread's CPU time never runs ahead of the wall clock (1 µs per call of slack
+        # for the two clocks' resolutions).
+        assert sum(policy.cpu_timings) <= sum(policy.timings) + 1e-6 * len(policy.timings)
+        body = policy.to_json()
+        assert set(body["decision_cpu_ms"]) == {"median", "p90", "p99", "max"}
+    cpu = timings_by_spec([result], cpu=True)
+    assert cpu["efficiency"]["decisions"] == len(result.policies["efficiency"].cpu_timings)
