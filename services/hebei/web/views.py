@@ -119,9 +119,12 @@ def win_json(win: pb.Win) -> dict[str, Any]:
         "discarder": win.discarder if win.HasField("discarder") else None,
         "kind": WIN_KINDS.get(win.kind, "win"),
         "tile": tile(win.win_tile),
-        "fans": [{"id": f.id, "name": f.name_zh, "fan": f.fan} for f in win.fans],
+        "fans": [
+            {"id": f.id, "name": f.name_zh, "fan": f.fan, "doubling": f.doubling} for f in win.fans
+        ],
         "bonus": win.bonus,
         "base": win.base,
+        "points": win.points,  # classic (§9): the pattern's points, doubled
         "deltas": list(win.deltas),
         "concealed": tiles(win.concealed),
         "melds": [meld_json(m) for m in win.melds],
@@ -135,6 +138,7 @@ def settlement_json(settlement: pb.Settlement) -> dict[str, Any]:
         "dealer": settlement.dealer,
         "outcome": enum_name(pb.HandOutcome, settlement.outcome, "HAND_OUTCOME_"),
         "wins": [win_json(w) for w in settlement.wins],
+        "false_wins": list(settlement.false_wins),  # classic (§9) 诈胡
         "results": [
             {
                 "seat": r.seat,

@@ -207,3 +207,21 @@ def test_hebei_play_refuses_an_unknown_profile_in_one_line() -> None:
         result.stderr
     )
     assert "Traceback" not in result.stderr
+
+
+def test_the_web_settlement_carries_points_doublings_and_false_wins() -> None:
+    from hebei.web.views import settlement_json
+
+    state = rigged_hand(["123m456m789m55566z", *QUIET_HANDS[1:]], profile=CLASSIC)
+    state.apply(0, WIN)
+    (win,) = settlement_json(_settled(state))["wins"]
+    assert win["points"] == 12 and win["bonus"] == 0
+    assert [(f["id"], f["fan"], f["doubling"]) for f in win["fans"]] == [
+        ("long", 3, False),
+        ("zi_mo", 2, True),
+        ("men_qing", 2, True),
+    ]
+    state = rigged_hand(QUIET_HANDS, profile=CLASSIC)
+    state.apply(0, WIN)  # the dealer's false win
+    view = settlement_json(_settled(state))
+    assert view["outcome"] == "false_win" and view["false_wins"] == [0] and view["wins"] == []

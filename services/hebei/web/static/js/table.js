@@ -54,8 +54,9 @@ function renderSeat(state, view, position) {
   const melds = el("div", { class: "melds" }, view.melds.map((meld) =>
     el("span", { class: "meld", dataset: { kind: meld.kind }, title: meld.kind },
       el("span", { class: "muted" }, `${MELDS[meld.kind] || meld.name} `),
-      (meld.kind === "pong" ? [1, 2, 3] : [1, 2, 3, 4]).map((i) =>
-        tile(meld.kind === "concealed_kong" && (i === 1 || i === 4) ? null : meld.tile, "small")))));
+      meld.tiles ? meld.tiles.map((name) => tile(name, "small")) // a chow: its run
+        : (meld.kind === "pong" ? [1, 2, 3] : [1, 2, 3, 4]).map((i) =>
+          tile(meld.kind === "concealed_kong" && (i === 1 || i === 4) ? null : meld.tile, "small")))));
   const discards = el("div", { class: "discards" }, view.discards.map((name, i) => {
     const node = tile(name, "small");
     if (state.offer && state.offer.from === view.seat && i === view.discards.length - 1) node.classList.add("last");
@@ -123,14 +124,19 @@ function renderSettlement(state) {
     el("div", {},
       el("strong", {}, `${seatName(state, win.winner)} won by ${WIN_KINDS[win.kind] || win.kind}`),
       win.discarder !== null && win.discarder !== undefined ? ` from ${seatName(state, win.discarder)}` : "",
-      " on ", tile(win.tile, "small"), ` · base ${win.base} + bonus ${win.bonus}`),
+      " on ", tile(win.tile, "small"),
+      win.points ? ` · ${win.points} points` : ` · base ${win.base} + bonus ${win.bonus}`),
     el("div", {}, "hand: ", win.concealed.map((name) => tile(name, "small")),
-      win.melds.map((meld) => el("span", { class: "meld" }, ` ${MELDS[meld.kind] || ""} `, tile(meld.tile, "small")))),
+      win.melds.map((meld) => el("span", { class: "meld" }, ` ${MELDS[meld.kind] || ""} `,
+        (meld.tiles || [meld.tile]).map((name) => tile(name, "small"))))),
     el("ul", { class: "fans" }, win.fans.length
-      ? win.fans.map((fan) => el("li", { dataset: { fan: fan.id } }, `${fan.name} ${fan.id} · ${fan.fan} fan`))
+      ? win.fans.map((fan) => el("li", { dataset: { fan: fan.id } }, `${fan.name} ${fan.id} · ${
+        fan.doubling ? `×${fan.fan}` : win.points ? `${fan.fan} points` : `${fan.fan} fan`}`))
       : el("li", {}, "(no bonus items)"))));
   const draw = settlement.outcome === "exhaustive_draw"
     ? el("p", {}, "荒庄 exhaustive draw: nobody won; kong payments are void.") : null;
+  const falseWins = (settlement.false_wins || []).map((seat) => el("p", { class: "false-win" },
+    `诈胡 false win: ${seatName(state, seat)} declared a win without a winning hand and pays every other seat.`));
   const results = el("table", { class: "list" },
     el("thead", {}, el("tr", {}, ["Seat", "Player", "Hand", "Kong", "Total", "Score"].map((h, i) =>
       el("th", { class: i > 1 ? "num" : "" }, h)))),
@@ -144,7 +150,7 @@ function renderSettlement(state) {
       state.seats.map((s) => `${seatName(state, s.seat)} ${signed(s.score)}`).join(" · "),
       state.seed ? ` · seed ${state.seed} (published for audit)` : "")
     : null;
-  fill(box, title, draw, wins, results, end);
+  fill(box, title, draw, falseWins, wins, results, end);
 }
 
 function render(state) {
