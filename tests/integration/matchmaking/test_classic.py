@@ -4,6 +4,8 @@ ledger books classic settlements that add up."""
 
 from __future__ import annotations
 
+import threading
+
 import grpc
 import pytest
 
@@ -58,3 +60,36 @@ def test_an_unknown_rule_profile_is_refused_at_creation(stack):
         stack.create(rule_profile=pb.RuleProfile(name="riichi"))
     assert caught.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert "unknown rule profile 'riichi'" in caught.value.details()
+
+
+def test_quick_play_seats_people_asking_for_classic_at_a_classic_table(stack) -> None:
+    stack.start_matchmaking()
+    results: dict[str, mm.QuickPlayResponse] = {}
+
+    def ask(name: str, profile: str) -> None:
+        request = mm.QuickPlayRequest(name=name, rule_profile=pb.RuleProfile(name=profile))
+        request.length.hands = 1
+        try:
+            for response in stack.mm(token=None).QuickPlay(request, timeout=20):
+                if response.status == mm.QUICK_PLAY_STATUS_SEATED:
+                    results[name] = response
+                    break
+        except grpc.RpcError:
+            pass  # still queued when the call times out
+
+    asks = [(n, "classic") for n in "ABCD"] + [("M", "main")]
+    threads = [threading.Thread(target=ask, args=a, daemon=True) for a in asks]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert set("ABCD") <= set(results)
+    (match_id,) = {results[n].seating.match_id for n in "ABCD"}
+    info = stack.table().GetMatch(table_pb2.GetMatchRequest(match_id=match_id)).match
+    assert info.rule_profile.name == "classic"
+    assert all(s.kind == pb.SEAT_KIND_PERSON for s in info.seats)
+    if "M" in results:  # the main player is never seated at the classic table (bots fill its)
+        other = results["M"].seating.match_id
+        assert other != match_id
+        info = stack.table().GetMatch(table_pb2.GetMatchRequest(match_id=other)).match
+        assert info.rule_profile.name == "main"
