@@ -21,6 +21,7 @@ Percentiles of histograms are interpolated within buckets, as Prometheus' histog
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 import urllib.request
@@ -201,6 +202,7 @@ class StackBenchOptions:
     soak_seconds: float = 0.0  # > 0: one-round tournaments back to back for that long
     window_seconds: float = 60.0  # the soak's windows (p99, hands/s per window)
     memory_bound_mib: float = MEMORY_BOUND_MIB
+    warm_up: bool = True  # one hand on every table before measuring
 
 
 @dataclass
@@ -278,6 +280,11 @@ class _Monitor:
         self._sampled = 0.0
         self._window_start = time.perf_counter()
         self._window_before = scrape(table_metrics)
+
+    def restart(self) -> None:
+        """The windows start now (after the warm-up round)."""
+        self._window_start = time.perf_counter()
+        self._window_before = scrape(self.table_metrics)
 
     def tick(self) -> None:
         now = time.perf_counter()
@@ -363,15 +370,22 @@ def run_stack_bench(
         components = _components(stack)
         metrics_addresses = dict(stack.metrics_addresses)
         bot_addresses = list(stack.bot_metrics_addresses)
-        before = {name: scrape(address) for name, address in metrics_addresses.items()}
-        bots_before = _scrape_all(bot_addresses)
-        cpu_before = {name: _cpu(ps) for name, ps in components.processes().items()}
         monitor = (
             _Monitor(components, metrics_addresses["table"], options.window_seconds)
             if soak
             else None
         )
         tick = monitor.tick if monitor is not None else (lambda: None)
+        if options.warm_up:  # as the in-process anchor warms up, and long-running workers are
+            status(f"warming up: {options.tables} tables of one hand")
+            _play_tournament(
+                matchmaking, table, dataclasses.replace(options, hands=1), WARM_SEED, tick
+            )
+            if monitor is not None:
+                monitor.restart()
+        before = {name: scrape(address) for name, address in metrics_addresses.items()}
+        bots_before = _scrape_all(bot_addresses)
+        cpu_before = {name: _cpu(ps) for name, ps in components.processes().items()}
         played = _Played()
         status(
             f"playing {options.tables} tables of {options.hands} hands of {options.policy} bots"

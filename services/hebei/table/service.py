@@ -19,6 +19,7 @@ the ledger and matchmaking use the client TLS settings (``HEBEI_TLS_CA``,
 from __future__ import annotations
 
 import dataclasses
+import gc
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -203,6 +204,11 @@ def main() -> None:
     """Run the table engine until SIGTERM."""
     config = TableConfig.from_env()
     engine = TableEngine(config)
+    # What is alive now (modules, the resumed tables) moves to the collector's permanent
+    # generation: a full collection walks only what the tables create from here on, and
+    # stalls every stream for that much less (measured: 40 ms for 100,000 objects).
+    gc.collect()
+    gc.freeze()
     try:
         serve(engine.spec(), config.server)
     finally:
