@@ -66,4 +66,5 @@ def test_expert_waits_on_the_paying_tile_where_efficiency_sees_a_tie() -> None:
     obs = turn("468m123p789p456s11z", dealer=1)
     assert make_policy("efficiency").choose(obs) is DISCARD[parse_tile("4m")]
     assert make_policy("expert", 3).choose(obs) is DISCARD[parse_tile("8m")]  # 捉五 on 5m
-    assert make_policy("expert", 1).choose(obs) is DISCARD[parse_tile("4m")]  # no value level
+    # Every level prices hand value (level 1 may slip to its second choice: rank, not choose).
+    assert make_policy("expert", 1).rank(obs)[0].action is DISCARD[parse_tile("8m")]

@@ -19,9 +19,15 @@ Wins are always taken (measured: passing a discard win for a later self-draw los
 points on average here, and more with the wall short). A concealed kong pays 6 and an
 exposed or added one 3 (RULES.md §7), void only in an exhaustive draw (2% of hands).
 
-Levels a person can choose (:data:`LEVELS`): 1 plays fast shapes only and now and then the
-second-best tile; 2 adds hand value and a light defence; 3 (the default) adds the full
-defence, including breaking a far hand to fold.
+The defence weight was tuned in duplicate play on the tuning walls (never the evaluation
+walls, see :mod:`hebei.bench.bots`), level 3 against efficiency players at one table:
+weighting the expected deal-in cost 1.6 instead of 1 gained +0.24 ± 0.34 points per hand,
+2.3 another +0.10 ± 0.35, 3.2 lost 0.24 ± 0.35 again: level 3 counts it twice. Charging
+for opening a concealed hand with a pong (0.5 points) changed nothing measurable.
+
+Levels a person can choose (:data:`LEVELS`): 1 plays for speed and hand value without
+defence and now and then the second-best tile; 2 adds defence at its plain weight and
+folding, with rare slips; 3 (the default) weights defence twice and never slips.
 """
 
 from __future__ import annotations
@@ -60,12 +66,14 @@ class ExpertLevel:
     defence: float  # weight of the expected deal-in cost (0: never defends)
     noise: float  # chance of playing the second-best option
     fold: bool  # may break its shape to throw a safer tile
+    fold_margin: float = FOLD_MARGIN  # points a slower shape must gain in safety
+    open_cost: float = 0.0  # points charged for opening a concealed hand (a pong)
 
 
 LEVELS = {
-    1: ExpertLevel("fast shapes only, no defence, slips now and then", False, 0.0, 0.15, False),
-    2: ExpertLevel("adds hand value and a light defence, rare slips", True, 0.3, 0.05, False),
-    3: ExpertLevel("hand value, full defence and folding, no slips", True, 1.0, 0.0, True),
+    1: ExpertLevel("speed and hand value, no defence, slips now and then", True, 0.0, 0.05, False),
+    2: ExpertLevel("adds defence and folding, rare slips", True, 1.0, 0.02, True),
+    3: ExpertLevel("hand value, defence weighted twice, folding, no slips", True, 2.0, 0.0, True),
 }
 DEFAULT_LEVEL = 3
 
@@ -204,9 +212,10 @@ class ExpertPolicy:
         """A slower discard's value put on the scale of the fastest ones."""
         if option.shanten == fastest:
             return option
-        value = anchor + option.value - FOLD_MARGIN
+        margin = self.config.fold_margin
+        value = anchor + option.value - margin
         if not self.config.fold:
-            value = min(value, floor - FOLD_MARGIN)
+            value = min(value, floor - margin)
         return dataclasses.replace(option, value=value)
 
     def _win(self, pos: Position) -> Option:
@@ -254,12 +263,15 @@ class ExpertPolicy:
     def _pong(self, pos: Position, action: Action) -> Option:
         discards = self.rank_discards(pos, pos.holding.after_pong(action.tile))
         best = max(discards, key=lambda o: o.value or 0.0)
+        value = best.value or 0.0
+        if pos.holding.concealed:
+            value -= self.config.open_cost
         return Option(
             action,
             shanten=best.shanten,
             useful=best.useful,
             danger=best.danger,
-            value=best.value,
+            value=value,
             then=best.action,
             extras=best.extras,
         )
