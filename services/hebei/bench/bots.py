@@ -47,6 +47,7 @@ from hebei.bots.policies.base import Policy
 from hebei.rules.actions import Action
 from hebei.rules.hand import HandState
 from hebei.rules.match import Match, MatchLength
+from hebei.rules.profile import MAIN, RuleProfile, get_profile
 from hebei.rules.simulate import SimulationSummary, play_match
 
 Z95 = 1.96
@@ -200,6 +201,7 @@ class BotsBenchResult:
     comparisons: list[Comparison]
     title: str = ""
     processes: int = 1
+    profile: str = MAIN.name
 
     @property
     def ordering_holds(self) -> bool:
@@ -209,6 +211,7 @@ class BotsBenchResult:
     def to_json(self) -> dict:
         return {
             "title": self.title or " / ".join(self.lineup),
+            "profile": self.profile,
             "lineup": list(self.lineup),
             "seeds": self.seeds,
             "hands_per_match": self.hands_per_match,
@@ -267,6 +270,7 @@ def play_lineup(
     rotation: int = 0,
     timings: Mapping[str, list[float]] | None = None,
     cpu_timings: Mapping[str, list[float]] | None = None,
+    profile: RuleProfile = MAIN,
 ) -> tuple[tuple[str, ...], tuple[int, ...], int]:
     """Play one in-process match of four policy specs on the wall of ``match_seed``.
 
@@ -275,7 +279,7 @@ def play_lineup(
     spec), each decision's wall-clock and CPU seconds are appended to its spec's lists. Returns the specs as seated, the final match
     points per seat and the hands played.
     """
-    match = Match(match_seed, MatchLength(hands=hands_per_match))
+    match = Match(match_seed, MatchLength(hands=hands_per_match), profile)
     seated = tuple(lineup[(s + rotation) % 4] for s in range(4))
     players = []
     for s, spec in enumerate(seated):
@@ -301,8 +305,10 @@ class SeedResult:
     cpu_timings: dict[str, list[float]]
 
 
-def play_seed(specs: tuple[str, ...], match_seed: int, hands_per_match: int) -> SeedResult:
-    """The four rotations of one wall seed."""
+def play_seed(
+    specs: tuple[str, ...], match_seed: int, hands_per_match: int, profile: RuleProfile = MAIN
+) -> SeedResult:
+    """The four rotations of one wall seed, at tables of ``profile``."""
     distinct = list(dict.fromkeys(specs))
     points = dict.fromkeys(distinct, 0)
     seat_hands = dict.fromkeys(distinct, 0)
@@ -311,7 +317,7 @@ def play_seed(specs: tuple[str, ...], match_seed: int, hands_per_match: int) -> 
     hands = 0
     for rotation in range(4):
         seated, scores, played = play_lineup(
-            specs, match_seed, hands_per_match, rotation, timings, cpu
+            specs, match_seed, hands_per_match, rotation, timings, cpu, profile
         )
         hands += played
         for s, spec in enumerate(seated):
@@ -324,9 +330,9 @@ def _worker_start(seed: int, warm_hands: int) -> None:
     warm_policies(seed, warm_hands)
 
 
-def _worker_seed(args: tuple[tuple[str, ...], int, int]) -> tuple[int, SeedResult]:
-    specs, match_seed, hands_per_match = args
-    return match_seed, play_seed(specs, match_seed, hands_per_match)
+def _worker_seed(args: tuple[tuple[str, ...], int, int, str]) -> tuple[int, SeedResult]:
+    specs, match_seed, hands_per_match, profile = args
+    return match_seed, play_seed(specs, match_seed, hands_per_match, get_profile(profile))
 
 
 def default_processes() -> int:
@@ -341,8 +347,9 @@ def _seed_results(
     processes: int,
     seed: int,
     warm_hands: int,
+    profile: str = MAIN.name,
 ) -> Iterator[tuple[int, SeedResult]]:
-    jobs = [(specs, ms, hands_per_match) for ms in match_seeds]
+    jobs = [(specs, ms, hands_per_match, profile) for ms in match_seeds]
     if processes <= 1:
         if warm_hands:
             warm_policies(seed, warm_hands)
@@ -362,8 +369,10 @@ def run_duplicate(
     warm_hands: int = 16,
     on_match: Callable[[], None] | None = None,
     processes: int = 1,
+    profile: RuleProfile = MAIN,
 ) -> BotsBenchResult:
     """Play ``seeds`` match seeds x 4 rotations of ``lineup`` and measure every policy.
+    Every table plays the rules of ``profile``.
 
     ``on_match`` is called after each match (four per seed); ``processes`` > 1 spreads the
     seeds over that many worker processes (same figures, see the module docstring).
@@ -376,7 +385,9 @@ def run_duplicate(
     match_seeds = [seed * SEED_STRIDE + n for n in range(seeds)]
     by_seed: dict[int, SeedResult] = {}
     start = time.perf_counter()
-    stream = _seed_results(specs, match_seeds, hands_per_match, processes, seed, warm_hands)
+    stream = _seed_results(
+        specs, match_seeds, hands_per_match, processes, seed, warm_hands, profile.name
+    )
     for match_seed, result in stream:
         by_seed[match_seed] = result
         for spec, times in result.timings.items():
@@ -411,6 +422,7 @@ def run_duplicate(
         comparisons,
         title=plan.title,
         processes=max(1, processes),
+        profile=profile.name,
     )
 
 

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from hebei.cli import app
 from hebei.cli._util import fail
+from hebei.rules.profile import get_profile
 
 bench_app = typer.Typer(
     help="Benchmarks (speed against the ARCHITECTURE.md targets).", no_args_is_help=True
@@ -191,6 +192,7 @@ def bots_command(
     ),
     check: bool = typer.Option(False, "--check", help="Exit 1 unless each beats the next."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead."),
+    profile: str = typer.Option("main", "--profile", help="Rule profile: main or classic."),
 ) -> None:
     """Policy strength in duplicate play (points per hand, 95% CI) and decision times.
 
@@ -210,6 +212,10 @@ def bots_command(
     if processes < 0 or processes > 64:
         fail(f"--processes must be 0-64, got {processes}")
     try:
+        rules = get_profile(profile)
+    except ValueError as exc:
+        fail(f"--profile: {exc}")
+    try:
         plans = [lineup_of(x.split(",")) for x in lineups] if lineups else list(DEFAULT_LINEUPS)
     except ValueError as exc:
         fail(str(exc))
@@ -226,7 +232,14 @@ def bots_command(
 
             results.append(
                 run_duplicate(
-                    plan, seeds, hands, seed, WARM_HANDS, on_match=advance, processes=workers
+                    plan,
+                    seeds,
+                    hands,
+                    seed,
+                    WARM_HANDS,
+                    on_match=advance,
+                    processes=workers,
+                    profile=rules,
                 )
             )
     timings = timings_by_spec(results)

@@ -10,6 +10,7 @@ from hebei.rules.actions import DISCARD, PASS, PONG, WIN, Action
 from hebei.rules.hand import HandState, Phase
 from hebei.rules.melds import Meld, MeldKind
 from hebei.rules.players import RandomPlayer
+from hebei.rules.profile import MAIN, RuleProfile
 from hebei.rules.tiles import parse_tile, parse_tiles, to_counts
 from hebei.rules.views import ClaimView, Observation, SeatView, observe
 from hebei.rules.wincheck import is_win
@@ -111,10 +112,10 @@ def claim(
     )
 
 
-def random_position(seed: int, steps: int) -> Observation | None:
+def random_position(seed: int, steps: int, profile: RuleProfile = MAIN) -> Observation | None:
     """The observation of the first seat to act after ``steps`` random actions of a seeded
-    hand (None when the hand ended first)."""
-    state = HandState(seed, seed % 4)
+    hand of ``profile`` (None when the hand ended first)."""
+    state = HandState(seed, seed % 4, profile=profile)
     players = [RandomPlayer(seed + s) for s in range(4)]
     for _ in range(steps):
         seats = state.to_act()

@@ -2,7 +2,9 @@
 
 Takes every win; discards the tile leaving the lowest shanten with the most
 unseen improving tiles (visible tiles counted out); declares a kong when the
-hand's shanten does not suffer; pongs only when it lowers the shanten.
+hand's shanten does not suffer; pongs only when it lowers the shanten. At a table of a
+profile with chow or a one-suit minimum (RULES.md §9) it plays the same way by that profile's
+distance to a legal win, chows included (:mod:`hebei.bots.policies.classic`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from hebei.bots.policies.analysis import (
     without,
 )
 from hebei.bots.policies.base import hand_facts
+from hebei.bots.policies.classic import efficiency_choose, efficiency_rank, plays_classic
 from hebei.bots.policies.options import Option
 from hebei.rules.actions import DISCARD, EXPOSED_KONG, PASS, PONG, WIN, Action, ActionKind
 from hebei.rules.hand import Phase
@@ -38,6 +41,8 @@ class EfficiencyPolicy:
 
     def choose(self, obs: Observation) -> Action:
         """The most efficient legal action."""
+        if plays_classic(obs.profile):
+            return efficiency_choose(obs)
         legal = obs.legal_actions
         if len(legal) == 1:
             return legal[0]
@@ -73,6 +78,8 @@ class EfficiencyPolicy:
     def rank(self, obs: Observation) -> list[Option]:
         """The legal actions in this policy's order (its choice first), with the shanten and
         useful tiles it decided on; it does not price points (``value`` None)."""
+        if plays_classic(obs.profile):
+            return efficiency_rank(obs)
         chosen = self.choose(obs) if obs.legal_actions else None
         facts = hand_facts(obs)
         options = []

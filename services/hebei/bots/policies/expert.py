@@ -36,6 +36,7 @@ import dataclasses
 import random
 from dataclasses import dataclass
 
+from hebei.bots.policies.classic import expert_rank, plays_classic
 from hebei.bots.policies.danger import DangerMap
 from hebei.bots.policies.options import Option
 from hebei.bots.policies.pricing import Holding, Priced, ShapePricer
@@ -121,6 +122,8 @@ class ExpertPolicy:
     def rank(self, obs: Observation) -> list[Option]:
         """Every legal action priced, best first (a win always first: see the module
         docstring; ties: the order of the legal actions)."""
+        if plays_classic(obs.profile):  # chow, one suit of eight, doublings (RULES.md §9)
+            return expert_rank(obs, self.config.value)
         pos = self._position(obs)
         options: list[Option] = []
         for action in obs.legal_actions:

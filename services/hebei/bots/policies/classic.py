@@ -1,0 +1,526 @@
+"""Playing a rule profile with chow, a one-suit minimum or doubling scoring (RULES.md §9).
+
+The main-rules code of the policies stays as it is; a policy hands an observation whose
+profile :func:`plays_classic` to the functions here:
+
+- the distance to a legal win of the profile (:func:`profile_shanten`): the shanten of the
+  hand raised to the tiles of one suit still lacking (§9 一色够八张, the lower bound of
+  :func:`hebei.rules.shanten.shanten_in`), and a hand "ready" by that count with no legal
+  wait (:func:`hebei.rules.wincheck.legal_waits`) counted one step away: a hand that cannot
+  reach eight of one suit is not ready;
+- its useful tiles (:func:`profile_ukeire`), discards (:func:`discard_choices`) and claims,
+  chows included (:func:`claim_choices`: the hand each claim leaves and its best discard);
+- ``efficiency`` (:func:`efficiency_choose`, :func:`efficiency_rank`): the fewest steps to a
+  legal win, then the most useful tiles; a chow or pong when it lowers the distance;
+- ``expert`` (:func:`expert_rank`): each action priced in expected points,
+  ``P(win) x (points of that win + what the others would have won)`` plus kong payments,
+  the win's points exact on a ready hand (every legal wait scored by the profile, self-draws
+  and discard wins mixed) and estimated on the way (门清 kept, one suit, seven pairs). Under
+  §9 every other seat pays a win, whoever discarded, so a discard carries no extra danger.
+
+Claims resolve win > pong/kong > chow at the table; a policy only chooses its own answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hebei.bots.policies.options import Option
+from hebei.bots.policies.speed import win_probability
+from hebei.bots.policies.value import SELF_DRAW_SHARE
+from hebei.rules.actions import DISCARD, PASS, WIN, Action, ActionKind
+from hebei.rules.hand import Phase
+from hebei.rules.melds import Meld, MeldKind
+from hebei.rules.profile import RuleProfile
+from hebei.rules.scoring import WinContext, WinKind, score_win
+from hebei.rules.shanten import shanten, shanten_in
+from hebei.rules.tiles import N_KINDS
+from hebei.rules.views import Observation
+from hebei.rules.wincheck import legal_waits
+
+_CACHE_LIMIT = 200_000
+KONG_TILES = {ActionKind.CONCEALED_KONG: 4, ActionKind.EXPOSED_KONG: 3, ActionKind.ADDED_KONG: 1}
+CLAIMS = (ActionKind.PONG, ActionKind.EXPOSED_KONG, ActionKind.CHOW)
+
+
+def plays_classic(profile: RuleProfile) -> bool:
+    """Does ``profile`` need this module (chow, a one-suit minimum or doubling scoring)?"""
+    return profile.allow_chow or profile.one_suit_minimum > 0 or profile.scoring != "additive"
+
+
+# ---------------------------------------------------------------------- distance to a win
+
+
+def meld_suits(melds: Sequence[Meld]) -> tuple[int, int, int, bool]:
+    """Tiles of each suit in the declared ``melds`` (a kong counts four), and whether any
+    meld is suited."""
+    per = [0, 0, 0]
+    suited = False
+    for meld in melds:
+        for k in meld.tiles:
+            if 0 <= k < 27:
+                per[k // 9] += 1
+                suited = True
+    return per[0], per[1], per[2], suited
+
+
+def lacking(counts: Sequence[int], melds: Sequence[Meld], minimum: int) -> int:
+    """Tiles of one suit still lacking for the profile's minimum (0: enough, or none needed
+    on an all-honors hand without a suited meld), as :func:`shanten_in` counts them."""
+    m0, m1, m2, suited = meld_suits(melds)
+    need = min(
+        max(0, minimum - sum(counts[0:9]) - m0),
+        max(0, minimum - sum(counts[9:18]) - m1),
+        max(0, minimum - sum(counts[18:27]) - m2),
+    )
+    if not suited:  # 清风: give up every suited tile instead
+        need = min(need, sum(counts[:27]))
+    return need
+
+
+_shanten_cache: dict[tuple[bytes, tuple[Meld, ...], RuleProfile], int] = {}
+_waits_cache: dict[tuple[bytes, tuple[Meld, ...], RuleProfile], tuple[int, ...]] = {}
+
+
+def _remember(cache: dict, key: object, value: object) -> None:
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
+
+
+def bound_shanten(counts: Sequence[int], melds: tuple[Meld, ...], profile: RuleProfile) -> int:
+    """:func:`hebei.rules.shanten.shanten_in` (a lower bound, -1 exactly on a legal win), on
+    the fast shanten tables when the suit is not what binds."""
+    fast = shanten(counts, len(melds), profile)
+    minimum = profile.one_suit_minimum
+    if not minimum:
+        return fast
+    bound = lacking(counts, melds, minimum) - 1
+    if bound <= fast:
+        return fast
+    if melds:  # with melds the fast shanten is the standard form's
+        return bound
+    key = (bytes(counts), melds, profile)
+    found = _shanten_cache.get(key)
+    if found is None:
+        found = shanten_in(counts, melds, profile)
+        _remember(_shanten_cache, key, found)
+    return found
+
+
+def waits(counts: list[int], melds: tuple[Meld, ...], profile: RuleProfile) -> tuple[int, ...]:
+    """The legal waits of the 3n+1 hand (memoised)."""
+    key = (bytes(counts), melds, profile)
+    found = _waits_cache.get(key)
+    if found is None:
+        found = tuple(legal_waits(counts, melds, profile))
+        _remember(_waits_cache, key, found)
+    return found
+
+
+def profile_shanten(counts: list[int], melds: tuple[Meld, ...], profile: RuleProfile) -> int:
+    """Steps of the 3n+1 hand from a legal win of ``profile``: 0 only with a legal wait."""
+    value = bound_shanten(counts, melds, profile)
+    if value == 0 and not waits(counts, melds, profile):
+        return 1
+    return value
+
+
+def unseen_of(counts: Sequence[int], visible: Sequence[int]) -> list[int]:
+    """Copies of each kind neither held nor visible."""
+    return [max(0, 4 - c - v) for c, v in zip(counts, visible, strict=True)]
+
+
+def profile_ukeire(
+    counts: list[int],
+    melds: tuple[Meld, ...],
+    unseen: Sequence[int],
+    profile: RuleProfile,
+) -> tuple[int, list[tuple[int, int]]]:
+    """``(steps, [(kind, copies unseen), ...])`` of the 3n+1 hand: the draws that bring it
+    closer to a legal win (a ready hand's: its legal waits). ``counts`` is restored."""
+    steps = bound_shanten(counts, melds, profile)
+    if steps == 0:
+        found = waits(counts, melds, profile)
+        if found:
+            return 0, [(k, unseen[k]) for k in found if unseen[k] > 0]
+        steps = 1
+    useful = []
+    for kind in range(N_KINDS):
+        if unseen[kind] <= 0 or counts[kind] >= 4:
+            continue
+        counts[kind] += 1
+        try:
+            if bound_shanten(counts, melds, profile) < steps:
+                useful.append((kind, unseen[kind]))
+        finally:
+            counts[kind] -= 1
+    return steps, useful
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A 3n+1 hand a move leaves: ``counts`` beside ``melds``, ``steps`` from a legal win,
+    its useful draws; ``action`` is the discard that left it (None: the hand as held)."""
+
+    action: Action | None
+    counts: tuple[int, ...]
+    melds: tuple[Meld, ...]
+    steps: int
+    useful: tuple[tuple[int, int], ...]
+    short: int  # tiles of one suit still lacking
+
+    @property
+    def total(self) -> int:
+        return sum(n for _, n in self.useful)
+
+    @property
+    def open(self) -> bool:
+        return any(m.kind is not MeldKind.CONCEALED_KONG for m in self.melds)
+
+
+def held_choice(
+    counts: Sequence[int], melds: tuple[Meld, ...], visible: Sequence[int], profile: RuleProfile
+) -> Choice:
+    """The 3n+1 hand as it stands."""
+    hand = list(counts)
+    steps, useful = profile_ukeire(hand, melds, unseen_of(hand, visible), profile)
+    short = lacking(hand, melds, profile.one_suit_minimum)
+    return Choice(None, tuple(hand), melds, steps, tuple(useful), short)
+
+
+def discard_choices(
+    counts: Sequence[int],
+    melds: tuple[Meld, ...],
+    visible: Sequence[int],
+    profile: RuleProfile,
+    slack: int = 0,
+    every: bool = False,
+) -> list[Choice]:
+    """The discards of the 3n+2 hand within ``slack`` steps of the best, best first: fewest
+    steps, most useful tiles, fewest suit tiles lacking, lowest kind. Unseen copies are
+    counted on the 3n+2 hand (the discard is seen once thrown). ``every``: the other
+    discards follow, by their steps only (their useful tiles not counted)."""
+    hand = list(counts)
+    unseen = unseen_of(hand, visible)
+    minimum = profile.one_suit_minimum
+    bounds = []
+    for kind in range(N_KINDS):
+        if hand[kind]:
+            hand[kind] -= 1
+            bounds.append((kind, bound_shanten(hand, melds, profile)))
+            hand[kind] += 1
+    best = min(s for _, s in bounds)
+    # A bound of 0 may be a hand with no legal wait (one step, then): look one further.
+    reach = best + slack + (best == 0)
+    near, far = [], []
+    for kind, bound in bounds:
+        hand[kind] -= 1
+        try:
+            short = lacking(hand, melds, minimum)
+            if bound <= reach:
+                steps, useful = profile_ukeire(hand, melds, unseen, profile)
+                near.append(Choice(DISCARD[kind], tuple(hand), melds, steps, tuple(useful), short))
+            else:
+                far.append(Choice(DISCARD[kind], tuple(hand), melds, bound, (), short))
+        finally:
+            hand[kind] += 1
+    low = min(c.steps for c in near)
+    kept = [c for c in near if c.steps <= low + slack]
+    if every:
+        far += [c for c in near if c.steps > low + slack]
+    else:
+        far = []
+    order = lambda c: (c.steps, -c.total, c.short, c.action.tile)  # noqa: E731
+    return sorted(kept, key=order) + sorted(far, key=order)
+
+
+def claimed(
+    counts: Sequence[int], melds: tuple[Meld, ...], action: Action, tile: int, seat: int
+) -> tuple[list[int], tuple[Meld, ...]]:
+    """The concealed counts and melds after the claim ``action`` of ``tile`` (a pong, an
+    exposed kong or a chow) or a concealed or added kong (``action.tile``)."""
+    hand = list(counts)
+    kind = action.kind
+    if kind is ActionKind.CHOW:
+        base = action.tile
+        for k in (base, base + 1, base + 2):
+            if k != tile:
+                hand[k] -= 1
+        return hand, (*melds, Meld(MeldKind.CHOW, base, seat))
+    if kind is ActionKind.PONG:
+        hand[tile] -= 2
+        return hand, (*melds, Meld(MeldKind.PONG, tile, seat))
+    if kind is ActionKind.EXPOSED_KONG:
+        hand[tile] -= 3
+        return hand, (*melds, Meld(MeldKind.EXPOSED_KONG, tile, seat))
+    if kind is ActionKind.CONCEALED_KONG:
+        hand[tile] -= 4
+        return hand, (*melds, Meld(MeldKind.CONCEALED_KONG, tile))
+    hand[tile] -= 1  # an added kong turns its pong
+    turned = tuple(
+        Meld(MeldKind.ADDED_KONG, m.tile, m.from_seat)
+        if m.kind is MeldKind.PONG and m.tile == tile
+        else m
+        for m in melds
+    )
+    return hand, turned
+
+
+def claim_choices(obs: Observation, action: Action, visible: Sequence[int]) -> list[Choice]:
+    """The hand a pong or chow of the claimed tile leaves after each of its best discards
+    (a 3n+2 hand), or, for a kong (no discard follows: a replacement draw), the 3n+1 hand."""
+    tile = obs.claim.tile if obs.claim is not None else action.tile
+    from_seat = obs.claim.from_seat if obs.claim is not None else None
+    counts = obs.counts()
+    hand, melds = claimed(counts, obs.seats[obs.seat].melds, action, tile, from_seat)
+    seen = list(visible)  # the tiles the meld takes from the hand are on the table now
+    for kind, (before, after) in enumerate(zip(counts, hand, strict=True)):
+        seen[kind] += before - after
+    if action.kind in (ActionKind.PONG, ActionKind.CHOW):
+        return discard_choices(hand, melds, seen, obs.profile)
+    return [held_choice(hand, melds, seen, obs.profile)]
+
+
+def own_hand(obs: Observation) -> tuple[list[int], tuple[Meld, ...], list[int]]:
+    return obs.counts(), obs.seats[obs.seat].melds, obs.visible()
+
+
+def _kong_keeps_pace(obs: Observation, action: Action, best_steps: int) -> bool:
+    visible = obs.visible()
+    after = claim_choices(obs, action, visible)[0]
+    return after.steps <= best_steps
+
+
+def _claim_order(choice: Choice) -> tuple[int, int]:
+    return choice.steps, -choice.total
+
+
+# ---------------------------------------------------------------------- efficiency
+
+
+def efficiency_choose(obs: Observation) -> Action:
+    """The fewest steps to a legal win of the profile, then the most useful tiles; wins
+    always; a kong when it keeps the pace; a pong or chow when it lowers the steps."""
+    legal = obs.legal_actions
+    if len(legal) == 1:
+        return legal[0]
+    if WIN in legal:
+        return WIN
+    counts, melds, visible = own_hand(obs)
+    if obs.phase is Phase.TURN:
+        best = discard_choices(counts, melds, visible, obs.profile)[0]
+        for action in legal:
+            kong = action.kind in (ActionKind.CONCEALED_KONG, ActionKind.ADDED_KONG)
+            if kong and _kong_keeps_pace(obs, action, best.steps):
+                return action
+        return best.action
+    if obs.claim is None or obs.phase is not Phase.CLAIMS:
+        return PASS
+    now = held_choice(counts, melds, visible, obs.profile)
+    for action in legal:
+        if action.kind is ActionKind.EXPOSED_KONG and _kong_keeps_pace(obs, action, now.steps):
+            return action
+    best_claim, best_after = PASS, None
+    for action in legal:
+        if action.kind in (ActionKind.PONG, ActionKind.CHOW):
+            after = claim_choices(obs, action, visible)[0]
+            if after.steps < now.steps and (
+                best_after is None or _claim_order(after) < _claim_order(best_after)
+            ):
+                best_claim, best_after = action, after
+    return best_claim
+
+
+def _option(action: Action, choice: Choice, then: Action | None = None) -> Option:
+    return Option(action, choice.steps, choice.useful, then=then)
+
+
+def efficiency_rank(obs: Observation) -> list[Option]:
+    """Every legal action with the steps and useful tiles of the hand it leaves, the choice
+    of :func:`efficiency_choose` first (no points: ``value`` None)."""
+    if not obs.legal_actions:
+        return []
+    chosen = efficiency_choose(obs)
+    counts, melds, visible = own_hand(obs)
+    options = []
+    if obs.phase is Phase.TURN and any(a.kind is ActionKind.DISCARD for a in obs.legal_actions):
+        for choice in discard_choices(counts, melds, visible, obs.profile, 1, every=True):
+            options.append(_option(choice.action, choice))
+    for action in obs.legal_actions:
+        if action.kind is ActionKind.DISCARD:
+            continue
+        if action is WIN:
+            options.append(Option(WIN, -1))
+        elif action is PASS:
+            options.append(_option(PASS, held_choice(counts, melds, visible, obs.profile)))
+        else:
+            after = claim_choices(obs, action, visible)[0]
+            options.append(_option(action, after, after.action))
+    first = [o for o in options if o.action is chosen]
+    return first + [o for o in options if o.action is not chosen]
+
+
+# ---------------------------------------------------------------------- expert
+
+# What a seat pays, on average, when another seat wins the hand (a point or two); a win of
+# one's own saves it.
+AVERAGE_LOSS = 1.6
+# Speed first: every step from a win costs this much, so the hand value and the useful tiles
+# choose among the fastest moves, and only a concealed kong's payment outweighs a step.
+# (Measured: chasing value at the cost of steps lost to efficiency players, who win 39 hands
+# in 40 with cheap chows.)
+STEP_COST = 5.0
+MEN_QING_KEPT = 0.5  # a concealed hand not yet ready that wins still concealed
+KONG_PAID = 0.97  # kong payments are void in a hand without a win
+KONG_POINTS = {
+    ActionKind.CONCEALED_KONG: 6.0,  # 2 from each of three (RULES.md §7, kept by §9)
+    ActionKind.ADDED_KONG: 3.0,
+    ActionKind.EXPOSED_KONG: 3.0,
+}
+REPLACEMENT_DRAW = 0.3  # a kong draws again at once
+ONE_SUIT_PATTERN = 2.0  # 混一色: one suit and honors (2); 青一色 3 or a doubling
+
+_win_cache: dict[tuple, float] = {}
+
+
+def _paid(
+    hand: Sequence[int], melds: tuple[Meld, ...], tile: int, kind: WinKind, seat: int,
+    dealer: int, discarder: int | None, profile: RuleProfile,
+) -> float:  # fmt: skip
+    """What the win of the 3n+1 ``hand`` on ``tile`` pays ``seat`` (0: not a win)."""
+    full = list(hand)
+    full[tile] += 1
+    ctx = WinContext(tuple(full), melds, tile, kind, seat, dealer, discarder)
+    scored = score_win(ctx, profile)
+    return float(scored.deltas[seat]) if scored is not None else 0.0
+
+
+def _win_points(
+    counts: Sequence[int], melds: tuple[Meld, ...], tile: int, seat: int, dealer: int,
+    profile: RuleProfile,
+) -> float:  # fmt: skip
+    """What the win on ``tile`` pays ``seat``, self-draws and discard wins mixed."""
+    key = (bytes(counts), melds, tile, seat == dealer, profile)
+    found = _win_cache.get(key)
+    if found is None:
+        drawn = _paid(counts, melds, tile, WinKind.SELF_DRAW, seat, dealer, None, profile)
+        thrown = _paid(counts, melds, tile, WinKind.DISCARD, seat, dealer, (seat + 1) % 4, profile)
+        found = SELF_DRAW_SHARE * drawn + (1 - SELF_DRAW_SHARE) * thrown
+        _remember(_win_cache, key, found)
+    return found
+
+
+def win_now(obs: Observation) -> float:
+    """The points the win on offer pays this seat (a self-draw, a discard or a robbed kong)."""
+    hand = obs.counts()
+    melds = obs.seats[obs.seat].melds
+    claim = obs.claim
+    if claim is None:  # a self-draw: the drawn tile completes the rest
+        tile = obs.drawn if obs.drawn is not None else obs.hand[-1]
+        hand[tile] -= 1
+        kind, discarder = WinKind.SELF_DRAW, None
+    else:
+        tile, discarder = claim.tile, claim.from_seat
+        kind = WinKind.ROB_KONG if claim.rob else WinKind.DISCARD
+    return _paid(hand, melds, tile, kind, obs.seat, obs.dealer, discarder, obs.profile)
+
+
+def _pays(dealer: bool) -> float:
+    """A pattern's points times what the three payers pay for one point (§9: the dealer
+    pays double; a winning dealer is paid double by all)."""
+    return 6.0 if dealer else 4.0
+
+
+def estimated_points(choice: Choice, dealer: bool) -> float:
+    """The points a win of the not-yet-ready hand would pay, on average: 屁胡 (1), or the
+    one-suit pattern it is heading for, doubled by 门清 when it may stay concealed and by a
+    self-draw now and then."""
+    counts = choice.counts
+    suited = [sum(counts[s : s + 9]) for s in (0, 9, 18)]
+    for meld in choice.melds:
+        for k in meld.tiles:
+            if k < 27:
+                suited[k // 9] += 1
+    held = sum(counts) + sum(len(m.tiles) for m in choice.melds)
+    off = held - max(suited) - sum(counts[27:])
+    pattern = ONE_SUIT_PATTERN if off <= 1 else 1.0
+    doubling = 1.0 + SELF_DRAW_SHARE
+    if not choice.open:
+        doubling *= 1.0 + MEN_QING_KEPT
+    return pattern * doubling * _pays(dealer)
+
+
+@dataclass(frozen=True, slots=True)
+class Priced:
+    value: float
+    win_chance: float
+    points: float
+
+
+def price(choice: Choice, obs: Observation, with_value: bool) -> Priced:
+    """Expected points of the 3n+1 hand ``choice``: P(win) x (its points + the average
+    loss a win of one's own saves), minus :data:`STEP_COST` per step from a win."""
+    dealer = obs.dealer == obs.seat
+    chance = win_probability(min(choice.steps, 5), choice.total, obs.wall, choice.open, dealer)
+    if choice.steps == 0 and choice.total and with_value:
+        hand = list(choice.counts)
+        points = 0.0
+        for kind, copies in choice.useful:
+            won = _win_points(hand, choice.melds, kind, obs.seat, obs.dealer, obs.profile)
+            points += copies * won
+        points /= choice.total
+    elif with_value:
+        points = estimated_points(choice, dealer)
+    else:
+        points = _pays(dealer)
+    value = chance * (points + AVERAGE_LOSS) - STEP_COST * choice.steps
+    return Priced(value, chance, points)
+
+
+def _priced_option(
+    action: Action, choice: Choice, priced: Priced, extra: float = 0.0, then: Action | None = None
+) -> Option:
+    return Option(
+        action,
+        choice.steps,
+        choice.useful,
+        value=priced.value + extra,
+        then=then,
+        extras={"win_chance": priced.win_chance, "win_points": priced.points},
+    )
+
+
+def expert_rank(obs: Observation, with_value: bool = True) -> list[Option]:
+    """Every legal action priced in expected points, best first (a win first, always;
+    ties: the order of the legal actions). ``with_value``: price each win's points (else
+    every win counts the same)."""
+    counts, melds, visible = own_hand(obs)
+    options: list[Option] = []
+    legal = obs.legal_actions
+    if obs.phase is Phase.TURN and any(a.kind is ActionKind.DISCARD for a in legal):
+        for choice in discard_choices(counts, melds, visible, obs.profile, 1, every=True):
+            options.append(_priced_option(choice.action, choice, price(choice, obs, with_value)))
+    for action in legal:
+        kind = action.kind
+        if kind is ActionKind.DISCARD:
+            continue
+        if action is WIN:
+            points = win_now(obs)
+            options.append(Option(WIN, -1, value=points, extras={"win_points": points}))
+        elif action is PASS:
+            held = held_choice(counts, melds, visible, obs.profile)
+            options.append(_priced_option(PASS, held, price(held, obs, with_value)))
+        elif kind in KONG_TILES:
+            after = claim_choices(obs, action, visible)[0]
+            extra = KONG_PAID * KONG_POINTS[kind] + REPLACEMENT_DRAW
+            options.append(_priced_option(action, after, price(after, obs, with_value), extra))
+        else:  # a pong or a chow, then its best discard
+            afters = claim_choices(obs, action, visible)
+            priced = [(price(c, obs, with_value), c) for c in afters]
+            best, choice = max(priced, key=lambda pc: pc[0].value)
+            options.append(_priced_option(action, choice, best, then=choice.action))
+    order = {a: i for i, a in enumerate(legal)}
+    options.sort(key=lambda o: (o.action is not WIN, -(o.value or 0.0), order[o.action]))
+    return options
