@@ -126,7 +126,9 @@ def test_expert_folds_against_a_ready_opponent_and_efficiency_does_not() -> None
     safe = {DISCARD[k] for k in parse_tiles("8m3s4p")}
     assert make_policy("expert", 3).choose(obs) in safe
     assert make_policy("efficiency").choose(obs) not in safe
-    assert make_policy("expert", 1).choose(obs) not in safe  # level 1 never defends
+    # Level 1 weighs danger only among the discards that keep its pace: it never folds.
+    ranked = make_policy("expert", 1).rank(obs)
+    assert ranked[0].shanten == min(o.shanten for o in ranked)
 
 
 def test_levels_and_names_are_checked() -> None:

@@ -14,7 +14,7 @@ from tests.unit.botservice.positions import random_positions
 
 SPECS = [(name, level) for name, levels in DEFAULT_LEVELS.items() for level in levels]
 POSITIONS = random_positions(40, seed=11)
-NO_SLIPS = {("efficiency", 1), ("expert", 3)}
+NO_SLIPS = {("efficiency", 1), ("expert", 2), ("expert", 3)}
 
 
 @pytest.mark.parametrize(("policy", "level"), SPECS, ids=lambda v: str(v))
