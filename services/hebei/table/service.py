@@ -11,6 +11,8 @@ the seats of a resumed match have to come back before they are auto-played),
 from one client address, ``MAX_STREAMS`` (256) and ``MAX_STREAMS_PER_PEER`` (32): Play streams
 not yet joined to a seat (joined seats are never refused), ``JOIN_SECONDS`` (10): the time a
 Play stream has to send its Join. The thread pool is sized for every stream these allow.
+``KEEP_FINISHED`` (64): ended tables kept in memory for reads (about 1 MiB each after 8
+hands); older ones are read back from the log.
 ``LOG_KEY``: the secret that signs the event logs (:mod:`hebei.table.logkey`). The channels to
 the ledger and matchmaking use the client TLS settings (``HEBEI_TLS_CA``,
 ``HEBEI_TLS_CLIENT_CERT``/``KEY``, see :mod:`hebei.common.tls`).
@@ -61,6 +63,7 @@ class TableConfig:
     matchmaking_address: str | None = None  # None: match results wait in the outbox
     ready_seconds: float = 15.0
     max_tables: int = 256
+    keep_finished: int = 64
     max_streams: int = 256  # Play streams that have not joined a seat yet
     flush_seconds: float = 0.0
     pause_seconds: float = 120.0
@@ -106,6 +109,7 @@ class TableConfig:
             matchmaking_address=read.optional_text("MATCHMAKING_ADDRESS", shared=True),
             ready_seconds=read.number("READY_SECONDS", 15.0, lo=0.01, hi=3600),
             max_tables=max_tables,
+            keep_finished=read.integer("KEEP_FINISHED", 64, lo=0, hi=100_000),
             max_streams=max_streams,
             flush_seconds=read.number("FLUSH_SECONDS", 0.0, lo=0.0, hi=1.0),
             pause_seconds=read.number("PAUSE_SECONDS", 120.0, lo=0.01, hi=86_400),
@@ -153,6 +157,7 @@ class TableEngine:
             HostSettings(
                 ready_seconds=config.ready_seconds,
                 max_tables=config.max_tables,
+                keep_finished=config.keep_finished,
                 pause_seconds=config.pause_seconds,
                 rejoin_seconds=config.rejoin_seconds,
             ),

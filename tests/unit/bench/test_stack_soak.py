@@ -19,19 +19,23 @@ def test_memory_grown_during_the_warm_up_is_not_held_against_a_process() -> None
         "bots-1/7": [40 * MIB] * 6,
     }
     end = {"table": (100 * MIB, 130 * MIB), "bots-1/7": (110 * MIB, 140 * MIB)}
-    summary = _soak_summary(start, samples, end, [window(10.0)], bound_mib=64)
+    summary = _soak_summary(start, samples, end, [window(10.0)], {"table": 64}, bound_mib=64)
     table, bots = summary["memory"]["table"], summary["memory"]["bots-1/7"]
     assert (table["start_mib"], table["warm_mib"], table["end_mib"]) == (30, 90, 100)
     assert (table["start_rss_mib"], table["end_rss_mib"]) == (60, 130)
     assert table["growth_mib"] == 10 and table["max_mib"] == 100
     assert bots["growth_mib"] == 70  # grew after its warm-up
     assert summary["memory_within_bound"] is False
-    assert _soak_summary(start, samples, end, [window(10.0)], 80)["memory_within_bound"]
+    assert bots["bound_mib"] == 64
+    assert _soak_summary(start, samples, end, [window(10.0)], {}, 80)["memory_within_bound"]
+    assert _soak_summary(start, samples, end, [window(10.0)], {"bots-1/7": 70}, 64)[
+        "memory_within_bound"
+    ]  # a component's own bound (PostgreSQL's: larger by its shared buffers)
 
 
 def test_p99_is_stable_unless_a_window_after_the_first_doubles_their_median() -> None:
     def verdict(p99s: list[float | None]) -> dict:
-        return _soak_summary({}, {}, {}, [window(p) for p in p99s], bound_mib=64)
+        return _soak_summary({}, {}, {}, [window(p) for p in p99s], {}, bound_mib=64)
 
     steady = verdict([500.0, 10.0, 12.0, 11.0, None, 19.0])  # the first window warms up
     assert steady["p99_stable"] and steady["seat_rtt_p99_ms_median"] == 12.0
