@@ -4,7 +4,11 @@ and in duplicate play expert > efficiency > random."""
 
 from __future__ import annotations
 
-import pytest
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -132,25 +136,48 @@ def test_on_random_classic_positions_every_policy_plays_a_legal_action(
     assert_plays_legally(obs)
 
 
-@pytest.mark.parametrize("hands", [1])
-def test_whole_classic_matches_play_through(hands: int) -> None:
+def test_whole_classic_matches_play_through_with_every_level() -> None:
     result = run_duplicate(
-        ("expert:1", "expert:2", "efficiency", "random"),
-        seeds=2,
-        hands_per_match=hands,
-        warm_hands=0,
-        profile=CLASSIC,
-    )
-    assert result.hands == 2 * 4 * hands and result.profile == "classic"
+        ("expert:1", "expert:2", "efficiency", "random"), seeds=2, hands_per_match=2,
+        warm_hands=0, profile=CLASSIC,
+    )  # fmt: skip
+    assert result.hands == 2 * 4 * 2 and result.to_json()["profile"] == "classic"
 
 
 def test_the_classic_strength_ordering_holds_on_a_short_fixed_run() -> None:
     """expert > efficiency > random at classic tables, each against three copies of the
-    next, on fixed walls (deterministic). Margins well above zero, so a reversed ordering
-    fails."""
+    next, on fixed walls (deterministic: the same figures on any machine). A reversed
+    ordering fails; the expert's interval on 384 hands is about ±0.8 points (its edge, about
+    +0.2 a hand, shows only on thousands: see the README), so only the sign with a margin is
+    checked for it."""
+    expert = run_duplicate(
+        ("expert", "efficiency", "efficiency", "efficiency"), seeds=24, hands_per_match=4,
+        seed=1, warm_hands=0, profile=CLASSIC,
+    )  # fmt: skip
+    (versus_efficiency,) = expert.comparisons
+    assert expert.hands == 24 * 4 * 4
+    assert versus_efficiency.difference.mean > 0.1, versus_efficiency
     efficiency = run_duplicate(
         ("efficiency", "random", "random", "random"), seeds=6, hands_per_match=3, seed=1,
         warm_hands=0, profile=CLASSIC,
     )  # fmt: skip
     (versus_random,) = efficiency.comparisons
     assert versus_random.difference.low > 2.0, versus_random
+
+
+def test_bench_bots_plays_the_profile_asked_for_and_refuses_an_unknown_one() -> None:
+    hebei = str(Path(sys.executable).with_name("hebei"))
+    ok = subprocess.run(
+        [hebei, "bench", "bots", "--profile", "classic", "--seeds", "2", "--hands", "1",
+         "--processes", "1", "--lineup", "efficiency,random,random,random", "--json"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    (lineup,) = json.loads(ok.stdout)["lineups"]
+    assert lineup["profile"] == "classic" and lineup["hands"] == 2 * 4
+    bad = subprocess.run(
+        [hebei, "bench", "bots", "--profile", "house", "--seeds", "2"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode != 0
+    assert "unknown rule profile 'house'" in bad.stderr and "classic, main" in bad.stderr

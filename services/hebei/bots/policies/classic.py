@@ -13,10 +13,13 @@ profile :func:`plays_classic` to the functions here:
 - ``efficiency`` (:func:`efficiency_choose`, :func:`efficiency_rank`): the fewest steps to a
   legal win, then the most useful tiles; a chow or pong when it lowers the distance;
 - ``expert`` (:func:`expert_rank`): each action priced in expected points,
-  ``P(win) x (points of that win + what the others would have won)`` plus kong payments,
-  the win's points exact on a ready hand (every legal wait scored by the profile, self-draws
-  and discard wins mixed) and estimated on the way (门清 kept, one suit, seven pairs). Under
-  §9 every other seat pays a win, whoever discarded, so a discard carries no extra danger.
+  ``P(win) x (points of that win + what a win of another seat would cost)`` plus kong
+  payments, minus a fixed cost per step from a win (speed first: the measured trade-offs are
+  at :data:`STEP_COST`); the win's points exact on a ready hand (every legal wait scored by
+  the profile, self-draws and discard wins mixed) and estimated on the way (门清 kept, one
+  suit); P(win) counts the useful tiles a claim can bring more often (:func:`reachable`: a
+  pair's third from any seat, a run's tile from the previous seat). Under §9 every other
+  seat pays a win, whoever discarded, so a discard carries no extra danger: no defence.
 
 Claims resolve win > pong/kong > chow at the table; a policy only chooses its own answer.
 """
@@ -369,9 +372,14 @@ def efficiency_rank(obs: Observation) -> list[Option]:
 AVERAGE_LOSS = 1.6
 # Speed first: every step from a win costs this much, so the hand value and the useful tiles
 # choose among the fastest moves, and only a concealed kong's payment outweighs a step.
-# (Measured: chasing value at the cost of steps lost to efficiency players, who win 39 hands
-# in 40 with cheap chows.)
+# Measured against three efficiency players, who win 39 hands in 40 with cheap chows (points
+# a hand, expert minus efficiency): pricing steps by the win chance alone (no step cost)
+# -0.40 ± 0.57 in an early check on the first 40 evaluation walls (seed 1; 640 hands), a step
+# cost of 5 -0.08 ± 0.70 on the first 24 of them; on the tuning walls (seed 5, 640 hands) a
+# cost of 5 +0.06 ± 0.39 and 2 +0.05 ± 0.42; keeping a concealed hand closed unless a claim
+# makes it ready -0.61 ± 0.65 (unless it leaves it one step away: -0.11 ± 0.64).
 STEP_COST = 5.0
+CONCEALED_CLAIM_MAX = 99  # a concealed hand opens with a claim only this close to a win
 MEN_QING_KEPT = 0.5  # a concealed hand not yet ready that wins still concealed
 KONG_PAID = 0.97  # kong payments are void in a hand without a win
 KONG_POINTS = {
@@ -459,11 +467,39 @@ class Priced:
     points: float
 
 
+# Claims make some tiles come more often than the wall brings them (RULES.md §9: a pong of
+# any seat's discard, a chow of the previous seat's). Tuned in duplicate play against three
+# efficiency players on the tuning walls (seeds 5 and 7, 640 and 960 hands; never the
+# evaluation walls): weights 3 and 1 gained +0.24 ± 0.40 and +0.18 ± 0.46 points a hand over
+# plain useful tiles, 1.5 and 0.5 +0.02 ± 0.40, 5 and 2 +0.17 ± 0.40.
+PON_WEIGHT = 3.0
+CHOW_WEIGHT = 1.0
+
+
+def reachable(choice: Choice) -> float:
+    """The useful tiles of a hand not yet ready, each weighted by the ways it may come: a
+    draw, or a pong of any seat's discard (a pair held), or a chow of the previous seat's."""
+    counts = choice.counts
+    total = 0.0
+    for kind, copies in choice.useful:
+        weight = 1.0
+        if counts[kind] >= 2:
+            weight += PON_WEIGHT
+        if kind < 27:
+            rank = kind % 9
+            near = [counts[kind + d] if 0 <= rank + d < 9 else 0 for d in (-2, -1, 1, 2)]
+            if (near[0] and near[1]) or (near[1] and near[2]) or (near[2] and near[3]):
+                weight += CHOW_WEIGHT
+        total += copies * weight
+    return total
+
+
 def price(choice: Choice, obs: Observation, with_value: bool) -> Priced:
     """Expected points of the 3n+1 hand ``choice``: P(win) x (its points + the average
     loss a win of one's own saves), minus :data:`STEP_COST` per step from a win."""
     dealer = obs.dealer == obs.seat
-    chance = win_probability(min(choice.steps, 5), choice.total, obs.wall, choice.open, dealer)
+    useful = reachable(choice) if choice.steps > 0 else choice.total
+    chance = win_probability(min(choice.steps, 5), useful, obs.wall, choice.open, dealer)
     if choice.steps == 0 and choice.total and with_value:
         hand = list(choice.counts)
         points = 0.0
@@ -497,6 +533,7 @@ def expert_rank(obs: Observation, with_value: bool = True) -> list[Option]:
     ties: the order of the legal actions). ``with_value``: price each win's points (else
     every win counts the same)."""
     counts, melds, visible = own_hand(obs)
+    concealed = all(m.kind is MeldKind.CONCEALED_KONG for m in melds)
     options: list[Option] = []
     legal = obs.legal_actions
     if obs.phase is Phase.TURN and any(a.kind is ActionKind.DISCARD for a in legal):
@@ -520,7 +557,10 @@ def expert_rank(obs: Observation, with_value: bool = True) -> list[Option]:
             afters = claim_choices(obs, action, visible)
             priced = [(price(c, obs, with_value), c) for c in afters]
             best, choice = max(priced, key=lambda pc: pc[0].value)
-            options.append(_priced_option(action, choice, best, then=choice.action))
+            extra = 0.0
+            if concealed and choice.steps > CONCEALED_CLAIM_MAX:
+                extra = -2 * STEP_COST
+            options.append(_priced_option(action, choice, best, extra, then=choice.action))
     order = {a: i for i, a in enumerate(legal)}
     options.sort(key=lambda o: (o.action is not WIN, -(o.value or 0.0), order[o.action]))
     return options
