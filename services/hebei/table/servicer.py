@@ -139,7 +139,10 @@ class _PlayReader:
             for request in self.requests:
                 if session.closed:
                     return
-                if not bucket.take():
+                asked = request.WhichOneof("request") == "action" and table.answers_open_decision(
+                    session, request.action.decision_id
+                )
+                if not asked and not bucket.take():
                     dropped += 1
                     if dropped % self.burst == 1:
                         message = f"more than {self.rate:g} messages a second: messages dropped"
@@ -160,7 +163,9 @@ class _PlayReader:
 
 class TableServicer(table_pb2_grpc.TableServiceServicer):
     """TableService over a :class:`TableHost` (see the module docstring for the quotas); a
-    seat sending more than ``rate`` messages a second has the excess dropped (and is told)."""
+    seat sending more than ``rate`` messages a second has the excess dropped (and is told),
+    except its answers to its open decision, which never count: a seat can play as fast as
+    the table asks it."""
 
     def __init__(
         self,

@@ -453,6 +453,16 @@ class Table:
             self._broadcast()
             self._commit()
 
+    def answers_open_decision(self, session: Outbound, decision_id: int) -> bool:
+        """Whether ``decision_id`` is the open decision of ``session``'s seat: an answer the
+        seat was asked for, which the stream's rate limit lets through (a quick bot answers
+        more decisions a second than the limit allows other messages). Read without the lock:
+        a message racing the decision's close is merely counted against the limit."""
+        if not decision_id:
+            return False
+        seat = next((s for s in self.seats if s.session is session), None)
+        return seat is not None and seat.decision_id == decision_id
+
     def act(self, session: Outbound, message: pb.Action) -> None:
         """A seat's message: a seat-control action or an answer to its decision. A refusal
         goes back on the seat's stream as an ActionRejected; the stream stays open."""

@@ -185,3 +185,20 @@ def test_a_flooding_client_does_not_stall_other_tables(engine) -> None:
     assert any(r.code == "RESOURCE_EXHAUSTED" for r in flood[0].rejections)
     noisy_info = engine.stub.GetMatch(table_pb2.GetMatchRequest(match_id=noisy.match_id)).match
     assert noisy_info.status == pb.MATCH_STATUS_FINISHED
+
+
+def test_answers_to_open_decisions_never_count_against_the_rate_limit(engine) -> None:
+    """Bots answered faster than the limit allows other messages (60 decisions a second on a
+    seat through the stack): their answers were dropped as a flood, and their decisions timed
+    out. Only messages that answer no open decision count."""
+    engine.engine.servicer.rate, engine.engine.servicer.burst = 1.0, 1  # one message a second
+    request = new_match_request(hands=1, seed=4)
+    engine.stub.OpenMatch(request, metadata=OPERATOR)
+    clients = play_clients(engine.channel, request.match_id, stop_after=None)
+    for client in clients:
+        client.join(90)
+        assert client.error is None
+        assert not [r for r in client.rejections if r.code == "RESOURCE_EXHAUSTED"]
+    info = engine.stub.GetMatch(table_pb2.GetMatchRequest(match_id=request.match_id)).match
+    assert info.status == pb.MATCH_STATUS_FINISHED
+    assert sum(client.answers for client in clients) > 10  # in about a second or two
