@@ -46,7 +46,8 @@ def test_kill_9_mid_round_and_the_tournament_completes(stack, bots_env, start_wo
         deadline = time.monotonic() + 60
         while True:  # wait for the service to answer
             try:
-                tournament = stack.create(rounds=2, hands=3, seating=mm.SEATING_MODE_SWISS)
+                # Enough hands that round 1 is seen mid-way: the bots play a hand in ~0.2 s.
+                tournament = stack.create(rounds=2, hands=16, seating=mm.SEATING_MODE_SWISS)
                 break
             except Exception:
                 if time.monotonic() > deadline or process.poll() is not None:
