@@ -28,6 +28,9 @@ def serve_command(
         None, "--matchmaking", help="Matchmaking address host:port."
     ),
     ledger: str | None = typer.Option(None, "--ledger", help="Ledger address host:port."),
+    botservice: str | None = typer.Option(
+        None, "--botservice", help="Bot service address host:port (hints and reviews)."
+    ),
     spectator_delay: float | None = typer.Option(
         None, "--spectator-delay", help="Seconds spectators lag the tables (default 0)."
     ),
@@ -45,6 +48,7 @@ def serve_command(
         "HEBEI_WEB_TABLE_ADDRESS": table,
         "HEBEI_WEB_MATCHMAKING_ADDRESS": matchmaking,
         "HEBEI_WEB_LEDGER_ADDRESS": ledger,
+        "HEBEI_WEB_BOTSERVICE_ADDRESS": botservice,
         "HEBEI_WEB_SPECTATOR_DELAY_SECONDS": spectator_delay,
     }
     env = dict(os.environ)
@@ -66,6 +70,7 @@ def _from_running_stack(env: dict[str, str]) -> None:
         "HEBEI_WEB_TABLE_ADDRESS": "table",
         "HEBEI_WEB_MATCHMAKING_ADDRESS": "matchmaking",
         "HEBEI_WEB_LEDGER_ADDRESS": "ledger",
+        "HEBEI_WEB_BOTSERVICE_ADDRESS": "botservice",
     }
     missing = [name for name in wanted if not env.get(name)]
     if not missing and (env.get("HEBEI_OPERATOR_TOKEN") or env.get("HEBEI_WEB_OPERATOR_TOKEN")):

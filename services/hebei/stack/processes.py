@@ -843,7 +843,7 @@ class Stack:
         self.status("starting the web gateway")
         env = self._env("web", ports)
         env["HEBEI_WEB_PORT"] = str(port)
-        for service in ("table", "matchmaking", "ledger"):
+        for service in ("table", "matchmaking", "ledger", "botservice"):
             if service in ports:
                 env[f"HEBEI_WEB_{service.upper()}_ADDRESS"] = f"{HOST}:{ports[service][0]}"
         env["HEBEI_WEB_METRICS"] = ",".join(

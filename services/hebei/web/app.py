@@ -19,6 +19,10 @@ GET    /api/seats/{key}/events                         SSE: the seat's table (ow
 POST   /api/seats/{key}/commands                       ``{command}``: a key as in ``hebei play``
 POST   /api/seats/{key}/auto                           ``{on}``: auto-play (托管) on or off
 DELETE /api/seats/{key}                                leave (the engine plays the seat on)
+GET    /api/seats/{key}/hint[?seat=N]                  the expert's suggestion for the seat's
+                                                       open decision (its own seat only; bounded)
+GET    /api/tables/{match}/review?seat=N               a finished match: seat N's decisions
+                                                       against the expert's, agreement rate
 GET    /api/tournaments                                tournaments with tables (and seen ones)
 GET    /api/tournaments/{id}                           summary
 GET    /api/tournaments/{id}/seating                   every round's tables and quality
@@ -64,6 +68,7 @@ from hebei.common.auth import same_token
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
+from hebei.web.advice import Advisor
 from hebei.web.backend import Backend, HttpError, http_error
 from hebei.web.config import WebConfig
 from hebei.web.feeds import Feed
@@ -229,6 +234,7 @@ class Gateway:
         self.backend = backend or Backend(config)
         self.hub = Hub(config, self.backend)
         self.posts = RateLimiter(POST_RATE, POST_BURST)
+        self.advisor = Advisor(config, self.backend)
         self._tournament_cache: tuple[float, list[dict[str, Any]]] | None = None
 
     # ------------------------------------------------------------------- SSE
@@ -472,6 +478,34 @@ class Gateway:
         if not isinstance(on, bool):
             raise HttpError(400, "on must be true or false")
         return JSONResponse(session.toggle_auto(on), status_code=202)
+
+    async def seat_hint(self, request: Request) -> Response:
+        """The expert's suggestion for the open decision of the session's own seat."""
+        self.posts.take(client_of(request))
+        key = request.path_params["key"]
+        session = self.hub.seat(key)
+        raw = request.query_params.get("seat")
+        if raw is not None and raw != str(session.seat):
+            raise HttpError(
+                403,
+                f"a hint is only for your own seat ({session.seat}): "
+                "no one at a table sees another seat's tiles",
+            )
+        if session.closed or session.feed.ended:
+            raise HttpError(409, "this seat's session has ended")
+        if len(self.advisor.buckets) > 2 * self.config.max_sessions:
+            self.advisor.forget(set(self.hub.seats))
+        return JSONResponse(await self.advisor.hint(key, session.seat, session.obs))
+
+    async def table_review(self, request: Request) -> Response:
+        """A finished match: one seat's decisions against the expert's."""
+        self.posts.take(client_of(request))
+        match_id = check_id("match", request.path_params["match"])
+        raw = request.query_params.get("seat", "")
+        if raw not in ("0", "1", "2", "3"):
+            raise HttpError(400, "seat must be 0-3")
+        review = await self.advisor.review(match_id, int(raw), client_of(request))
+        return JSONResponse(review)
 
     async def leave_seat(self, request: Request) -> Response:
         self.hub.seat(request.path_params["key"])
@@ -737,6 +771,7 @@ def create_app(config: WebConfig, backend: Backend | None = None) -> Starlette:
         Route("/api/tables", g.list_tables),
         Route("/api/tables/{match}", g.get_table),
         Route("/api/tables/{match}/events", g.table_events),
+        Route("/api/tables/{match}/review", g.table_review),
         Route("/api/quickplay", g.quick_play, methods=["POST"]),
         Route("/api/seats", g.join_seat, methods=["POST"]),
         Route("/api/seats/{key}", g.get_seat, methods=["GET"]),
@@ -744,6 +779,7 @@ def create_app(config: WebConfig, backend: Backend | None = None) -> Starlette:
         Route("/api/seats/{key}/events", g.seat_events),
         Route("/api/seats/{key}/commands", g.seat_command, methods=["POST"]),
         Route("/api/seats/{key}/auto", g.seat_auto, methods=["POST"]),
+        Route("/api/seats/{key}/hint", g.seat_hint),
         Route("/api/tournaments", g.list_tournaments),
         Route("/api/tournaments/{tournament}", g.get_tournament),
         Route("/api/tournaments/{tournament}/seating", g.tournament_seating),

@@ -20,7 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from hebei.common.auth import bearer_metadata
 from hebei.common.client import create_channel
-from hebei.v1 import ledger_pb2_grpc, matchmaking_pb2_grpc, table_pb2_grpc
+from hebei.v1 import bot_pb2_grpc, ledger_pb2_grpc, matchmaking_pb2_grpc, table_pb2_grpc
 from hebei.web.config import WebConfig
 
 __all__ = ["Backend", "HttpError", "http_error"]
@@ -77,7 +77,8 @@ def http_error(error: grpc.RpcError, service: str) -> HttpError:
 
 
 class Backend:
-    """Channels and stubs to the table engine, matchmaking and (optionally) the ledger."""
+    """Channels and stubs to the table engine, matchmaking and (optionally) the ledger and the
+    bot service."""
 
     def __init__(self, config: WebConfig) -> None:
         self.config = config
@@ -89,6 +90,10 @@ class Backend:
             self.channels["ledger"] = create_channel(
                 config.ledger_address, timeout=config.call_timeout
             )
+        if config.botservice_address:
+            self.channels["botservice"] = create_channel(
+                config.botservice_address, timeout=config.call_timeout
+            )
         self.table = table_pb2_grpc.TableServiceStub(self.channels["table"])
         self.matchmaking = matchmaking_pb2_grpc.MatchmakingServiceStub(self.channels["matchmaking"])
         self.ledger = (
@@ -96,10 +101,16 @@ class Backend:
             if "ledger" in self.channels
             else None
         )
+        self.botservice = (
+            bot_pb2_grpc.BotServiceStub(self.channels["botservice"])
+            if "botservice" in self.channels
+            else None
+        )
         self.addresses = {
             "table": config.table_address,
             "matchmaking": config.matchmaking_address,
             **({"ledger": config.ledger_address} if config.ledger_address else {}),
+            **({"botservice": config.botservice_address} if config.botservice_address else {}),
         }
         # Unary calls run here, never on the event loop.
         self.executor = ThreadPoolExecutor(max_workers=32, thread_name_prefix="hebei-web-call")
@@ -125,11 +136,17 @@ class Backend:
         timeout: float | None = None,
     ) -> Any:
         """A unary call off the loop; a failure raises HttpError with the service's message."""
-        stub = {"table": self.table, "matchmaking": self.matchmaking, "ledger": self.ledger}[
-            service
-        ]
+        stub = {
+            "table": self.table,
+            "matchmaking": self.matchmaking,
+            "ledger": self.ledger,
+            "botservice": self.botservice,
+        }[service]
         if stub is None:
-            raise HttpError(503, f"the gateway has no {service} address configured")
+            variable = f"HEBEI_WEB_{service.upper()}_ADDRESS"
+            raise HttpError(
+                503, f"the gateway has no {LABELS.get(service, service)} configured ({variable})"
+            )
         metadata: list[tuple[str, str]] = list(bearer_metadata(token)) if token else []
         if actor:
             metadata.append(("hebei-actor", actor))
@@ -159,4 +176,9 @@ class Backend:
         }
 
 
-LABELS = {"table": "the table engine", "matchmaking": "matchmaking", "ledger": "the ledger"}
+LABELS = {
+    "table": "the table engine",
+    "matchmaking": "matchmaking",
+    "ledger": "the ledger",
+    "botservice": "the bot service",
+}

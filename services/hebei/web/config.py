@@ -1,7 +1,9 @@
 """The gateway's settings from ``HEBEI_WEB_*`` (and shared ``HEBEI_*``) variables.
 
 Addresses: ``HEBEI_WEB_TABLE_ADDRESS`` and ``HEBEI_WEB_MATCHMAKING_ADDRESS`` (required),
-``HEBEI_WEB_LEDGER_ADDRESS`` (optional: its health in the operators' view). The shared
+``HEBEI_WEB_LEDGER_ADDRESS`` (optional: its health in the operators' view),
+``HEBEI_WEB_BOTSERVICE_ADDRESS`` (optional: the bot service that answers the table page's hints
+and the review page; without it those say so). The shared
 ``HEBEI_OPERATOR_TOKEN`` unlocks the operators' view (without it, that view answers 503).
 
 Bounds (each a variable, see :class:`WebConfig`): SSE streams per client address and in total,
@@ -49,6 +51,7 @@ class WebConfig:
     table_address: str
     matchmaking_address: str
     ledger_address: str | None = None
+    botservice_address: str | None = None  # hints and reviews (BotService Suggest, Review)
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT  # 0: any free port
     operator_token: str | None = None
@@ -64,6 +67,11 @@ class WebConfig:
     ended_keep_seconds: float = 600.0  # a finished table or seat stays readable this long
     call_timeout: float = 10.0  # deadline of each unary gRPC call
     quick_play_timeout: float = 60.0  # seconds to wait for quick play to seat the person
+    hints_per_minute: float = 20.0  # hints computed for one seat a minute, sustained ...
+    hint_burst: int = 5  # ... with this burst (the same decision asked again: from memory)
+    max_advice_calls: int = 4  # Suggest and Review calls at the bot service at once
+    max_reviews_per_client: int = 1  # reviews one client address waits for at once
+    review_timeout: float = 120.0  # deadline of one Review call
     metrics: dict[str, str] = field(default_factory=dict)  # name -> host:port of /metrics
     log_level: str = "INFO"
 
@@ -75,6 +83,7 @@ class WebConfig:
             table_address=_address(read, "TABLE_ADDRESS", True) or "",
             matchmaking_address=_address(read, "MATCHMAKING_ADDRESS", True) or "",
             ledger_address=_address(read, "LEDGER_ADDRESS", False),
+            botservice_address=_address(read, "BOTSERVICE_ADDRESS", False),
             host=read.text("HOST", "127.0.0.1", shared=True),
             port=read.port("PORT", DEFAULT_PORT),
             operator_token=read.optional_text("OPERATOR_TOKEN", shared=True),
@@ -90,6 +99,11 @@ class WebConfig:
             ended_keep_seconds=read.number("ENDED_KEEP_SECONDS", 600.0, lo=1.0, hi=86_400),
             call_timeout=read.number("CALL_TIMEOUT_SECONDS", 10.0, lo=0.1, hi=600),
             quick_play_timeout=read.number("QUICK_PLAY_TIMEOUT_SECONDS", 60.0, lo=1.0, hi=600),
+            hints_per_minute=read.number("HINTS_PER_MINUTE", 20.0, lo=0.1, hi=6000),
+            hint_burst=read.integer("HINT_BURST", 5, lo=1, hi=1000),
+            max_advice_calls=read.integer("MAX_ADVICE_CALLS", 4, lo=1, hi=1000),
+            max_reviews_per_client=read.integer("MAX_REVIEWS_PER_CLIENT", 1, lo=1, hi=100),
+            review_timeout=read.number("REVIEW_TIMEOUT_SECONDS", 120.0, lo=1.0, hi=3600),
             metrics=_addresses(read, "METRICS"),
             log_level=read.choice("LOG_LEVEL", "INFO", LOG_LEVELS, shared=True),
         )

@@ -1,7 +1,7 @@
 """The web tests' stack: the whole local stack as processes (``start_stack``: ledger, table
-engine, matchmaking, one bot worker) on the session's PostgreSQL and Redis with private schemas
-and queues, started once per pytest session however many test folders use it, and gateways
-served in threads of this process on port 0.
+engine, matchmaking, the bot service, one bot worker) on the session's PostgreSQL and Redis with
+private schemas and queues, started once per pytest session however many test folders use it,
+and gateways served in threads of this process on port 0.
 
 Also a small SSE reader over httpx for the tests without a browser.
 """
@@ -26,7 +26,7 @@ import httpx
 import psycopg
 from psycopg import sql
 
-from hebei.stack.processes import Stack, StackOptions, start_stack
+from hebei.stack.processes import Stack, StackOptions, available_services, start_stack
 from hebei.web.config import WebConfig
 from hebei.web.server import RunningGateway, start_gateway
 from tests.conftest import unique_name
@@ -50,6 +50,7 @@ def acquire_stack(database_url: str, broker_url: str) -> Stack:
             )
             folder = Path(tempfile.mkdtemp(prefix="hebei-web-"))
             options = StackOptions(
+                services=(*available_services(), "botservice"),  # hints and reviews
                 data_dir=folder,
                 database_url=database_url,
                 broker_url=broker_url,
@@ -86,6 +87,7 @@ def web_config(stack: Stack, **overrides: Any) -> WebConfig:
         table_address=stack.address("table"),
         matchmaking_address=stack.address("matchmaking"),
         ledger_address=stack.address("ledger"),
+        botservice_address=stack.address("botservice"),
         port=0,
         operator_token=stack.operator_token,
     )

@@ -1,0 +1,79 @@
+"""The gateway's hint bound and its settings, without services."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from hebei.common.config import ConfigError
+from hebei.v1 import types_pb2 as pb
+from hebei.web.advice import Advisor, Bucket
+from hebei.web.backend import HttpError
+from hebei.web.config import WebConfig
+
+ADDRESSES = {"HEBEI_WEB_TABLE_ADDRESS": "h:1", "HEBEI_WEB_MATCHMAKING_ADDRESS": "h:2"}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_bucket_gives_a_burst_then_the_rate() -> None:
+    clock = Clock()
+    bucket = Bucket(rate=1 / 3, burst=2, clock=clock)  # 20 a minute, 2 at once
+    assert bucket.take() == 0.0 and bucket.take() == 0.0
+    wait = bucket.take()
+    assert wait == pytest.approx(3.0)
+    clock.now += 1.5
+    assert bucket.take() == pytest.approx(1.5)  # a refused take costs nothing
+    clock.now += 1.5
+    assert bucket.take() == 0.0
+    clock.now += 3600  # never more than the burst
+    assert [bucket.take() for _ in range(3)][:2] == [0.0, 0.0] and bucket.tokens < 1
+
+
+def test_the_settings_read_the_bot_service_and_the_bounds() -> None:
+    config = WebConfig.from_env(ADDRESSES)
+    assert config.botservice_address is None
+    assert (config.hints_per_minute, config.hint_burst, config.max_advice_calls) == (20.0, 5, 4)
+    config = WebConfig.from_env(
+        {
+            **ADDRESSES,
+            "HEBEI_WEB_BOTSERVICE_ADDRESS": "h:3",
+            "HEBEI_WEB_HINTS_PER_MINUTE": "6",
+            "HEBEI_WEB_HINT_BURST": "2",
+        }
+    )
+    assert config.botservice_address == "h:3" and config.hints_per_minute == 6.0
+    with pytest.raises(ConfigError, match="BOTSERVICE_ADDRESS"):
+        WebConfig.from_env({**ADDRESSES, "HEBEI_WEB_BOTSERVICE_ADDRESS": "nohost"})
+    with pytest.raises(ConfigError, match="HINT_BURST"):
+        WebConfig.from_env({**ADDRESSES, "HEBEI_WEB_HINT_BURST": "0"})
+
+
+def _refusal(advisor: Advisor, obs: pb.Observation | None, seat: int = 0) -> HttpError:
+    with pytest.raises(HttpError) as caught:
+        asyncio.run(advisor.hint("key", seat, obs))
+    return caught.value
+
+
+def test_a_hint_needs_the_seats_own_open_decision() -> None:
+    """Refused before any call (the advisor has no backend here): no observation yet, another
+    seat's observation, no open decision, a seat played by auto-play."""
+    advisor = Advisor(WebConfig(table_address="h:1", matchmaking_address="h:2"), None)  # type: ignore[arg-type]
+    assert _refusal(advisor, None).status == 409
+    seats = [pb.SeatView(seat=s) for s in range(4)]
+    open_decision = [pb.Action(kind=pb.ACTION_KIND_DISCARD, tile=pb.TILE_1M)]
+    other = pb.Observation(seat=1, seats=seats, decision_id=7, legal_actions=open_decision)
+    assert _refusal(advisor, other, seat=0).status == 403
+    idle = pb.Observation(seat=0, seats=seats)
+    assert "nothing to decide" in _refusal(advisor, idle).message
+    seats[0].auto_played = True
+    auto = pb.Observation(seat=0, seats=seats, decision_id=7, legal_actions=open_decision)
+    assert "auto-play" in _refusal(advisor, auto).message
+    assert advisor.calls == 0 and not advisor.buckets
