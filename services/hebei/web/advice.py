@@ -107,6 +107,20 @@ def _label(action: pb.Action) -> str:
         return "?"
 
 
+def check_open_decision(obs: pb.Observation | None, seat: int) -> pb.Observation:
+    """``obs`` if it is seat ``seat``'s own observation with an open decision the person plays;
+    HttpError (409, 403) saying why not otherwise."""
+    if obs is None:
+        raise HttpError(409, "the table has not sent this seat anything yet")
+    if obs.seat != seat:  # never: the engine sends a seat its own observation
+        raise HttpError(403, "a hint is only for your own seat")
+    if not (obs.decision_id and len(obs.legal_actions) > 0):
+        raise HttpError(409, "nothing to decide right now: a hint is for your open decision")
+    if obs.seat < len(obs.seats) and obs.seats[obs.seat].auto_played:
+        raise HttpError(409, "auto-play (托管) plays your seat: take over (t) for a hint")
+    return obs
+
+
 class Bucket:
     """A token bucket: ``rate`` a second sustained, ``burst`` at once."""
 
@@ -160,14 +174,7 @@ class Advisor:
     async def hint(self, key: str, seat: int, obs: pb.Observation | None) -> dict[str, Any]:
         """The expert's suggestion for the open decision of seat ``seat`` (the session's
         ``key``) from ``obs``, the observation the engine last sent that seat."""
-        if obs is None:
-            raise HttpError(409, "the table has not sent this seat anything yet")
-        if obs.seat != seat:  # never: the engine sends a seat its own observation
-            raise HttpError(403, "a hint is only for your own seat")
-        if not (obs.decision_id and len(obs.legal_actions) > 0):
-            raise HttpError(409, "nothing to decide right now: a hint is for your open decision")
-        if obs.seat < len(obs.seats) and obs.seats[obs.seat].auto_played:
-            raise HttpError(409, "auto-play (托管) plays your seat: take over (t) for a hint")
+        obs = check_open_decision(obs, seat)
         known = self.hints.setdefault(key, OrderedDict())
         if obs.decision_id in known:
             return {**known[obs.decision_id], "remembered": True}

@@ -199,7 +199,7 @@ def test_a_tournament_and_the_operators_view(
         page.fill("input[name=actor]", "Ana")
         page.click("#token-form button[type=submit]")
         page.wait_for_function(
-            "document.querySelectorAll('#services tbody .badge.ok').length === 3"
+            "document.querySelectorAll('#services tbody .badge.ok').length === 4"
         )
         row = page.locator(f"#tournaments tr[data-tournament='{tournament_id}']")
         row.locator("button", has_text="Pause").click()

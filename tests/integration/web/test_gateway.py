@@ -366,6 +366,7 @@ def test_the_operators_view(client: httpx.Client, web_stack) -> None:
             "table": "serving",
             "matchmaking": "serving",
             "ledger": "serving",
+            "botservice": "serving",
         }
         assert data["engines"][0]["address"] == web_stack.address("table")
         bad = client.get("/api/operator/overview?stall_seconds=1", headers=operator)

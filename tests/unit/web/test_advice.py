@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from hebei.common.config import ConfigError
 from hebei.v1 import types_pb2 as pb
-from hebei.web.advice import Advisor, Bucket
+from hebei.web.advice import Bucket, check_open_decision
 from hebei.web.backend import HttpError
 from hebei.web.config import WebConfig
 
@@ -56,24 +54,24 @@ def test_the_settings_read_the_bot_service_and_the_bounds() -> None:
         WebConfig.from_env({**ADDRESSES, "HEBEI_WEB_HINT_BURST": "0"})
 
 
-def _refusal(advisor: Advisor, obs: pb.Observation | None, seat: int = 0) -> HttpError:
+def _refusal(obs: pb.Observation | None, seat: int = 0) -> HttpError:
     with pytest.raises(HttpError) as caught:
-        asyncio.run(advisor.hint("key", seat, obs))
+        check_open_decision(obs, seat)
     return caught.value
 
 
 def test_a_hint_needs_the_seats_own_open_decision() -> None:
-    """Refused before any call (the advisor has no backend here): no observation yet, another
-    seat's observation, no open decision, a seat played by auto-play."""
-    advisor = Advisor(WebConfig(table_address="h:1", matchmaking_address="h:2"), None)  # type: ignore[arg-type]
-    assert _refusal(advisor, None).status == 409
+    """Refused before the bot service is asked: no observation yet, another seat's
+    observation, no open decision, a seat played by auto-play."""
+    assert _refusal(None).status == 409
     seats = [pb.SeatView(seat=s) for s in range(4)]
     open_decision = [pb.Action(kind=pb.ACTION_KIND_DISCARD, tile=pb.TILE_1M)]
+    mine = pb.Observation(seat=0, seats=seats, decision_id=7, legal_actions=open_decision)
+    assert check_open_decision(mine, 0) is mine
     other = pb.Observation(seat=1, seats=seats, decision_id=7, legal_actions=open_decision)
-    assert _refusal(advisor, other, seat=0).status == 403
+    assert _refusal(other, seat=0).status == 403
     idle = pb.Observation(seat=0, seats=seats)
-    assert "nothing to decide" in _refusal(advisor, idle).message
+    assert "nothing to decide" in _refusal(idle).message
     seats[0].auto_played = True
     auto = pb.Observation(seat=0, seats=seats, decision_id=7, legal_actions=open_decision)
-    assert "auto-play" in _refusal(advisor, auto).message
-    assert advisor.calls == 0 and not advisor.buckets
+    assert "auto-play" in _refusal(auto).message

@@ -16,6 +16,7 @@ const page = {
   pendingKong: false,
   sending: false,
   log: [],
+  hint: null, // the expert's hint for the open decision (GET /api/seats/KEY/hint)
 };
 // Measurements for the tests and the README: engine event time -> DOM updated (ms).
 window.hebeiLatency = [];
@@ -148,7 +149,8 @@ function renderSettlement(state) {
   const end = state.finished
     ? el("p", { class: "final" }, el("strong", {}, "Final scores: "),
       state.seats.map((s) => `${seatName(state, s.seat)} ${signed(s.score)}`).join(" · "),
-      state.seed ? ` · seed ${state.seed} (published for audit)` : "")
+      state.seed ? ` · seed ${state.seed} (published for audit)` : "",
+      " · ", el("a", { href: reviewUrl(state), class: "review" }, "review the play against the expert"))
     : null;
   fill(box, title, draw, falseWins, wins, results, end);
 }
@@ -162,14 +164,91 @@ function render(state) {
   state.seats.forEach((view) => renderSeat(state, view, POSITIONS[(view.seat - viewer + 4) % 4]));
   renderCenter(state);
   renderHand(state);
+  renderHint(state);
   renderSettlement(state);
   fill($("#title"), `${state.table_id || ""} · ${state.match_id}`);
+  if (state.finished && state.match_id) {
+    const link = $("#review-link");
+    link.href = reviewUrl(state);
+    link.classList.remove("hidden");
+  }
   if (state.tournament_id) {
     const link = $("#tournament-link");
     link.href = `/tournament.html?id=${encodeURIComponent(state.tournament_id)}`;
     link.classList.remove("hidden");
   }
   tick();
+}
+
+function reviewUrl(state) {
+  return `/review.html?match=${encodeURIComponent(state.match_id)}&seat=${viewerSeat(state)}`;
+}
+
+function figures(s) {
+  const parts = [];
+  if (s.shanten_after !== null && s.shanten_after !== undefined) {
+    parts.push(s.shanten_after < 0 ? "a winning hand" : s.shanten_after === 0 ? "ready (听) after"
+      : `${s.shanten_after} from ready after`);
+  }
+  const useful = s.useful.length
+    ? el("span", { class: "useful" }, "useful ", s.useful.map((u) =>
+      el("span", { title: `${u.count} unseen` }, tile(u.tile, "small"), `×${u.count} `)), `(${s.useful_unseen} unseen)`)
+    : null;
+  if (s.danger !== null && s.danger !== undefined) parts.push(`danger ${s.danger.toFixed(2)}`);
+  if (s.expected_value !== null && s.expected_value !== undefined) {
+    parts.push(`value ${s.expected_value >= 0 ? "+" : ""}${s.expected_value.toFixed(2)}`);
+  }
+  return el("div", { class: "figures" }, parts.join(" · "), parts.length && useful ? " · " : "", useful);
+}
+
+function renderHint(state) {
+  const box = $("#hint-box");
+  const button = $("#hint");
+  button.disabled = !state.decision_id || state.auto || state.finished;
+  document.querySelectorAll(".suggested").forEach((node) => node.classList.remove("suggested"));
+  const hint = page.hint;
+  if (!hint || hint.decision_id !== (state.decision_id || "")) {
+    page.hint = null;
+    box.classList.add("hidden");
+    fill(box);
+    return;
+  }
+  box.classList.remove("hidden");
+  if (hint.error) {
+    fill(box, el("span", { class: "error" }, hint.error));
+    return;
+  }
+  const [best, ...others] = hint.suggestions;
+  box.dataset.decision = hint.decision_id;
+  fill(box,
+    el("div", { class: "best", dataset: { kind: best.kind, tile: best.tile || "" } },
+      `Expert (level ${hint.level}) suggests: ${best.label}${best.then ? `, then ${best.then}` : ""} — ${best.reason}`),
+    figures(best),
+    others.length ? el("ol", { start: 2 }, others.map((s) => el("li", { dataset: { kind: s.kind, tile: s.tile || "" } },
+      `${s.label}: ${s.reason}`, figures(s)))) : null);
+  if (best.kind === "discard") {
+    const node = document.querySelector(`#hand .tile.can[data-tile="${best.tile}"]`);
+    if (node) node.classList.add("suggested");
+  } else {
+    const node = Array.from(document.querySelectorAll("#option-buttons button")).find((b) =>
+      b.dataset.kind === best.kind);
+    if (node) node.classList.add("suggested");
+  }
+}
+
+async function askHint() {
+  const state = page.state;
+  if (!seatKey || !state) return;
+  if (!state.decision_id) {
+    page.hint = { decision_id: "", error: "Nothing to decide right now: a hint is for your open decision." };
+  } else {
+    try {
+      page.hint = await api(`/api/seats/${encodeURIComponent(seatKey)}/hint`);
+    } catch (error) {
+      page.hint = { decision_id: state.decision_id, error: error.message };
+    }
+  }
+  if (page.state) renderHint(page.state);
 }
 
 function tick() {
@@ -235,6 +314,8 @@ function onKey(event) {
     $("#help").classList.toggle("hidden");
   } else if (key === "t") {
     toggleAuto();
+  } else if (key === "s") {
+    askHint();
   } else if (key === "enter" || key === "x") {
     send("x");
   } else if (key === "h" || key === "p") {
@@ -299,6 +380,7 @@ function start() {
   window.hebeiFeed = page.feed;
   document.addEventListener("keydown", onKey);
   $("#auto").addEventListener("click", toggleAuto);
+  $("#hint").addEventListener("click", askHint);
   $("#help-button").addEventListener("click", () => $("#help").classList.toggle("hidden"));
   setInterval(tick, 250);
 }
