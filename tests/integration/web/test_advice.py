@@ -3,6 +3,7 @@ over gRPC for the person's own seat only, bounded per seat; reviews of finished 
 
 from __future__ import annotations
 
+import statistics
 import time
 from typing import Any
 
@@ -102,8 +103,11 @@ def test_hints_for_my_seat_then_a_review_of_the_match(web_stack) -> None:
 
         hinted = played_otherwise = 0
         answered = None
+        round_trips: list[float] = []  # for the README's figure (printed, never asserted)
         while not state.get("finished") and not reader.done.is_set():
+            started = time.perf_counter()
             reply = client.get(f"/api/seats/{key}/hint", params={"seat": seat["seat"]})
+            round_trips.append((time.perf_counter() - started) * 1000)
             if reply.status_code == 409:  # the decision closed meanwhile (a claim window)
                 state = wait_decision(reader, answered)
                 continue
@@ -133,7 +137,14 @@ def test_hints_for_my_seat_then_a_review_of_the_match(web_stack) -> None:
         ended = client.get(f"/api/seats/{key}/hint")
         assert ended.status_code == 409 and ended.json()["error"]
 
+        started = time.perf_counter()
         review = client.get(f"/api/tables/{match_id}/review", params={"seat": seat["seat"]})
+        review_ms = (time.perf_counter() - started) * 1000
+        print(
+            f"hint round trip: {len(round_trips)} hints, median "
+            f"{statistics.median(round_trips):.0f} ms, max {max(round_trips):.0f} ms; "
+            f"review of the one-hand match {review_ms:.0f} ms"
+        )
         assert review.status_code == 200, review.text
         body = review.json()
         assert body["match_id"] == match_id and body["seat"] == seat["seat"]
