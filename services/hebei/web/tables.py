@@ -228,6 +228,10 @@ class SeatSession:
             return self.toggle_auto(not _auto_played(obs))
         if command.kind in (CommandKind.REDRAW, CommandKind.HELP):
             return {"sent": None}
+        if command.kind is CommandKind.HINT:
+            raise HttpError(
+                409, "a hint is asked with GET /api/seats/KEY/hint (the page's Hint, s)"
+            )
         if command.kind is CommandKind.QUIT:
             raise HttpError(400, "to leave the table, close the page (the engine plays on)")
         raise HttpError(409, command.message)

@@ -100,6 +100,8 @@ def test_hints_for_my_seat_then_a_review_of_the_match(web_stack) -> None:
         assert refused.status_code == 403 and "your own seat" in refused.json()["error"]
         missing = client.get("/api/seats/no-such-session-key/hint")
         assert missing.status_code == 404 and "no such seat session" in missing.json()["error"]
+        typed = client.post(f"/api/seats/{key}/commands", json={"command": "s"})
+        assert typed.status_code == 409 and "/hint" in typed.json()["error"]
 
         hinted = played_otherwise = 0
         answered = None
