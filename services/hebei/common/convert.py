@@ -51,8 +51,20 @@ __all__ = [
 # ----------------------------------------------------------------------------- tiles
 
 
+# Tile kind -> enum value and back, for the per-tile loops of observations (a dict lookup
+# each; a miss takes the checking path, which raises).
+_TILE_TO_PROTO: dict[int | None, int] = {
+    None: pb.TILE_UNSPECIFIED,
+    HIDDEN: pb.TILE_UNSPECIFIED,
+    **{kind: kind + 1 for kind in range(N_KINDS)},
+}
+_TILE_FROM_PROTO: dict[int, int] = {kind + 1: kind for kind in range(N_KINDS)}
+
+
 def tile_to_proto(kind: int | None) -> int:
     """The ``Tile`` enum value of a rules tile kind; None or HIDDEN give TILE_UNSPECIFIED."""
+    if type(kind) is int and kind in _TILE_TO_PROTO:
+        return _TILE_TO_PROTO[kind]
     if kind is None or kind == HIDDEN:
         return pb.TILE_UNSPECIFIED
     if not 0 <= kind < N_KINDS:
@@ -75,10 +87,17 @@ def _tile_named(name: str | None) -> int:
 
 
 def _tiles_to_proto(kinds: Iterable[int]) -> list[int]:
-    return [tile_to_proto(k) for k in kinds]
+    try:
+        return [_TILE_TO_PROTO[k] for k in kinds]
+    except (KeyError, TypeError):
+        return [tile_to_proto(k) for k in kinds]  # raises for the bad one
 
 
 def _required_tiles(values: Iterable[int], what: str) -> tuple[int, ...]:
+    try:
+        return tuple([_TILE_FROM_PROTO[value] for value in values])
+    except (KeyError, TypeError):
+        pass  # a hidden or unknown tile: the checking path says which
     kinds = []
     for value in values:
         kind = tile_from_proto(value)
@@ -155,22 +174,42 @@ _ACTION_KINDS_BACK = {v: k for k, v in _ACTION_KINDS.items()}
 SEAT_CONTROL_KINDS = frozenset({pb.ACTION_KIND_HAND_OVER, pb.ACTION_KIND_TAKE_OVER})
 
 
+# Actions are interned (a few hundred): their message fields, and the action of each message
+# already read (bounded: the engine reads clients' messages).
+_ACTION_FIELDS: dict[Action, dict[str, int]] = {}
+_ACTIONS_READ: dict[tuple[int, int, int], Action] = {}
+_ACTIONS_READ_MAX = 4096
+
+
+def _action_fields(action: Action) -> dict[str, int]:
+    fields = _ACTION_FIELDS.get(action)
+    if fields is None:
+        if action.kind is ActionKind.CHOW:
+            fields = {"kind": pb.ACTION_KIND_CHOW, "chow_base": tile_to_proto(action.tile)}
+        else:
+            fields = {"kind": _ACTION_KINDS[action.kind], "tile": tile_to_proto(action.tile)}
+        _ACTION_FIELDS[action] = fields
+    return fields
+
+
 def action_to_proto(action: Action, decision_id: int = 0) -> pb.Action:
     """A rules action as an ``Action`` message answering ``decision_id`` (a chow names its run
     by ``chow_base``, the lowest tile)."""
-    if action.kind is ActionKind.CHOW:
-        return pb.Action(
-            kind=pb.ACTION_KIND_CHOW,
-            chow_base=tile_to_proto(action.tile),
-            decision_id=decision_id,
-        )
-    return pb.Action(
-        kind=_ACTION_KINDS[action.kind], tile=tile_to_proto(action.tile), decision_id=decision_id
-    )
+    return pb.Action(**_action_fields(action), decision_id=decision_id)
 
 
 def action_from_proto(message: pb.Action) -> Action:
     """A game ``Action`` message as a rules action (seat-control kinds are not game actions)."""
+    key = (message.kind, message.tile, message.chow_base)
+    action = _ACTIONS_READ.get(key)
+    if action is None:
+        action = _action_from_proto(message)
+        if len(_ACTIONS_READ) < _ACTIONS_READ_MAX:
+            _ACTIONS_READ[key] = action
+    return action
+
+
+def _action_from_proto(message: pb.Action) -> Action:
     kind = _ACTION_KINDS_BACK.get(message.kind)
     if kind is None:
         if message.kind in SEAT_CONTROL_KINDS:
@@ -194,16 +233,14 @@ def action_from_proto(message: pb.Action) -> Action:
 
 def timestamp_from_seconds(seconds: float) -> timestamp_pb2.Timestamp:
     """A ``Timestamp`` of a ``time.time()`` value."""
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromNanoseconds(int(seconds * 1e9))
-    return stamp
+    nanos = int(seconds * 1e9)
+    return timestamp_pb2.Timestamp(seconds=nanos // 1_000_000_000, nanos=nanos % 1_000_000_000)
 
 
 def duration_from_seconds(seconds: float) -> duration_pb2.Duration:
     """A ``Duration`` of a number of seconds."""
-    duration = duration_pb2.Duration()
-    duration.FromNanoseconds(int(max(0.0, seconds) * 1e9))
-    return duration
+    nanos = int(max(0.0, seconds) * 1e9)
+    return duration_pb2.Duration(seconds=nanos // 1_000_000_000, nanos=nanos % 1_000_000_000)
 
 
 def _now() -> float:
@@ -444,6 +481,9 @@ class SeatPublic:
     auto_played: bool = False
 
 
+_NO_PUBLIC = SeatPublic()
+
+
 def observation_to_proto(
     obs: Observation,
     *,
@@ -466,23 +506,6 @@ def observation_to_proto(
     ``legal_actions`` are sent only with a ``decision_id`` (a seat with nothing to decide
     gets none); ``match_finished`` turns the phase into PHASE_MATCH_END.
     """
-    seat_msgs = []
-    for view in obs.seats:
-        public = seats[view.seat] if view.seat < len(seats) else SeatPublic()
-        seat_msgs.append(
-            pb.SeatView(
-                seat=view.seat,
-                player_name=public.player_name,
-                kind=public.kind,
-                melds=[meld_to_proto(m) for m in view.melds],
-                discards=_tiles_to_proto(view.discards),
-                concealed_count=view.concealed_count,
-                score=view.score,
-                connected=public.connected,
-                auto_played=public.auto_played,
-                seat_wind=pb.TILE_EAST + (view.seat - obs.dealer) % 4,
-            )
-        )
     message = pb.Observation(
         table_id=table_id,
         match_id=match_id,
@@ -492,21 +515,37 @@ def observation_to_proto(
         prevailing_wind=pb.TILE_EAST if wind_round else pb.TILE_UNSPECIFIED,
         concealed=_tiles_to_proto(obs.hand),
         drawn=tile_to_proto(obs.drawn),
-        seats=seat_msgs,
         wall_count=max(0, obs.wall),
         current_seat=obs.current,
         phase=pb.PHASE_MATCH_END if match_finished else _PHASES[obs.phase],
         match_finished=match_finished,
-        rule_profile=pb.RuleProfile(
-            name=obs.profile.name if rule_profile is None else rule_profile
-        ),
     )
+    message.rule_profile.SetInParent()
+    message.rule_profile.name = obs.profile.name if rule_profile is None else rule_profile
+    add_seat = message.seats.add  # built in place: a message passed in would be copied
+    for view in obs.seats:
+        public = seats[view.seat] if view.seat < len(seats) else _NO_PUBLIC
+        seat = add_seat(
+            seat=view.seat,
+            player_name=public.player_name,
+            kind=public.kind,
+            discards=_tiles_to_proto(view.discards),
+            concealed_count=view.concealed_count,
+            score=view.score,
+            connected=public.connected,
+            auto_played=public.auto_played,
+            seat_wind=pb.TILE_EAST + (view.seat - obs.dealer) % 4,
+        )
+        for meld in view.melds:
+            seat.melds.append(meld_to_proto(meld))
     if obs.claim is not None:
         message.last_discard = tile_to_proto(obs.claim.tile)
         message.last_discarder = obs.claim.from_seat
     if decision_id:
         message.decision_id = decision_id
-        message.legal_actions.extend(action_to_proto(a, decision_id) for a in obs.legal_actions)
+        add_action = message.legal_actions.add
+        for action in obs.legal_actions:
+            add_action(**_action_fields(action), decision_id=decision_id)
     if deadline is not None:
         message.deadline.CopyFrom(timestamp_from_seconds(deadline))
     if time_bank is not None:

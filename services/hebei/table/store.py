@@ -56,16 +56,16 @@ WRITE_BATCH = """
 WITH new_events AS (
     INSERT INTO events (match_id, seq, hand_no, event, logged_at, chain, mac)
     SELECT m, s, h, e::jsonb, to_timestamp(t), c, x
-    FROM unnest(%s::text[], %s::int[], %s::int[], %s::text[], %s::float8[], %s::text[],
-                %s::text[]) AS r(m, s, h, e, t, c, x)
+    FROM unnest(%b::text[], %b::int[], %b::int[], %b::text[], %b::float8[], %b::text[],
+                %b::text[]) AS r(m, s, h, e, t, c, x)
 ), new_outbox AS (
     INSERT INTO outbox (match_id, kind, key, payload)
-    SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bytea[])
+    SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], %b::bytea[])
     ON CONFLICT (kind, key) DO NOTHING
 )
 UPDATE matches SET status = u.status, hands_played = u.hands, scores = u.scores::jsonb,
     event_count = u.events, ended_at = CASE WHEN u.ended THEN now() ELSE ended_at END
-FROM unnest(%s::text[], %s::text[], %s::int[], %s::text[], %s::bigint[], %s::bool[])
+FROM unnest(%b::text[], %b::text[], %b::int[], %b::text[], %b::bigint[], %b::bool[])
     AS u(match_id, status, hands, scores, events, ended)
 WHERE matches.match_id = u.match_id
 """
@@ -595,6 +595,8 @@ class EventStore:
             *_columns(outbox, 4),
             *_columns(list(updates.values()), 6),
         ]
+        # %b: the arrays go in binary, element by element; in text each string is escaped
+        # for the array literal (a regex substitution per element: most of the dumping).
         self._connection().execute(WRITE_BATCH, params)
 
     # ------------------------------------------------------------------ the outbox

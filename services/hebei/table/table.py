@@ -215,6 +215,29 @@ class LogEntry:
     chain: str | None = None
 
 
+class _RandomBits:
+    """:data:`DECISION_RANDOM_BITS` random bits at a time from the OS's CSPRNG, read 4 KiB at
+    once (``secrets.randbits`` reads the OS for each: a system call on every decision)."""
+
+    SIZE = 4096
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._buffer = b""
+        self._at = 0
+
+    def take(self) -> int:
+        with self._lock:
+            if self._at + 4 > len(self._buffer):
+                self._buffer, self._at = secrets.token_bytes(self.SIZE), 0
+            value = int.from_bytes(self._buffer[self._at : self._at + 4], "little")
+            self._at += 4
+        return value & ((1 << DECISION_RANDOM_BITS) - 1)
+
+
+_random_bits = _RandomBits()
+
+
 class Seat:
     """The live state of one seat."""
 
@@ -252,7 +275,7 @@ class Seat:
         with each decision of the seat (clients may order them), it tells nothing of the other
         seats nor of the log, and the next one cannot be guessed."""
         self.decisions += 1
-        return (self.decisions << DECISION_RANDOM_BITS) | secrets.randbits(DECISION_RANDOM_BITS)
+        return (self.decisions << DECISION_RANDOM_BITS) | _random_bits.take()
 
     @property
     def kind_name(self) -> str:

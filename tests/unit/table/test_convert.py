@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 
 from hebei.common import convert
-from hebei.rules.actions import _INTERNED, PASS, WIN, Action
+from hebei.rules.actions import _INTERNED, PASS, WIN, Action, ActionKind
 from hebei.rules.errors import NotationError
 from hebei.rules.hand import HandState
 from hebei.rules.match import MatchLength
@@ -193,3 +194,32 @@ def test_match_end_event_carries_seed_and_scores() -> None:
 def test_pass_and_win_actions_carry_no_tile() -> None:
     assert convert.action_to_proto(PASS).tile == pb.TILE_UNSPECIFIED
     assert convert.action_to_proto(WIN).tile == pb.TILE_UNSPECIFIED
+
+
+def test_a_bad_tile_in_a_list_is_refused_as_one_alone_is() -> None:
+    with pytest.raises(NotationError, match="tile kind must be"):
+        convert.observation_to_proto(
+            dataclasses.replace(observe(greedy_hand(1), 0), hand=(0, 1, 34))
+        )
+    message = convert.observation_to_proto(observe(greedy_hand(1), 0))
+    message.concealed.append(pb.TILE_UNSPECIFIED)
+    with pytest.raises(NotationError, match="the hand has a hidden tile"):
+        convert.observation_from_proto(message)
+    message.concealed[-1] = 99
+    with pytest.raises(NotationError, match="unknown tile"):
+        convert.observation_from_proto(message)
+
+
+def test_actions_read_again_are_the_same_and_the_remembered_ones_are_bounded() -> None:
+    for value in range(1, 35):
+        message = pb.Action(kind=pb.ACTION_KIND_DISCARD, tile=value, decision_id=value)
+        assert convert.action_from_proto(message) is Action(ActionKind.DISCARD, value - 1)
+        assert convert.action_from_proto(message) is Action(ActionKind.DISCARD, value - 1)
+    for value in range(3 * convert._ACTIONS_READ_MAX):  # junk in a field a discard ignores
+        message = pb.Action(kind=pb.ACTION_KIND_DISCARD, tile=1, chow_base=value)
+        assert convert.action_from_proto(message) is Action(ActionKind.DISCARD, 0)
+    assert len(convert._ACTIONS_READ) <= convert._ACTIONS_READ_MAX
+    with pytest.raises(NotationError, match="unknown tile"):  # refused however often it comes
+        convert.action_from_proto(pb.Action(kind=pb.ACTION_KIND_DISCARD, tile=99))
+    with pytest.raises(NotationError, match="unknown tile"):
+        convert.action_from_proto(pb.Action(kind=pb.ACTION_KIND_DISCARD, tile=99))
