@@ -176,12 +176,41 @@ def _prefix(head: bytes) -> dict[tuple[int, int], tuple[int, ...]]:
     return found
 
 
+# The prefix and suffix vectors interned (see _intern), so that a new suit pattern is a
+# few look-ups: head bytes -> ((x, y, prefix vector id), ...); (x, y, tail) -> suffix id;
+# (prefix id << 20 | suffix id) -> id of their convolution (cleared past its limit).
+_PREFIX_IDS: dict[bytes, tuple[tuple[int, int, int], ...]] = {}
+_SUFFIX_IDS: dict[tuple[int, int, bytes], int] = {}
+_SPLIT_PAIR: dict[int, int] = {}
+
+
 def _suited_vector(key: bytes) -> tuple[int, ...]:
-    best = (_INF,) * _LEN
-    for (x, y), head in _prefix(key[:_SPLIT]).items():
-        tail = _suffix(_SPLIT, x, y, key[_SPLIT:])
-        best = _elementwise_min(best, _convolve(head, tail))
-    return best
+    """The best over the boundary states (x, y) of prefix ⊗ suffix, elementwise."""
+    head = key[:_SPLIT]
+    states = _PREFIX_IDS.get(head)
+    if states is None:
+        states = _PREFIX_IDS[head] = tuple(
+            (x, y, _intern(vec)) for (x, y), vec in _prefix(head).items()
+        )
+    tail = key[_SPLIT:]
+    vectors = []
+    for x, y, hid in states:
+        tid = _SUFFIX_IDS.get((x, y, tail))
+        if tid is None:
+            tid = _SUFFIX_IDS[(x, y, tail)] = _intern(_suffix(_SPLIT, x, y, tail))
+        pair = hid << _ID_SHIFT | tid
+        vid = _SPLIT_PAIR.get(pair)
+        if vid is None:
+            if len(_SPLIT_PAIR) >= _SPLIT_PAIR_LIMIT:
+                _SPLIT_PAIR.clear()
+            vid = _SPLIT_PAIR[pair] = _intern(_convolve(_vectors[hid], _vectors[tid]))
+        vectors.append(_vectors[vid])
+    # Every convolution is capped at _INF: their elementwise minimum is the old fold from
+    # (_INF, ...) with _elementwise_min.
+    return tuple(map(min, *vectors)) if len(vectors) > 1 else vectors[0]
+
+
+_SPLIT_PAIR_LIMIT = 100_000
 
 
 def _honor_vector(key: bytes) -> tuple[int, ...]:
@@ -485,6 +514,8 @@ class DiscardOption(NamedTuple):
         return f"discard {TILE_NAMES[self.kind]}: shanten {self.shanten}, ukeire {self.total}"
 
 
+_new_tuple = tuple.__new__  # DiscardOption(*fields) without its Python-level __new__
+
 # Successors of a part: for each rank, the entry after drawing one more copy, or None.
 _SUIT_NEXT: dict[bytes, tuple[tuple[int, int] | None, ...]] = {}
 _HONOR_NEXT: dict[bytes, tuple[tuple[int, int] | None, ...]] = {}
@@ -512,7 +543,7 @@ def _unseen(counts: Sequence[int], visible: Sequence[int] | None) -> list[int]:
         return [4 - c for c in counts]
     if len(visible) != N_KINDS:
         raise ValueError(f"visible is a list of {N_KINDS} tile counts, got {len(visible)}")
-    return [max(0, 4 - c - v) for c, v in zip(counts, visible, strict=True)]
+    return [u if (u := 4 - c - v) > 0 else 0 for c, v in zip(counts, visible, strict=True)]
 
 
 def _hand_bytes(counts: Sequence[int]) -> bytes:
@@ -568,30 +599,51 @@ def _special_draws(packed: int, profile: RuleProfile) -> tuple[bool, ...]:
 
 
 # (part bytes, rest vector id, m) -> ranks of the part whose draw lowers the
-# standard shanten. Cleared when it grows past _DRAWS_LIMIT (a long-lived bot).
-_STD_DRAWS: dict[tuple[bytes, int, int], tuple[int, ...]] = {}
+# standard shanten; (part start, part bytes, rest vector id, m) -> the same as kinds
+# (start + rank, ascending). Each is cleared when it grows past _DRAWS_LIMIT (a
+# long-lived bot).
+_STD_RANKS: dict[tuple[bytes, int, int], tuple[int, ...]] = {}
+_STD_DRAWS: dict[tuple[int, bytes, int, int], tuple[int, ...]] = {}
 _DRAWS_LIMIT = 500_000
 
 
-def _std_draws(key: bytes, honors: bool, v: int, rest: int, m: int) -> tuple[int, ...]:
+def _std_ranks(key: bytes, v: int, rest: int, m: int) -> tuple[int, ...]:
     memo_key = (key, rest, m)
-    found = _STD_DRAWS.get(memo_key)
+    found = _STD_RANKS.get(memo_key)
     if found is None:
         std = _final(v, rest)[m]
         ranks = []
-        for r, grown in enumerate(_successors(key, honors)):
+        for r, grown in enumerate(_successors(key, len(key) == 7)):
             if grown is not None and _final(grown[0], rest)[m] < std:
                 ranks.append(r)
-        if len(_STD_DRAWS) >= _DRAWS_LIMIT:
-            _STD_DRAWS.clear()
-        found = _STD_DRAWS[memo_key] = tuple(ranks)
+        if len(_STD_RANKS) >= _DRAWS_LIMIT:
+            _STD_RANKS.clear()
+        found = _STD_RANKS[memo_key] = tuple(ranks)
     return found
 
 
-def _ukeire(
-    b: bytes, n_melds: int, unseen: Sequence[int], profile: RuleProfile
-) -> tuple[int, list[tuple[int, int]]]:
-    """Shanten of the 3n+1 hand with bytes ``b`` and its improving draws."""
+def _std_draws(start: int, key: bytes, v: int, rest: int, m: int) -> tuple[int, ...]:
+    memo_key = (start, key, rest, m)
+    found = _STD_DRAWS.get(memo_key)
+    if found is None:
+        ranks = _std_ranks(key, v, rest, m)
+        if len(_STD_DRAWS) >= _DRAWS_LIMIT:
+            _STD_DRAWS.clear()
+        found = _STD_DRAWS[memo_key] = tuple(start + r for r in ranks) if start else ranks
+    return found
+
+
+def _special_kinds(b: bytes, improves: tuple[bool, ...]) -> list[int]:
+    """The kinds whose draw lowers seven pairs / thirteen orphans (``improves``: see
+    :func:`_special_draws`), ascending."""
+    return [k for k, i in enumerate(b.translate(_TIMES3)) if improves[i + _DRAW_CLASS[k]]]
+
+
+_TIMES3 = bytes(min(3 * i, 255) for i in range(256))
+
+
+def _ukeire_slow(b: bytes, n_melds: int, profile: RuleProfile) -> tuple[int, tuple[int, ...]]:
+    """:func:`_ukeire_kinds`, filling every table it needs."""
     k1, k2, k3, k4 = b[0:9], b[9:18], b[18:27], b[27:34]
     v1, x1 = _SUIT.get(k1) or _suit_entry(k1)
     v2, x2 = _SUIT.get(k2) or _suit_entry(k2)
@@ -609,20 +661,77 @@ def _ukeire(
     base = special if special < std else std
     # One draw lowers a form's shanten by one at most: only a form at the base can
     # bring the hand below it.
-    parts = (
-        (0, k1, False, v1, _pair(v2, v34)),
-        (9, k2, False, v2, _pair(v1, v34)),
-        (18, k3, False, v3, _pair(v12, v4)),
-        (27, k4, True, v4, _pair(v12, v3)),
-    )
-    kinds: set[int] = set()
+    kinds: tuple[int, ...] = ()
     if std == base:
-        for start, key, honors, v, rest in parts:
-            kinds.update(start + r for r in _std_draws(key, honors, v, rest, m))
+        kinds = (
+            _std_draws(0, k1, v1, _pair(v2, v34), m)
+            + _std_draws(9, k2, v2, _pair(v1, v34), m)
+            + _std_draws(18, k3, v3, _pair(v12, v4), m)
+            + _std_draws(27, k4, v4, _pair(v12, v3), m)
+        )
     if special == base:
-        improves = _special_draws(packed, profile)
-        kinds.update(k for k in range(N_KINDS) if improves[b[k] * 3 + _DRAW_CLASS[k]])
-    return base, [(k, unseen[k]) for k in sorted(kinds) if unseen[k] > 0]
+        extra = _special_kinds(b, _special_draws(packed, profile))
+        kinds = tuple(sorted(set(kinds).union(extra))) if kinds else tuple(extra)
+    return base, kinds
+
+
+def _ukeire_kinds(b: bytes, n_melds: int, profile: RuleProfile) -> tuple[int, tuple[int, ...]]:
+    """Shanten of the 3n+1 hand with bytes ``b`` and the kinds whose draw lowers it,
+    ascending (whether copies remain or not).
+
+    The warm path: every table looked up directly; the first miss goes the slow way
+    (:func:`_ukeire_slow`), which fills them.
+    """
+    k1, k2, k3, k4 = b[0:9], b[9:18], b[18:27], b[27:34]
+    try:
+        e1 = _SUIT_PACKED[k1]
+        e2 = _SUIT_PACKED[k2]
+        e3 = _SUIT_PACKED[k3]
+        e4 = _HONOR_PACKED[k4]
+        packed = (e1 + e2 + e3 + e4) >> _PACK_SHIFT
+        m, special = (_SPECIAL_MAIN if profile is MAIN else _special_table(profile))[packed]
+        if m * 3 + 1 != packed & 0xFF or not 0 <= n_melds <= 4 - m:
+            return _ukeire_slow(b, n_melds, profile)  # raises the clear message
+        if n_melds:
+            special = _NO_SPECIAL
+        v1, v2, v3, v4 = e1 & _VID_MASK, e2 & _VID_MASK, e3 & _VID_MASK, e4 & _VID_MASK
+        v12 = _PAIR[v1 << _ID_SHIFT | v2]
+        v34 = _PAIR[v3 << _ID_SHIFT | v4]
+        std = _FINAL[v12 << _ID_SHIFT | v34][m]
+        if special < std:
+            improves = (
+                _SPECIAL_DRAWS_MAIN if profile is MAIN else _special_draws_by_profile(profile)
+            )[packed]
+            return special, tuple(_special_kinds(b, improves))
+        rest1 = _PAIR[v2 << _ID_SHIFT | v34]
+        rest2 = _PAIR[v1 << _ID_SHIFT | v34]
+        rest3 = _PAIR[v12 << _ID_SHIFT | v4]
+        rest4 = _PAIR[v12 << _ID_SHIFT | v3]
+        draws = _STD_DRAWS.get
+        kinds = (
+            (draws((0, k1, rest1, m)) or _std_draws(0, k1, v1, rest1, m))
+            + (draws((9, k2, rest2, m)) or _std_draws(9, k2, v2, rest2, m))
+            + (draws((18, k3, rest3, m)) or _std_draws(18, k3, v3, rest3, m))
+            + (draws((27, k4, rest4, m)) or _std_draws(27, k4, v4, rest4, m))
+        )
+        if special == std:
+            improves = (
+                _SPECIAL_DRAWS_MAIN if profile is MAIN else _special_draws_by_profile(profile)
+            )[packed]
+            extra = _special_kinds(b, improves)
+            if extra:
+                kinds = tuple(sorted(set(kinds).union(extra))) if kinds else tuple(extra)
+        return std, kinds
+    except KeyError:
+        return _ukeire_slow(b, n_melds, profile)
+
+
+def _ukeire(
+    b: bytes, n_melds: int, unseen: Sequence[int], profile: RuleProfile
+) -> tuple[int, list[tuple[int, int]]]:
+    """Shanten of the 3n+1 hand with bytes ``b`` and its improving draws."""
+    base, kinds = _ukeire_kinds(b, n_melds, profile)
+    return base, [(k, unseen[k]) for k in kinds if unseen[k] > 0]
 
 
 def ukeire(
@@ -653,24 +762,28 @@ def discard_options(
 
     Best = lowest shanten after the discard, then most unseen improving tiles,
     then the lower kind. Unseen copies are ``4 - own - visible[kind]`` counted on
-    the 3n+2 hand (a discarded copy is then seen on the table). ``counts`` is
-    mutated during the call and restored.
+    the 3n+2 hand (a discarded copy is then seen on the table).
     """
     _hand_bytes(counts)
     if sum(counts) % 3 != 2:
         raise ValueError("discard_options needs a 3n+2 hand (one tile to discard)")
     unseen = _unseen(counts, visible)
     options = []
+    hand = bytearray(counts)
+    # (kind, copies unseen) of every kind, None for those with none left: a discard's
+    # useful tiles are these rows of its improving kinds (unseen counts are >= 0).
+    live = [(k, n) if n > 0 else None for k, n in enumerate(unseen)]
+    live_row, unseen_of = live.__getitem__, unseen.__getitem__
     for kind in range(N_KINDS):
-        if not counts[kind]:
+        if not hand[kind]:
             continue
-        counts[kind] -= 1
-        try:
-            # Unseen copies stay as counted on 14 tiles: the discard is seen now.
-            base, tiles = _ukeire(bytes(counts), n_melds, unseen, profile)
-        finally:
-            counts[kind] += 1
-        options.append(DiscardOption(kind, base, tiles, sum(n for _, n in tiles)))
+        hand[kind] -= 1
+        # Unseen copies stay as counted on 14 tiles: the discard is seen now.
+        base, kinds = _ukeire_kinds(bytes(hand), n_melds, profile)
+        hand[kind] += 1
+        tiles = list(filter(None, map(live_row, kinds)))
+        total = sum(map(unseen_of, kinds))
+        options.append(_new_tuple(DiscardOption, (kind, base, tiles, total)))
     options.sort(key=lambda o: (o.shanten, -o.total, o.kind))
     return options
 

@@ -154,6 +154,63 @@ class Threat:
         return self.ready * self.wait * self.cost
 
 
+# Per kind, what the wait model reads of it, fixed once (see _wait_logit): its suit, the
+# weight of its rank class (None for a 5 or an honor), and its suji, k±1 and k±2 neighbours
+# inside the suit.
+_SUIT = tuple(suit_of_kind(k) for k in range(34))
+
+
+def _rank_weight(kind: int) -> float | None:
+    if kind >= 27:
+        return None
+    key = RANK_KEYS[min(kind % 9, 8 - kind % 9)]
+    return None if key is None else W[key]
+
+
+_RANK_W = tuple(_rank_weight(k) for k in range(34))
+
+
+def _inside(kind: int, offsets: tuple[int, int]) -> tuple[int, ...]:
+    if kind >= 27:
+        return ()
+    lo = kind // 9 * 9
+    return tuple(kind + d for d in offsets if lo <= kind + d < lo + 9)
+
+
+_SIDES = tuple(_inside(k, (-3, 3)) for k in range(34))
+_NEAR1 = tuple(_inside(k, (-1, 1)) for k in range(34))
+_NEAR2 = tuple(_inside(k, (-2, 2)) for k in range(34))
+_UNSEEN_W = tuple(None if key is None else W[key] for key in UNSEEN_KEYS)
+_AGE_W = (W["age0"], W["age1"], W["age2"], W["age3"], W["age45"], W["age45"], W["age6"])
+_BIAS = W["bias"]
+_W_HONOR, _W_HONOR_LAST, _W_HONOR_TWO = W["honor"], W["honor_last"], W["honor_two"]
+_W_SUJI, _W_NEAR1, _W_NEAR2 = W["suji"], W["near1"], W["near2"]
+_W_SEEN1, _W_SEEN2 = W["seen_near1"], W["seen_near2"]
+
+
+class _Opponent:
+    """One opponent's figures as :meth:`DangerMap.cost` reads them (see _wait_logit)."""
+
+    __slots__ = ("cost", "discards", "others", "ready", "suit_terms", "times")
+
+    def __init__(self, opp: OpponentRead, cost: float, others: tuple[int, ...]) -> None:
+        self.discards = opp.discards
+        self.ready = opp.ready
+        self.cost = cost
+        self.times = opp.times
+        self.others = others  # the other seats, in seat order
+        meld_sum = sum(opp.meld_suits)
+        # The three suit terms of _wait_logit, each as it is computed there.
+        self.suit_terms = tuple(
+            (
+                W["suit_share"] * opp.suit_share[suit],
+                W["meld_suit"] * opp.meld_suits[suit],
+                W["meld_other"] * (meld_sum - opp.meld_suits[suit]),
+            )
+            for suit in range(4)
+        )
+
+
 class DangerMap:
     """The expected deal-in cost of every kind for the observing seat (memoised per kind)."""
 
@@ -165,6 +222,10 @@ class DangerMap:
         self.seen = [4 - u for u in self.unseen]
         self.costs = [win_cost(opp, dealer) for opp in table.opponents]
         self._memo: dict[int, float] = {}
+        self._opponents = tuple(
+            _Opponent(opp, cost, tuple(s for s in range(len(table.last_seen)) if s != opp.seat))
+            for opp, cost in zip(table.opponents, self.costs, strict=True)
+        )
 
     def threats(self, kind: int) -> list[Threat]:
         """Each opponent's chance to be ready, to wait on ``kind``, and its cost."""
@@ -179,10 +240,92 @@ class DangerMap:
         """Expected points lost by discarding ``kind`` now."""
         value = self._memo.get(kind)
         if value is None:
-            value = self._memo[kind] = sum(t.expected for t in self.threats(kind))
+            value = self._memo[kind] = self._cost(kind)
         return value
+
+    def _cost(self, kind: int) -> float:
+        """``sum(t.expected for t in self.threats(kind))``, the same floats in the same
+        order, without building the threats: the wait model's kind-only parts are tables
+        and each opponent's suit terms are computed once per map."""
+        last_seen = self.table.last_seen
+        suit = _SUIT[kind]
+        left = self.unseen[kind]
+        total = 0.0
+        for opp in self._opponents:
+            thrown = opp.discards
+            if kind in thrown:
+                wait = OWN_DISCARD_WAIT
+            else:
+                # TableRead.passed_by and OpponentRead.turns_since
+                when = None
+                for seat in opp.others:
+                    t = last_seen[seat][kind]
+                    if t is not None and (when is None or t > when):
+                        when = t
+                if when is not None:
+                    times = opp.times
+                    n = len(times)
+                    i = n
+                    while i and times[i - 1] > when:
+                        i -= 1
+                    age = n - i
+                    x = _BIAS + _AGE_W[age if age < 6 else 6]
+                else:
+                    x = _BIAS + 0.0
+                a, b, c = opp.suit_terms[suit]
+                x += a
+                x += b
+                x += c
+                if suit == 3:
+                    x += _W_HONOR
+                    if left <= 1:
+                        x += _W_HONOR_LAST
+                    elif left == 2:
+                        x += _W_HONOR_TWO
+                else:
+                    x = _suited_logit(x, kind, left, thrown, self.seen)
+                wait = sigmoid(x)
+            total += opp.ready * wait * opp.cost
+        return total
 
     def most_likely_ready(self) -> tuple[int, float]:
         """``(seat, P(ready))`` of the opponent most likely ready."""
         opp = max(self.table.opponents, key=lambda o: (o.ready, -o.seat))
         return opp.seat, opp.ready
+
+
+def _suited_logit(
+    x: float, kind: int, left: int, thrown: frozenset[int], seen: Sequence[int]
+) -> float:
+    """The suited tile's part of :func:`_wait_logit`, added to ``x`` in the same order."""
+    rank_w = _RANK_W[kind]
+    if rank_w is not None:
+        x += rank_w
+    unseen_w = _UNSEEN_W[left if left < 4 else 4]
+    if unseen_w is not None:
+        x += unseen_w
+    sides = _SIDES[kind]
+    hits = 0
+    for s in sides:
+        if s in thrown:
+            hits += 1
+    if hits:
+        x += _W_SUJI * (1.0 if hits == len(sides) else 0.5)
+    near1, near2 = _NEAR1[kind], _NEAR2[kind]
+    n1 = 0
+    s1 = 0
+    for s in near1:
+        if s in thrown:
+            n1 += 1
+        s1 += seen[s]
+    n2 = 0
+    s2 = 0
+    for s in near2:
+        if s in thrown:
+            n2 += 1
+        s2 += seen[s]
+    x += _W_NEAR1 * n1
+    x += _W_NEAR2 * n2
+    x += _W_SEEN1 * s1 / 8
+    x += _W_SEEN2 * s2 / 8
+    return x
