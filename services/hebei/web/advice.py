@@ -163,6 +163,21 @@ class Advisor:
             self.buckets.pop(key, None)
             self.hints.pop(key, None)
 
+    def stats(self) -> dict[str, Any]:
+        """The hint and review bounds, and the calls in flight (the health route)."""
+        config = self.config
+        return {
+            "botservice": config.botservice_address is not None,
+            "calls_in_flight": self.calls,
+            "reviews_kept": len(self.reviews),
+            "limits": {
+                "hints_per_minute": config.hints_per_minute,
+                "hint_burst": config.hint_burst,
+                "max_advice_calls": config.max_advice_calls,
+                "max_reviews_per_client": config.max_reviews_per_client,
+            },
+        }
+
     def _call_slot(self) -> None:
         if self.calls >= self.config.max_advice_calls:
             raise HttpError(

@@ -303,7 +303,7 @@ class Gateway:
     # ------------------------------------------------------------------- routes: tables
 
     async def health(self, request: Request) -> Response:
-        return JSONResponse({"status": "ok", **self.hub.stats()})
+        return JSONResponse({"status": "ok", **self.hub.stats(), "advice": self.advisor.stats()})
 
     async def bots(self, request: Request) -> Response:
         from hebei.bots.policies import DEFAULT_LEVELS

@@ -214,6 +214,8 @@ def test_without_a_bot_service_hints_and_reviews_say_so(web_stack) -> None:
 
 
 def test_review_refusals(client: httpx.Client) -> None:
+    advice = client.get("/api/health").json()["advice"]
+    assert advice["botservice"] and advice["limits"]["hints_per_minute"] == 20
     assert client.get("/api/tables/nope/review", params={"seat": 9}).status_code == 400
     unknown = client.get("/api/tables/no-such-match/review", params={"seat": 0})
     assert unknown.status_code == 404 and unknown.json()["error"]
