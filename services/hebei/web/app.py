@@ -480,8 +480,8 @@ class Gateway:
         return JSONResponse(session.toggle_auto(on), status_code=202)
 
     async def seat_hint(self, request: Request) -> Response:
-        """The expert's suggestion for the open decision of the session's own seat."""
-        self.posts.take(client_of(request))
+        """The expert's suggestion for the open decision of the session's own seat (bounded by
+        the seat's own hint bucket, not the address's POST rate: a remembered hint is free)."""
         key = request.path_params["key"]
         session = self.hub.seat(key)
         raw = request.query_params.get("seat")
