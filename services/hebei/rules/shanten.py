@@ -752,6 +752,14 @@ def ukeire(
     return Ukeire(base, tiles)
 
 
+def improving_kinds(
+    counts: Sequence[int], n_melds: int = 0, profile: RuleProfile = MAIN
+) -> tuple[int, tuple[int, ...]]:
+    """Shanten of a 3n+1 hand and every kind whose draw lowers it, ascending, whether
+    copies of it remain or not (:func:`ukeire` keeps those with copies unseen)."""
+    return _ukeire_kinds(_hand_bytes(counts), n_melds, profile)
+
+
 def discard_options(
     counts: list[int],
     n_melds: int = 0,

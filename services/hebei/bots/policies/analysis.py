@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hebei.rules.actions import Action, ActionKind
-from hebei.rules.shanten import shanten, ukeire
+from hebei.rules.shanten import improving_kinds, shanten, ukeire
 from hebei.rules.tiles import N_KINDS
 
 
@@ -55,11 +55,19 @@ def candidates(
     """Discards within ``slack`` of the best shanten, best first (shanten, then ukeire)."""
     shantens = discard_shantens(counts, n_melds)
     best = min(s for _, s in shantens)
-    out = [
-        Candidate(kind, s, discard_ukeire(counts, n_melds, visible, kind))
-        for kind, s in shantens
-        if s <= best + slack
-    ]
+    # Copies unseen as counted on the 3n+2 hand: for the discarded kind one fewer held and
+    # one more seen, so the same figure as :func:`discard_ukeire` counts after the discard.
+    unseen = [u if (u := 4 - c - v) > 0 else 0 for c, v in zip(counts, visible, strict=True)]
+    unseen_of = unseen.__getitem__
+    out = []
+    for kind, s in shantens:
+        if s <= best + slack:
+            counts[kind] -= 1
+            try:
+                _, kinds = improving_kinds(counts, n_melds)
+            finally:
+                counts[kind] += 1
+            out.append(Candidate(kind, s, sum(map(unseen_of, kinds))))
     out.sort(key=lambda c: (c.shanten, -c.ukeire, c.kind))
     return out
 

@@ -34,11 +34,12 @@ class Holding:
     @property
     def concealed(self) -> bool:
         """No open meld: 门清 still possible."""
-        return all(m.kind is MeldKind.CONCEALED_KONG for m in self.melds)
+        melds = self.melds
+        return not melds or all(m.kind is MeldKind.CONCEALED_KONG for m in melds)
 
     def unseen(self, visible: Sequence[int]) -> list[int]:
         """Copies of each kind neither held nor visible."""
-        return [max(0, 4 - c - v) for c, v in zip(self.counts, visible, strict=True)]
+        return [u if (u := 4 - c - v) > 0 else 0 for c, v in zip(self.counts, visible, strict=True)]
 
     def without(self, kind: int, copies: int = 1) -> Holding:
         out = list(self.counts)
@@ -97,25 +98,27 @@ class ShapePricer:
     ) -> Priced:
         """``useful``: the kinds that improve it, with their copies unseen (``ukeire``);
         ``unseen``: every kind's copies unseen."""
-        counts = list(holding.counts)
-        open_hand = not holding.concealed
+        concealed = holding.concealed
+        open_hand = not concealed
         if shanten == 0:
             waits = [kind for kind, _ in useful]  # a ready hand's ukeire: its live waits
             live, points = weighted_waits(
-                counts, holding.n_melds, holding.melds, unseen, dealer, waits
+                list(holding.counts), holding.n_melds, holding.melds, unseen, dealer, waits
             )
             if not self.value:
                 points = win_points(0.0, dealer)
             base = shape_value(0, live, wall)
             chance = win_probability(0, live, wall, open_hand, dealer)
         else:
-            total = sum(n for _, n in useful)
+            total = 0
+            for _, n in useful:
+                total += n
             base = shape_value(shanten, total, wall)
             chance = win_probability(shanten, total, wall, open_hand, dealer)
             bonus = 0.0
             if self.value:
                 bonus = route_bonus(
-                    counts, holding.n_melds, holding.melds, shanten, holding.concealed
+                    holding.counts, len(holding.melds), holding.melds, shanten, concealed
                 )
             points = win_points(bonus, dealer)
         value = base + chance * extra_points(points, dealer) if self.value else base

@@ -57,10 +57,13 @@ def _ready_features(discards: Sequence[int], melds: int, wall: int) -> tuple[flo
     )
 
 
+_FEATURE_WEIGHTS = READY_WEIGHTS[1:]
+
+
 def ready_probability(discards: Sequence[int], melds: int, wall: int) -> float:
     """Chance that a seat with these discards and declared melds is ready (tenpai)."""
     x = READY_WEIGHTS[0]
-    for w, f in zip(READY_WEIGHTS[1:], _ready_features(discards, melds, wall), strict=True):
+    for w, f in zip(_FEATURE_WEIGHTS, _ready_features(discards, melds, wall), strict=True):
         x += w * f
     return sigmoid(x)
 
@@ -103,10 +106,13 @@ def suit_of_kind(kind: int) -> int:
 def _last_seen(obs: Observation) -> list[list[int | None]]:
     """``last[s][k]``: the latest table time at which seat ``s`` discarded kind ``k``."""
     last: list[list[int | None]] = [[None] * 34 for _ in range(4)]
+    dealer = obs.dealer
     for view in obs.seats:
         row = last[view.seat]
-        for i, kind in enumerate(view.discards):
-            row[kind] = discard_time(view.seat, i, obs.dealer)
+        when = (view.seat - dealer) % 4  # discard_time(seat, i, dealer), i = 0, 1, ...
+        for kind in view.discards:
+            row[kind] = when
+            when += 4
     return last
 
 
@@ -149,7 +155,7 @@ def read_opponent(obs: Observation, seat: int) -> OpponentRead:
         meld_suits=(meld_suits[0], meld_suits[1], meld_suits[2], meld_suits[3]),
         concealed=all(m.kind is MeldKind.CONCEALED_KONG for m in view.melds),
         dealer=seat == obs.dealer,
-        times=tuple(discard_time(seat, i, obs.dealer) for i in range(len(discards))),
+        times=tuple(range((seat - obs.dealer) % 4, 4 * len(discards), 4)),  # discard_time
     )
 
 

@@ -27,28 +27,34 @@ AVERAGE_BONUS = 1.0  # bonus fan of an average win in self-play (门清 on 40% o
 
 def flush_bonus(counts: Sequence[int], melds: Sequence[Meld]) -> float:
     """Expected 清一色/混一色 fan of the hand: the best suit's fan times its odds."""
-    per_suit = [sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27])]
+    per_suit = (sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27]))
     honors = sum(counts[27:34])
-    meld_suits = set()
+    meld_suits: set[int] = set()
     for meld in melds:
         meld_suits.add(meld.tile // 9 if 0 <= meld.tile < 27 else 3)
     honors_in = honors > 0 or 3 in meld_suits
+    fan = 2 if honors_in else 3
+    total = per_suit[0] + per_suit[1] + per_suit[2]
     best = 0.0
     for suit in range(3):
-        if meld_suits - {suit, 3}:
+        if meld_suits and meld_suits - {suit, 3}:
             continue
-        off = sum(per_suit) - per_suit[suit]
-        if off >= len(FLUSH_ODDS):
+        off = total - per_suit[suit]
+        if off >= _FLUSH_REACH:
             continue
-        fan = 2 if honors_in else 3
-        best = max(best, fan * FLUSH_ODDS[off])
+        odds = fan * FLUSH_ODDS[off]
+        if odds > best:
+            best = odds
     return best
+
+
+_FLUSH_REACH = len(FLUSH_ODDS)
 
 
 def peng_peng_shanten(counts: Sequence[int], n_melds: int) -> int:
     """Shanten of 碰碰胡 (every set a pung): tiles to add to reach it, minus one."""
     need_pungs = 4 - n_melds
-    held = sorted((c for c in counts if c), reverse=True)[: need_pungs + 1]
+    held = sorted(filter(None, counts), reverse=True)[: need_pungs + 1]
     cost = 0
     for i, have in enumerate(held):
         # The last chosen kind (fewest copies) serves as the pair.
