@@ -1,0 +1,156 @@
+"""The policies' fast paths decide and price exactly as their plain definitions.
+
+The expert's and efficiency's hot paths (the danger map's wait model, discard options,
+efficiency candidates, the shape memos) were rewritten for speed with the promise of the
+same floats and the same decisions. These tests hold them to it: each fast path against its
+reference on positions of seeded self-play, and a digest of every decision and every priced
+option of a few seeded hands, recorded with the code before the speed work. A change that
+means to alter the policies' play updates :data:`PINNED` (and says so).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from hebei.bots.player import PolicyPlayer
+from hebei.bots.policies import make_policy
+from hebei.bots.policies.analysis import candidates, discard_shantens, discard_ukeire
+from hebei.bots.policies.danger import DangerMap
+from hebei.bots.policies.reading import read_table
+from hebei.bots.policies.speed import _shape_value, _win_probability, shape_value, win_probability
+from hebei.rules.actions import Action
+from hebei.rules.hand import HandState, Phase
+from hebei.rules.match import Match, MatchLength
+from hebei.rules.shanten import discard_options, shanten, ukeire
+from hebei.rules.simulate import SimulationSummary, play_match
+from hebei.rules.views import Observation, observe
+
+LINEUP = (("expert", 3), ("efficiency", 1), ("expert", 2), ("expert", 1))
+
+
+class Recorder(PolicyPlayer):
+    """Plays its policy and records each observation and the action chosen."""
+
+    def __init__(self, policy, scores, seen: list[tuple[Observation, object, Action]]) -> None:
+        super().__init__(policy, scores)
+        self.seen = seen
+
+    def choose(self, state: HandState, seat: int, options: tuple[Action, ...]) -> Action:
+        obs = observe(state, seat, self.scores)
+        action = self.policy.choose(obs)
+        self.seen.append((obs, self.policy, action))
+        return action
+
+
+def play(seed: int, hands: int = 4) -> list[tuple[Observation, object, Action]]:
+    """Every decision of a seeded match of :data:`LINEUP`."""
+    match = Match(seed, MatchLength(hands=hands))
+    seen: list[tuple[Observation, object, Action]] = []
+    players = [
+        Recorder(make_policy(name, level, seed=seed * 16 + s), match.scores, seen)
+        for s, (name, level) in enumerate(LINEUP)
+    ]
+    play_match(match, players, SimulationSummary())
+    return seen
+
+
+@pytest.fixture(scope="module")
+def decisions() -> list[tuple[Observation, object, Action]]:
+    return play(5_000_015) + play(7_000_021)
+
+
+def digest(seen: list[tuple[Observation, object, Action]]) -> str:
+    """sha256 over every decision and every option each policy ranked, floats exact."""
+    h = hashlib.sha256()
+    for obs, policy, action in seen:
+        h.update(repr(action).encode())
+        for o in policy.rank(obs):
+            h.update(repr((o.action, o.shanten, o.useful, o.danger, o.value, o.then)).encode())
+    return h.hexdigest()[:16]
+
+
+# Recorded with the policies as they were before the speed work (commit 3b7eff2); the
+# faster code must give the same digest: the same actions, options, values and dangers.
+PINNED = {5_000_015: "3fe2d7ee003c4352", 7_000_021: "5c6c8fd97929d636"}
+
+
+@pytest.mark.parametrize("seed", sorted(PINNED))
+def test_decisions_and_values_are_pinned(seed: int) -> None:
+    assert digest(play(seed)) == PINNED[seed]
+
+
+def test_the_danger_map_is_the_sum_of_its_threats(decisions) -> None:
+    checked = 0
+    for obs, _, _ in decisions:
+        counts, visible = obs.counts(), obs.visible()
+        danger = DangerMap(read_table(obs), counts, visible, obs.dealer == obs.seat)
+        for kind in range(34):
+            expected = sum(t.expected for t in danger.threats(kind))
+            assert danger.cost(kind) == expected, (obs, kind)
+            checked += 1
+    assert checked > 3_000
+
+
+def test_discard_options_are_shanten_and_improving_draws_by_definition(decisions) -> None:
+    checked = 0
+    for obs, _, _ in decisions:
+        if obs.phase is not Phase.TURN or obs.current != obs.seat:
+            continue
+        counts, visible = obs.counts(), obs.visible()
+        n_melds = len(obs.seats[obs.seat].melds)
+        if sum(counts) % 3 != 2:
+            continue
+        options = discard_options(counts, n_melds, visible)
+        assert counts == obs.counts()  # unchanged
+        for option in options:
+            left = list(counts)
+            left[option.kind] -= 1
+            now = shanten(left, n_melds)
+            unseen = [max(0, 4 - c - v) for c, v in zip(counts, visible, strict=True)]
+            improving = []
+            for k in range(34):
+                if left[k] < 4:
+                    left[k] += 1
+                    if shanten(left, n_melds) < now and unseen[k] > 0:
+                        improving.append((k, unseen[k]))
+                    left[k] -= 1
+            assert (option.shanten, option.tiles) == (now, improving), (obs, option)
+            assert option.total == sum(n for _, n in improving)
+            checked += 1
+    assert checked > 500
+
+
+def test_efficiency_candidates_count_each_discard_s_ukeire(decisions) -> None:
+    checked = 0
+    for obs, _, _ in decisions:
+        counts, visible = obs.counts(), obs.visible()
+        if sum(counts) % 3 != 2:
+            continue
+        n_melds = len(obs.seats[obs.seat].melds)
+        shantens = dict(discard_shantens(counts, n_melds))
+        for candidate in candidates(counts, n_melds, visible, slack=1):
+            assert candidate.shanten == shantens[candidate.kind]
+            assert candidate.ukeire == discard_ukeire(counts, n_melds, visible, candidate.kind)
+            left = list(counts)
+            left[candidate.kind] -= 1
+            seen = list(visible)
+            seen[candidate.kind] += 1
+            assert candidate.ukeire == ukeire(left, n_melds, seen).total
+            checked += 1
+        assert counts == obs.counts()
+    assert checked > 500
+
+
+@pytest.mark.parametrize("wall", [0, 17, 40, 70, 90])
+def test_the_shape_memos_return_the_models(wall: int) -> None:
+    for shanten_ in range(-1, 7):
+        for useful in (0, 1, 2.5, 7, 30):
+            for _ in range(2):  # the second call is a memo hit
+                assert shape_value(shanten_, useful, wall) == _shape_value(shanten_, useful, wall)
+                for open_hand in (False, True):
+                    for dealer in (False, True):
+                        assert win_probability(
+                            shanten_, useful, wall, open_hand, dealer
+                        ) == _win_probability(shanten_, useful, wall, open_hand, dealer)
