@@ -9,11 +9,12 @@ interval of the mean (and of each pairwise difference, computed per sample,
 which is where duplicate play pays off) is over those samples.
 
 The default run (:data:`DEFAULT_LINEUPS`) is four line-ups, each one challenger against
-three copies of a baseline, or a mixed table:
+three copies of a baseline, or a mixed table; "expert" there is its strongest level
+(``expert:4``, :data:`STRONGEST`), not the default level 3 a seat gets when none is given:
 
-- ``expert`` against three ``efficiency``: expert − efficiency;
-- ``efficiency`` against three ``expert``: expert − efficiency again, among experts;
-- ``expert:3``, ``expert:2``, ``expert:1`` and ``efficiency`` at one table: each level
+- ``expert:4`` against three ``efficiency``: expert − efficiency;
+- ``efficiency`` against three ``expert:4``: expert − efficiency again, among experts;
+- ``expert:4``, ``expert:3``, ``expert:2`` and ``expert:1`` at one table: each level
   against the next;
 - ``efficiency`` against three ``random``.
 
@@ -42,7 +43,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from hebei.bots.player import PolicyPlayer, warm_policies
-from hebei.bots.policies import make_policy, parse_policy
+from hebei.bots.policies import make_policy, parse_policy, strongest_level
 from hebei.bots.policies.base import Policy
 from hebei.rules.actions import Action
 from hebei.rules.hand import HandState
@@ -64,21 +65,23 @@ class Lineup:
     comparisons: tuple[tuple[str, str], ...]
 
 
+STRONGEST = f"expert:{strongest_level('expert')}"  # the "expert": its strongest level
+
 DEFAULT_LINEUPS = (
     Lineup(
         "expert vs 3 efficiency",
-        ("expert", "efficiency", "efficiency", "efficiency"),
-        (("expert", "efficiency"),),
+        (STRONGEST, "efficiency", "efficiency", "efficiency"),
+        ((STRONGEST, "efficiency"),),
     ),
     Lineup(
         "efficiency vs 3 expert",
-        ("efficiency", "expert", "expert", "expert"),
-        (("expert", "efficiency"),),
+        ("efficiency", STRONGEST, STRONGEST, STRONGEST),
+        ((STRONGEST, "efficiency"),),
     ),
     Lineup(
         "expert levels, mixed table",
-        ("expert:3", "expert:2", "expert:1", "efficiency"),
-        (("expert:3", "expert:2"), ("expert:2", "expert:1"), ("expert:1", "efficiency")),
+        ("expert:4", "expert:3", "expert:2", "expert:1"),
+        (("expert:4", "expert:3"), ("expert:3", "expert:2"), ("expert:2", "expert:1")),
     ),
     Lineup(
         "efficiency vs 3 random",

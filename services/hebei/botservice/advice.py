@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hebei.bots.policies import DEFAULT_LEVELS, POLICIES, Option, make_policy
+from hebei.bots.policies import DEFAULT_LEVEL, DEFAULT_LEVELS, POLICIES, Option, make_policy
 from hebei.bots.policies.explain import explain
 from hebei.botservice.positions import check_observation
 from hebei.common.errors import InvalidArgument, NotFound
@@ -33,7 +33,7 @@ def resolve_policy(name: str, level: int) -> tuple[str, int]:
         raise NotFound(f"no policy {name!r}; the policies are {', '.join(POLICIES)}")
     levels = DEFAULT_LEVELS[name]
     if level == 0:
-        level = levels[-1]
+        level = DEFAULT_LEVEL[name]
     if level not in levels:
         shown = ", ".join(map(str, levels))
         raise InvalidArgument(f"policy {name} has levels {shown}, got {level}")

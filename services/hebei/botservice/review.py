@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hebei.bots.policies import DEFAULT_LEVELS, ExpertPolicy, Option
+from hebei.bots.policies import DEFAULT_LEVEL, DEFAULT_LEVELS, ExpertPolicy, Option
 from hebei.bots.policies.explain import explain
 from hebei.common.errors import InvalidArgument
 from hebei.rules.actions import Action, ActionKind
@@ -146,13 +146,13 @@ def hand_logs(events: object) -> list[list[dict]]:
 
 
 class Reviewer:
-    """Compares one seat's decisions with the expert's (at ``level``, 0: its strongest)."""
+    """Compares one seat's decisions with the expert's (at ``level``, 0: its default)."""
 
     def __init__(self, seat: int, level: int = 0) -> None:
         if seat not in (0, 1, 2, 3):
             raise InvalidArgument(f"seat must be 0-3, got {seat}")
         levels = DEFAULT_LEVELS["expert"]
-        level = level or levels[-1]
+        level = level or DEFAULT_LEVEL["expert"]
         if level not in levels:
             raise InvalidArgument(
                 f"the expert has levels {', '.join(map(str, levels))}, got {level}"

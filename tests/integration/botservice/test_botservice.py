@@ -20,7 +20,7 @@ def test_list_policies_describes_every_level(running: Running) -> None:
     names = [p.name for p in reply.policies]
     assert names == ["random", "efficiency", "expert"]
     expert = reply.policies[2]
-    assert [lv.level for lv in expert.levels] == [1, 2, 3] and expert.default_level == 3
+    assert [lv.level for lv in expert.levels] == [1, 2, 3, 4] and expert.default_level == 3
     assert all(p.description and all(lv.description for lv in p.levels) for p in reply.policies)
 
 

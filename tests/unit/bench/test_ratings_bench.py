@@ -107,7 +107,7 @@ def test_predictions_of_one_match() -> None:
         (["random", "efficiency", "expert"], "at least 4 distinct policies"),
         (["random", "efficiency", "expert", "expert"], "at least 4 distinct policies"),
         (["random", "efficiency", "expert", "smart"], "unknown policy 'smart'"),
-        (["random", "efficiency", "expert", "expert:9"], "levels 1, 2, 3"),
+        (["random", "efficiency", "expert", "expert:9"], "levels 1, 2, 3, 4"),
     ],
 )
 def test_bad_pools_are_refused(pool: list[str], message: str) -> None:

@@ -65,7 +65,10 @@ def test_the_default_lineups_report_what_the_issue_asks() -> None:
         assert check_lineup(lineup.seats) == lineup.seats
         for stronger, weaker in lineup.comparisons:
             assert stronger in lineup.seats and weaker in lineup.seats
-    assert DEFAULT_LINEUPS[1].comparisons == (("expert", "efficiency"),)
+    # "expert" in the issue's line-ups is its strongest level, named explicitly.
+    assert DEFAULT_LINEUPS[0].comparisons == (("expert:4", "efficiency"),)
+    assert DEFAULT_LINEUPS[1].comparisons == (("expert:4", "efficiency"),)
+    assert DEFAULT_LINEUPS[2].seats == ("expert:4", "expert:3", "expert:2", "expert:1")
 
 
 def test_the_expert_also_beats_random_on_a_short_run() -> None:

@@ -136,10 +136,11 @@ def test_levels_and_names_are_checked() -> None:
     assert make_policy("expert").level == 3
     assert [info.name for info in catalogue()] == list(POLICIES)
     expert = catalogue()[-1]
-    assert [lv for lv, _ in expert.levels] == [1, 2, 3] and expert.default_level == 3
+    # Level 4 (the strongest) thinks longer on close calls; the default stays level 3.
+    assert [lv for lv, _ in expert.levels] == [1, 2, 3, 4] and expert.default_level == 3
     assert all(text for info in catalogue() for _, text in info.levels)
-    with pytest.raises(ValueError, match="levels 1, 2, 3"):
-        make_policy("expert", 4)
+    with pytest.raises(ValueError, match="levels 1, 2, 3, 4"):
+        make_policy("expert", 5)
     with pytest.raises(ValueError, match="unknown policy 'genius'"):
         make_policy("genius")
     assert parse_policy("expert:2") == ("expert", 2)

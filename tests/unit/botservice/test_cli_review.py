@@ -54,7 +54,7 @@ def test_json_and_full_agreement_with_the_expert(logs) -> None:
     ("args", "line"),
     [
         (["--seat", "7"], "hebei: --seat must be 0-3, got 7"),
-        (["--seat", "0", "--level", "9"], "hebei: the expert has levels 1, 2, 3, got 9"),
+        (["--seat", "0", "--level", "9"], "hebei: the expert has levels 1, 2, 3, 4, got 9"),
         (["--seat", "0", "--max", "-1"], "hebei: --max must be 0-1000, got -1"),
     ],
 )

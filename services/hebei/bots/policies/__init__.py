@@ -13,12 +13,14 @@ from dataclasses import dataclass
 
 from hebei.bots.policies.base import Policy
 from hebei.bots.policies.efficiency import EfficiencyPolicy
+from hebei.bots.policies.expert import DEFAULT_LEVEL as EXPERT_DEFAULT_LEVEL
 from hebei.bots.policies.expert import LEVELS as EXPERT_LEVELS
 from hebei.bots.policies.expert import ExpertPolicy
 from hebei.bots.policies.options import Option
 from hebei.bots.policies.random_legal import RandomPolicy
 
 __all__ = [
+    "DEFAULT_LEVEL",
     "DEFAULT_LEVELS",
     "POLICIES",
     "EfficiencyPolicy",
@@ -30,6 +32,7 @@ __all__ = [
     "catalogue",
     "make_policy",
     "parse_policy",
+    "strongest_level",
 ]
 
 POLICIES: dict[str, Callable[..., Policy]] = {
@@ -37,16 +40,25 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     "efficiency": EfficiencyPolicy,
     "expert": ExpertPolicy,
 }
-# The levels each policy accepts, and the default (the last).
+# The levels each policy accepts (the strongest last).
 DEFAULT_LEVELS: dict[str, tuple[int, ...]] = {
     "random": (1,),
     "efficiency": (1,),
     "expert": tuple(sorted(EXPERT_LEVELS)),
 }
+# The level used when none is given (the expert's default is not its strongest: level 4
+# thinks longer on close decisions).
+DEFAULT_LEVEL: dict[str, int] = {"random": 1, "efficiency": 1, "expert": EXPERT_DEFAULT_LEVEL}
+
+
+def strongest_level(name: str) -> int:
+    """The highest level of policy ``name``."""
+    return DEFAULT_LEVELS[name][-1]
 
 
 def make_policy(name: str, level: int | None = None, seed: int = 0) -> Policy:
-    """The policy ``name`` at ``level`` (default: its strongest), randomness from ``seed``.
+    """The policy ``name`` at ``level`` (None or 0: its default level, :data:`DEFAULT_LEVEL`),
+    randomness from ``seed``.
 
     Raises ValueError naming the choices for an unknown name or level.
     """
@@ -54,7 +66,7 @@ def make_policy(name: str, level: int | None = None, seed: int = 0) -> Policy:
         raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}")
     levels = DEFAULT_LEVELS[name]
     if level is None or level == 0:
-        level = levels[-1]
+        level = DEFAULT_LEVEL[name]
     if level not in levels:
         raise ValueError(f"policy {name} has levels {', '.join(map(str, levels))}, got {level!r}")
     return POLICIES[name](level=level, seed=seed)
@@ -75,7 +87,7 @@ def catalogue() -> list[PolicyInfo]:
     out = []
     for name, levels in DEFAULT_LEVELS.items():
         described = tuple((lv, make_policy(name, lv).level_description) for lv in levels)
-        out.append(PolicyInfo(name, POLICIES[name].description, described, levels[-1]))
+        out.append(PolicyInfo(name, POLICIES[name].description, described, DEFAULT_LEVEL[name]))
     return out
 
 

@@ -30,6 +30,14 @@ defence, never folds and now and then plays its second-best option; 2 weights de
 plainly and folds; 3 (the default) weights defence twice. On the evaluation walls a level-2
 that slipped on 2% of its decisions lost 0.43 ± 0.27 points per hand to level 3: slips are
 expensive, so only level 1 has them.
+
+Level 4 (the strongest, not the default) is level 3 plus a determinised Monte-Carlo
+look-ahead (:mod:`hebei.bots.policies.lookahead`) on close calls: when up to three discards,
+pongs or passes are within :data:`LOOKAHEAD_MARGIN` points of the best (discards only when
+an opponent reads ready with at least :data:`LOOKAHEAD_READY`), each is played out on the
+same :data:`LOOKAHEAD_SAMPLES` sampled deals, and the ranking's choice gives way only to an
+option better by :data:`LOOKAHEAD_Z` standard errors of the paired difference. Its
+ranking (hints, reviews) is level 3's.
 """
 
 from __future__ import annotations
@@ -40,9 +48,10 @@ from dataclasses import dataclass
 
 from hebei.bots.policies.classic import expert_rank, plays_classic
 from hebei.bots.policies.danger import DangerMap
+from hebei.bots.policies.lookahead import better_than_first, candidate_points
 from hebei.bots.policies.options import Option
 from hebei.bots.policies.pricing import Holding, Priced, ShapePricer
-from hebei.bots.policies.reading import read_table
+from hebei.bots.policies.reading import read_table, ready_probability
 from hebei.bots.policies.speed import break_cost
 from hebei.rules.actions import PASS, WIN, Action, ActionKind
 from hebei.rules.hand import Phase
@@ -58,6 +67,14 @@ KONG_POINTS = {
 }
 REPLACEMENT_DRAW = 0.3  # a kong draws again at once: a free step
 FOLD_MARGIN = 0.05  # a slower shape must be this much safer
+# Level 4's look-ahead (:mod:`hebei.bots.policies.lookahead`), tuned on the tuning walls.
+LOOKAHEAD_SAMPLES = 24  # sampled deals per close decision
+LOOKAHEAD_MARGIN = 0.3  # options within this many points of the best are played out
+LOOKAHEAD_TOP = 3  # at most this many
+LOOKAHEAD_READY = 0.3  # discards only when an opponent reads ready with this chance
+LOOKAHEAD_Z = 0.5  # switch from the ranking's choice only on this many standard errors
+LOOKAHEAD_FOLD = True  # a slower (folding) discard is played out folding on
+LOOKAHEAD_KINDS = (ActionKind.DISCARD, ActionKind.PONG, ActionKind.PASS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +88,11 @@ class ExpertLevel:
     fold: bool  # may break its shape to throw a safer tile
     fold_margin: float = FOLD_MARGIN  # points a slower shape must gain in safety
     open_cost: float = 0.0  # points charged for opening a concealed hand (a pong)
+    lookahead: int = 0  # sampled worlds per close decision (0: no look-ahead)
+    lookahead_margin: float = 0.0  # options this close to the best are played out
+    lookahead_top: int = 3  # at most this many of them
+    lookahead_ready: float = 0.0  # only when an opponent is ready with at least this chance
+    lookahead_z: float = 1.0  # switch only on an advantage of this many standard errors
 
 
 LEVELS = {
@@ -79,6 +101,18 @@ LEVELS = {
     ),
     2: ExpertLevel("adds the full defence and folding, no slips", True, 1.0, 0.0, True),
     3: ExpertLevel("hand value, defence weighted twice, folding, no slips", True, 2.0, 0.0, True),
+    4: ExpertLevel(
+        "level 3, and close calls played out on sampled deals (Monte-Carlo look-ahead)",
+        True,
+        2.0,
+        0.0,
+        True,
+        lookahead=LOOKAHEAD_SAMPLES,
+        lookahead_margin=LOOKAHEAD_MARGIN,
+        lookahead_top=LOOKAHEAD_TOP,
+        lookahead_ready=LOOKAHEAD_READY,
+        lookahead_z=LOOKAHEAD_Z,
+    ),
 }
 DEFAULT_LEVEL = 3
 
@@ -107,7 +141,9 @@ class ExpertPolicy:
         self.config = LEVELS[level]
         self.level_description = self.config.description
         self.pricer = ShapePricer(self.config.value)
+        self.seed = seed
         self._rng = random.Random(seed)
+        self.lookaheads = 0  # decisions played out on sampled deals (level 4)
 
     # ------------------------------------------------------------------ interface
 
@@ -119,6 +155,8 @@ class ExpertPolicy:
         if WIN in legal:
             return WIN
         options = self.rank(obs)
+        if self.config.lookahead and not plays_classic(obs.profile):
+            return self._look_ahead(obs, options)
         if len(options) > 1 and self.config.noise and self._rng.random() < self.config.noise:
             return options[1].action
         return options[0].action
@@ -138,6 +176,59 @@ class ExpertPolicy:
         order = {a: i for i, a in enumerate(obs.legal_actions)}
         options.sort(key=lambda o: (o.action is not WIN, -(o.value or 0.0), order[o.action]))
         return options
+
+    def _look_ahead(self, obs: Observation, options: list[Option]) -> Action:
+        """The best of the close options by their mean points over sampled deals (see
+        :mod:`hebei.bots.policies.lookahead`); the ranking's first when none is close."""
+        best = options[0]
+        config = self.config
+        if best.action.kind not in LOOKAHEAD_KINDS or best.value is None:
+            return best.action
+        close = [
+            o
+            for o in options[: config.lookahead_top]
+            if o.action.kind in LOOKAHEAD_KINDS
+            and o.value is not None
+            and best.value - o.value <= config.lookahead_margin
+        ]
+        if len(close) < 2:
+            return best.action
+        if config.lookahead_ready > 0 and obs.phase is Phase.TURN:  # push or fold
+            ready = max(
+                ready_probability(v.discards, len(v.melds), obs.wall)
+                for v in obs.seats
+                if v.seat != obs.seat
+            )
+            if ready < config.lookahead_ready:
+                return best.action
+        key = (
+            self.seed,
+            obs.seat,
+            obs.hand,
+            obs.wall,
+            obs.claim.tile if obs.claim is not None else -1,
+            tuple(v.discards for v in obs.seats),
+        )
+        rng = random.Random(hash(key))
+        self.lookaheads += 1
+        fastest = min((o.shanten for o in options if o.shanten is not None), default=0)
+        plays = [
+            (
+                o.action,
+                o.then.tile if o.then is not None else None,
+                LOOKAHEAD_FOLD and o.action.kind is ActionKind.DISCARD and o.shanten > fastest,
+            )
+            for o in close
+        ]
+        danger = None
+        if any(fold for _, _, fold in plays):
+            danger_map = self._position(obs).danger
+            if danger_map is not None:
+                danger = [danger_map.cost(k) for k in range(34)]
+            else:
+                plays = [(a, t, False) for a, t, _ in plays]
+        points = candidate_points(obs, plays, config.lookahead, rng, danger)
+        return close[better_than_first(points, config.lookahead_z)].action
 
     # ------------------------------------------------------------------ the position
 

@@ -1,0 +1,97 @@
+"""The expert's level 4: level 3 with close decisions played out on sampled deals
+(:mod:`hebei.bots.policies.lookahead`)."""
+
+from __future__ import annotations
+
+import random
+
+from hebei.bots.player import PolicyPlayer
+from hebei.bots.policies import catalogue, make_policy
+from hebei.bots.policies.lookahead import Rollout, better_than_first, sample_world
+from hebei.rules.actions import ActionKind
+from hebei.rules.match import Match, MatchLength
+from hebei.rules.simulate import SimulationSummary, play_match
+from hebei.rules.views import Observation, observe
+
+
+class Recorder(PolicyPlayer):
+    """Plays its policy and keeps every observation it decided on."""
+
+    def __init__(self, policy, scores, seen: list[Observation]) -> None:
+        super().__init__(policy, scores)
+        self.seen = seen
+
+    def choose(self, state, seat, options):
+        obs = observe(state, seat, self.scores)
+        self.seen.append(obs)
+        action = self.policy.choose(obs)
+        assert action in obs.legal_actions, (action, obs.legal_actions)
+        return action
+
+
+def _self_play(seed: int, hands: int) -> tuple[list[Observation], list]:
+    """A match of four level-4 experts (the engine refuses an illegal action)."""
+    seen: list[Observation] = []
+    match = Match(seed, MatchLength(hands=hands))
+    policies = [make_policy("expert", 4, seed=seed * 4 + s) for s in range(4)]
+    play_match(match, [Recorder(p, match.scores, seen) for p in policies], SimulationSummary())
+    return seen, policies
+
+
+def test_level_4_plays_legal_actions_and_looks_ahead_on_close_calls() -> None:
+    seen, policies = _self_play(5_000_015, 2)
+    assert len(seen) > 50
+    assert sum(p.lookaheads for p in policies) > 0  # the look-ahead was used
+
+
+def test_level_4_is_deterministic_for_a_seed_and_an_observation() -> None:
+    seen, _ = _self_play(5_000_016, 1)
+    late = [o for o in seen if len(o.legal_actions) > 1 and o.wall < 30][:25]
+    assert late
+    first = make_policy("expert", 4, seed=11)
+    again = make_policy("expert", 4, seed=11)
+    # The same answers in another order: each decision depends on the observation only.
+    assert [first.choose(o) for o in late] == [again.choose(o) for o in reversed(late)][::-1]
+    assert first.lookaheads == again.lookaheads > 0
+
+
+def test_level_4_ranks_like_level_3_and_is_not_the_default() -> None:
+    seen, _ = _self_play(5_000_017, 1)
+    three, four = make_policy("expert", 3), make_policy("expert", 4)
+    for obs in seen[::7]:
+        assert [o.action for o in three.rank(obs)] == [o.action for o in four.rank(obs)]
+    assert make_policy("expert").level == 3
+    expert = next(info for info in catalogue() if info.name == "expert")
+    assert expert.default_level == 3 and [lv for lv, _ in expert.levels] == [1, 2, 3, 4]
+
+
+def test_sampled_worlds_deal_exactly_the_unseen_tiles() -> None:
+    seen, _ = _self_play(5_000_018, 1)
+    rng = random.Random(3)
+    for obs in seen[::5]:
+        hand = obs.counts()
+        world = sample_world(obs, hand, rng)
+        assert world.hands[obs.seat] == hand
+        assert len(world.wall) == obs.wall
+        for view in obs.seats:
+            assert sum(world.hands[view.seat]) == view.concealed_count
+        total = [sum(h[k] for h in world.hands) for k in range(34)]
+        for k, v in enumerate(obs.visible()):
+            total[k] += v
+        for k in world.wall:
+            total[k] += 1
+        assert all(c <= 4 for c in total), total
+        # The rest of the hand plays out to a win or a draw, from the next seat's draw.
+        if obs.phase.value == "turn" and obs.current == obs.seat:
+            discard = next(a for a in obs.legal_actions if a.kind is ActionKind.DISCARD)
+            play = Rollout(world, obs.seat, obs.dealer)
+            ended = play.discard(obs.seat, discard.tile)
+            points = ended if ended is not None else play.play_from((obs.seat + 1) % 4)
+            assert -200 < points < 200
+
+
+def test_a_switch_needs_an_advantage_beyond_the_noise() -> None:
+    first = [0.0, 5.0, -5.0, 0.0]
+    assert better_than_first([first, [1.0, 6.0, -4.0, 1.0]], 1.0) == 1  # +1 every time
+    assert better_than_first([first, [8.0, -3.0, 3.0, -7.0]], 1.0) == 0  # +0.25, noisy
+    assert better_than_first([first, [-1.0, 4.0, -6.0, -1.0]], 1.0) == 0
