@@ -188,10 +188,23 @@ _W_SUJI, _W_NEAR1, _W_NEAR2 = W["suji"], W["near1"], W["near2"]
 _W_SEEN1, _W_SEEN2 = W["seen_near1"], W["seen_near2"]
 
 
+_W_SUIT_SHARE, _W_MELD_SUIT, _W_MELD_OTHER = W["suit_share"], W["meld_suit"], W["meld_other"]
+_OTHERS = tuple(tuple(s for s in range(4) if s != seat) for seat in range(4))
+
+
 class _Opponent:
     """One opponent's figures as :meth:`DangerMap.cost` reads them (see _wait_logit)."""
 
-    __slots__ = ("cost", "discards", "others", "ready", "suit_terms", "times")
+    __slots__ = (
+        "cost",
+        "discards",
+        "meld_suits",
+        "others",
+        "ready",
+        "suit_share",
+        "terms",
+        "times",
+    )
 
     def __init__(self, opp: OpponentRead, cost: float, others: tuple[int, ...]) -> None:
         self.discards = opp.discards
@@ -199,16 +212,21 @@ class _Opponent:
         self.cost = cost
         self.times = opp.times
         self.others = others  # the other seats, in seat order
-        meld_sum = sum(opp.meld_suits)
-        # The three suit terms of _wait_logit, each as it is computed there.
-        self.suit_terms = tuple(
-            (
-                W["suit_share"] * opp.suit_share[suit],
-                W["meld_suit"] * opp.meld_suits[suit],
-                W["meld_other"] * (meld_sum - opp.meld_suits[suit]),
+        self.suit_share = opp.suit_share
+        self.meld_suits = opp.meld_suits
+        self.terms: list[tuple[float, float, float] | None] = [None, None, None, None]
+
+    def suit_terms(self, suit: int) -> tuple[float, float, float]:
+        """The three suit terms of _wait_logit, each as it is computed there."""
+        terms = self.terms[suit]
+        if terms is None:
+            melds = self.meld_suits
+            terms = self.terms[suit] = (
+                _W_SUIT_SHARE * self.suit_share[suit],
+                _W_MELD_SUIT * melds[suit],
+                _W_MELD_OTHER * (sum(melds) - melds[suit]),
             )
-            for suit in range(4)
-        )
+        return terms
 
 
 class DangerMap:
@@ -218,12 +236,21 @@ class DangerMap:
         self, table: TableRead, counts: Sequence[int], visible: Sequence[int], dealer: bool
     ):
         self.table = table
-        self.unseen = [max(0, 4 - c - v) for c, v in zip(counts, visible, strict=True)]
+        self.unseen = [
+            u if (u := 4 - c - v) > 0 else 0 for c, v in zip(counts, visible, strict=True)
+        ]
         self.seen = [4 - u for u in self.unseen]
         self.costs = [win_cost(opp, dealer) for opp in table.opponents]
         self._memo: dict[int, float] = {}
+        seats = len(table.last_seen)
         self._opponents = tuple(
-            _Opponent(opp, cost, tuple(s for s in range(len(table.last_seen)) if s != opp.seat))
+            _Opponent(
+                opp,
+                cost,
+                _OTHERS[opp.seat]
+                if seats == 4
+                else tuple(s for s in range(seats) if s != opp.seat),
+            )
             for opp, cost in zip(table.opponents, self.costs, strict=True)
         )
 
@@ -272,7 +299,7 @@ class DangerMap:
                     x = _BIAS + _AGE_W[age if age < 6 else 6]
                 else:
                     x = _BIAS + 0.0
-                a, b, c = opp.suit_terms[suit]
+                a, b, c = opp.terms[suit] or opp.suit_terms(suit)
                 x += a
                 x += b
                 x += c

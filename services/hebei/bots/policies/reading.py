@@ -51,10 +51,14 @@ def _ready_features(discards: Sequence[int], melds: int, wall: int) -> tuple[flo
         float(m >= 3),
         m * n / CAP_DISCARDS,
         wall / FULL_WALL,
-        sum(1 for t in last3 if t < 27 and 2 <= t % 9 <= 6),  # middle tiles thrown lately
-        sum(1 for t in last3 if t >= 27),
-        sum(1 for t in discards[:4] if t >= 27),  # honors first: an ordinary start
+        sum(map(_MIDDLE.__getitem__, last3)),  # middle tiles thrown lately
+        sum(map(_HONOR.__getitem__, last3)),
+        sum(map(_HONOR.__getitem__, discards[:4])),  # honors first: an ordinary start
     )
+
+
+_MIDDLE = tuple(int(t < 27 and 2 <= t % 9 <= 6) for t in range(34))  # 3-7 of a suit
+_HONOR = tuple(int(t >= 27) for t in range(34))
 
 
 _FEATURE_WEIGHTS = READY_WEIGHTS[1:]
@@ -103,6 +107,9 @@ def suit_of_kind(kind: int) -> int:
     return kind // 9 if kind < 27 else 3
 
 
+_SUIT_OF = tuple(suit_of_kind(k) for k in range(34))
+
+
 def _last_seen(obs: Observation) -> list[list[int | None]]:
     """``last[s][k]``: the latest table time at which seat ``s`` discarded kind ``k``."""
     last: list[list[int | None]] = [[None] * 34 for _ in range(4)]
@@ -141,7 +148,7 @@ def read_opponent(obs: Observation, seat: int) -> OpponentRead:
     discards = view.discards
     per_suit = [0, 0, 0, 0]
     for kind in discards:
-        per_suit[suit_of_kind(kind)] += 1
+        per_suit[_SUIT_OF[kind]] += 1
     n = max(1, len(discards))
     meld_suits = [0, 0, 0, 0]
     for meld in view.melds:
