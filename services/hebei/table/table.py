@@ -1064,9 +1064,10 @@ class Table:
             self._group.events.append(EventRow(seq, hand_no, event, at, chain, mac))
         if message is not None:
             self.public.append((seq, message))
-            response = table_pb2.SpectateResponse(event=message)
-            for queue in self.spectators:
-                queue.push(seq, response)
+            if self.spectators:  # a response copies the event: only for someone to read it
+                response = table_pb2.SpectateResponse(event=message)
+                for queue in self.spectators:
+                    queue.push(seq, response)
 
     def _check_stored(self, row: EventRow, link: Link) -> None:
         """A stored event must carry the hash and signature the engine gives it (rows logged
