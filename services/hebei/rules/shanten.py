@@ -708,12 +708,19 @@ def _ukeire_kinds(b: bytes, n_melds: int, profile: RuleProfile) -> tuple[int, tu
         rest3 = _PAIR[v12 << _ID_SHIFT | v4]
         rest4 = _PAIR[v12 << _ID_SHIFT | v3]
         draws = _STD_DRAWS.get
-        kinds = (
-            (draws((0, k1, rest1, m)) or _std_draws(0, k1, v1, rest1, m))
-            + (draws((9, k2, rest2, m)) or _std_draws(9, k2, v2, rest2, m))
-            + (draws((18, k3, rest3, m)) or _std_draws(18, k3, v3, rest3, m))
-            + (draws((27, k4, rest4, m)) or _std_draws(27, k4, v4, rest4, m))
-        )
+        d1 = draws((0, k1, rest1, m))
+        if d1 is None:
+            d1 = _std_draws(0, k1, v1, rest1, m)
+        d2 = draws((9, k2, rest2, m))
+        if d2 is None:
+            d2 = _std_draws(9, k2, v2, rest2, m)
+        d3 = draws((18, k3, rest3, m))
+        if d3 is None:
+            d3 = _std_draws(18, k3, v3, rest3, m)
+        d4 = draws((27, k4, rest4, m))
+        if d4 is None:
+            d4 = _std_draws(27, k4, v4, rest4, m)
+        kinds = d1 + d2 + d3 + d4
         if special == std:
             improves = (
                 _SPECIAL_DRAWS_MAIN if profile is MAIN else _special_draws_by_profile(profile)

@@ -1,8 +1,8 @@
 """The policies' fast paths decide and price exactly as their plain definitions.
 
 The expert's and efficiency's hot paths (the danger map's wait model, discard options,
-efficiency candidates, the shape memos) were rewritten for speed with the promise of the
-same floats and the same decisions. These tests hold them to it: each fast path against its
+efficiency candidates, the shape memos, the readiness model) were rewritten for speed with
+the promise of the same floats and the same decisions. These tests hold them to it: each fast path against its
 reference on positions of seeded self-play, and a digest of every decision and every priced
 option of a few seeded hands, recorded with the code before the speed work. A change that
 means to alter the policies' play updates :data:`PINNED` (and says so).
@@ -11,6 +11,7 @@ means to alter the policies' play updates :data:`PINNED` (and says so).
 from __future__ import annotations
 
 import hashlib
+import random
 
 import pytest
 
@@ -18,7 +19,13 @@ from hebei.bots.player import PolicyPlayer
 from hebei.bots.policies import make_policy
 from hebei.bots.policies.analysis import candidates, discard_shantens, discard_ukeire
 from hebei.bots.policies.danger import DangerMap
-from hebei.bots.policies.reading import read_table
+from hebei.bots.policies.reading import (
+    READY_WEIGHTS,
+    _ready_features,
+    read_table,
+    ready_probability,
+    sigmoid,
+)
 from hebei.bots.policies.speed import _shape_value, _win_probability, shape_value, win_probability
 from hebei.rules.actions import Action
 from hebei.rules.hand import HandState, Phase
@@ -154,3 +161,14 @@ def test_the_shape_memos_return_the_models(wall: int) -> None:
                         assert win_probability(
                             shanten_, useful, wall, open_hand, dealer
                         ) == _win_probability(shanten_, useful, wall, open_hand, dealer)
+
+
+def test_readiness_is_the_weighted_sum_of_its_features() -> None:
+    rng = random.Random(11)
+    for _ in range(20_000):
+        discards = tuple(rng.randrange(34) for _ in range(rng.randrange(25)))
+        melds, wall = rng.randrange(5), rng.randrange(80)
+        x = READY_WEIGHTS[0]
+        for w, f in zip(READY_WEIGHTS[1:], _ready_features(discards, melds, wall), strict=True):
+            x += w * f
+        assert ready_probability(discards, melds, wall) == sigmoid(x)

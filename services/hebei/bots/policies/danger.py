@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import exp
 
 from hebei.bots.policies.reading import OpponentRead, TableRead, sigmoid, suit_of_kind
 
@@ -311,7 +312,11 @@ class DangerMap:
                         x += _W_HONOR_TWO
                 else:
                     x = _suited_logit(x, kind, left, thrown, self.seen)
-                wait = sigmoid(x)
+                if x >= 0:  # sigmoid(x), inline
+                    wait = 1.0 / (1.0 + exp(-x))
+                else:
+                    e = exp(x)
+                    wait = e / (1.0 + e)
             total += opp.ready * wait * opp.cost
         return total
 

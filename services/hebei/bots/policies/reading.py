@@ -61,14 +61,28 @@ _MIDDLE = tuple(int(t < 27 and 2 <= t % 9 <= 6) for t in range(34))  # 3-7 of a 
 _HONOR = tuple(int(t >= 27) for t in range(34))
 
 
-_FEATURE_WEIGHTS = READY_WEIGHTS[1:]
-
-
 def ready_probability(discards: Sequence[int], melds: int, wall: int) -> float:
     """Chance that a seat with these discards and declared melds is ready (tenpai)."""
-    x = READY_WEIGHTS[0]
-    for w, f in zip(_FEATURE_WEIGHTS, _ready_features(discards, melds, wall), strict=True):
-        x += w * f
+    # The weighted sum of _ready_features, term by term in its order (the meld indicators
+    # add their weight or nothing: weight x 1.0 or x 0.0).
+    w = READY_WEIGHTS
+    n = min(len(discards), CAP_DISCARDS)
+    m = min(melds, 3)
+    last3 = discards[-3:]
+    x = w[0]
+    x += w[1] * n
+    x += w[2] * (n * n / CAP_DISCARDS)
+    if m == 1:
+        x += w[3]
+    elif m == 2:
+        x += w[4]
+    elif m >= 3:
+        x += w[5]
+    x += w[6] * (m * n / CAP_DISCARDS)
+    x += w[7] * (wall / FULL_WALL)
+    x += w[8] * sum(map(_MIDDLE.__getitem__, last3))
+    x += w[9] * sum(map(_HONOR.__getitem__, last3))
+    x += w[10] * sum(map(_HONOR.__getitem__, discards[:4]))
     return sigmoid(x)
 
 
