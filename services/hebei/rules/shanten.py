@@ -30,7 +30,7 @@ first time a suit pattern is seen (tens of microseconds each, once per process);
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import count, product
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -803,10 +803,26 @@ def discard_options(
     return options
 
 
-def warm_up() -> None:
-    """Solve every prefix and suffix pattern of a suit now (about a second, once).
+_WARM_SUIT_TILES = 8  # warm_up builds every suit pattern of up to this many tiles
 
-    Later, a new suit pattern costs only a few convolutions on its first sight.
+
+def _patterns(size: int, tiles: int) -> Iterator[bytes]:
+    """Every part of ``size`` ranks holding at most ``tiles`` tiles (at most 4 a rank)."""
+    if size == 0:
+        yield b""
+        return
+    for have in range(min(4, tiles) + 1):
+        for rest in _patterns(size - 1, tiles - have):
+            yield bytes((have,)) + rest
+
+
+def warm_up() -> None:
+    """Solve every prefix and suffix pattern of a suit now, and build the entry of every
+    suit pattern of up to eight tiles (22,330; about a second and 9 MiB, once).
+
+    Later, a new suit pattern costs only a few look-ups on its first sight; those of up to
+    eight tiles are most of what hands and their draws meet (after 128 hands of expert
+    self-play, 14,000 of the 19,000 seen).
     """
     for head in product(range(5), repeat=_SPLIT):
         _prefix(bytes(head))
@@ -814,3 +830,6 @@ def warm_up() -> None:
         for x in range(5):
             for y in range(5 - x):
                 _suffix(_SPLIT, x, y, bytes(tail))
+    for key in _patterns(9, _WARM_SUIT_TILES):
+        if key not in _SUIT:
+            _suit_entry(key)
