@@ -27,6 +27,7 @@ from hebei.bots.policies.reading import (
     sigmoid,
 )
 from hebei.bots.policies.speed import _shape_value, _win_probability, shape_value, win_probability
+from hebei.bots.policies.value import _peng_peng_shanten, peng_peng_shanten
 from hebei.rules.actions import Action
 from hebei.rules.hand import HandState, Phase
 from hebei.rules.match import Match, MatchLength
@@ -172,3 +173,20 @@ def test_readiness_is_the_weighted_sum_of_its_features() -> None:
         for w, f in zip(READY_WEIGHTS[1:], _ready_features(discards, melds, wall), strict=True):
             x += w * f
         assert ready_probability(discards, melds, wall) == sigmoid(x)
+
+
+def test_the_peng_peng_memo_returns_the_count(decisions) -> None:
+    rng = random.Random(12)
+    hands = [obs.counts() for obs, _, _ in decisions]
+    for _ in range(2_000):
+        hand = [0] * 34
+        for _ in range(rng.choice((1, 2, 4, 5, 7, 8, 10, 11, 13, 14))):
+            kind = rng.randrange(34)
+            if hand[kind] < 4:
+                hand[kind] += 1
+        hands.append(hand)
+    for hand in hands:
+        for n_melds in range(4):
+            expected = _peng_peng_shanten(hand, n_melds)
+            assert peng_peng_shanten(hand, n_melds) == expected
+            assert peng_peng_shanten(tuple(hand), n_melds) == expected
