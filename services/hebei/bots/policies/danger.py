@@ -25,6 +25,7 @@ point of expected speed (see :mod:`hebei.bots.policies.speed`).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import exp
@@ -291,12 +292,8 @@ class DangerMap:
                     if t is not None and (when is None or t > when):
                         when = t
                 if when is not None:
-                    times = opp.times
-                    n = len(times)
-                    i = n
-                    while i and times[i - 1] > when:
-                        i -= 1
-                    age = n - i
+                    times = opp.times  # ascending: its discards after ``when`` are the last ones
+                    age = len(times) - bisect_right(times, when)
                     x = _BIAS + _AGE_W[age if age < 6 else 6]
                 else:
                     x = _BIAS + 0.0
