@@ -7,8 +7,8 @@ import random
 
 from hebei.bots.player import PolicyPlayer
 from hebei.bots.policies import catalogue, make_policy
-from hebei.bots.policies.lookahead import Rollout, better_than_first, sample_world
-from hebei.rules.actions import ActionKind
+from hebei.bots.policies.lookahead import Rollout, better_than_first, candidate_points, sample_world
+from hebei.rules.actions import PASS, ActionKind
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.simulate import SimulationSummary, play_match
 from hebei.rules.views import Observation, observe
@@ -39,14 +39,14 @@ def _self_play(seed: int, hands: int) -> tuple[list[Observation], list]:
 
 
 def test_level_4_plays_legal_actions_and_looks_ahead_on_close_calls() -> None:
-    seen, policies = _self_play(5_000_015, 2)
-    assert len(seen) > 50
-    assert sum(p.lookaheads for p in policies) > 0  # the look-ahead was used
+    seen, policies = _self_play(5_000_019, 3)
+    assert len(seen) > 100
+    assert sum(p.lookaheads for p in policies) > 0  # the look-ahead was used (push or fold)
 
 
 def test_level_4_is_deterministic_for_a_seed_and_an_observation() -> None:
-    seen, _ = _self_play(5_000_016, 1)
-    late = [o for o in seen if len(o.legal_actions) > 1 and o.wall < 30][:25]
+    seen, _ = _self_play(5_000_020, 3)
+    late = [o for o in seen if len(o.legal_actions) > 1 and o.wall < 30]
     assert late
     first = make_policy("expert", 4, seed=11)
     again = make_policy("expert", 4, seed=11)
@@ -95,3 +95,22 @@ def test_a_switch_needs_an_advantage_beyond_the_noise() -> None:
     assert better_than_first([first, [1.0, 6.0, -4.0, 1.0]], 1.0) == 1  # +1 every time
     assert better_than_first([first, [8.0, -3.0, 3.0, -7.0]], 1.0) == 0  # +0.25, noisy
     assert better_than_first([first, [-1.0, 4.0, -6.0, -1.0]], 1.0) == 0
+
+
+def test_pong_or_pass_and_discards_are_played_out_on_the_same_deals() -> None:
+    seen, _ = _self_play(5_000_019, 3)
+    offers = [o for o in seen if any(a.kind is ActionKind.PONG for a in o.legal_actions)]
+    turns = [o for o in seen if o.phase.value == "turn" and len(o.legal_actions) > 2]
+    assert offers and turns
+    for obs in offers[:3]:
+        pong = next(a for a in obs.legal_actions if a.kind is ActionKind.PONG)
+        plays = [(pong, None, False), (PASS, None, False)]
+        points = candidate_points(obs, plays, 6, random.Random(1))
+        assert [len(p) for p in points] == [6, 6]
+        assert points == candidate_points(obs, plays, 6, random.Random(1))
+    obs = turns[-1]
+    discards = [a for a in obs.legal_actions if a.kind is ActionKind.DISCARD][:2]
+    danger = [0.0] * 34
+    plays = [(discards[0], None, False), (discards[1], None, True)]
+    points = candidate_points(obs, plays, 6, random.Random(2), danger)
+    assert all(-200 < x < 200 for p in points for x in p)
