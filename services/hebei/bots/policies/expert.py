@@ -45,7 +45,6 @@ look-ahead, wider margins, always playing out the safest tile: no better).
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from dataclasses import dataclass
 
@@ -56,7 +55,7 @@ from hebei.bots.policies.options import Option
 from hebei.bots.policies.pricing import Holding, Priced, ShapePricer
 from hebei.bots.policies.reading import read_table, ready_probability
 from hebei.bots.policies.speed import break_cost
-from hebei.rules.actions import PASS, WIN, Action, ActionKind
+from hebei.rules.actions import DISCARD, PASS, WIN, Action, ActionKind
 from hebei.rules.hand import Phase
 from hebei.rules.scoring import WinContext, WinKind, score_win
 from hebei.rules.shanten import discard_options
@@ -289,7 +288,7 @@ class ExpertPolicy:
                 extras = {"win_chance": priced.win_chance, "win_points": priced.points}
                 out.append(
                     Option(
-                        Action(ActionKind.DISCARD, tile),
+                        DISCARD[tile],
                         option.shanten,
                         tuple(option.tiles),
                         shown,
@@ -301,7 +300,7 @@ class ExpertPolicy:
             value = -break_cost(fastest, option.shanten, wall) - defence * danger
             out.append(
                 Option(
-                    Action(ActionKind.DISCARD, tile),
+                    DISCARD[tile],
                     option.shanten,
                     tuple(option.tiles),
                     shown,
@@ -320,7 +319,8 @@ class ExpertPolicy:
         value = anchor + option.value - margin
         if not self.config.fold:
             value = min(value, floor - margin)
-        return dataclasses.replace(option, value=value)
+        o = option  # an Option built directly: dataclasses.replace costs a field walk
+        return Option(o.action, o.shanten, o.useful, o.danger, value, o.reason, o.then, o.extras)
 
     def _win(self, pos: Position) -> Option:
         points = self._win_points(pos)
