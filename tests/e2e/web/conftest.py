@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,3 +69,14 @@ def page(browser) -> Iterator[object]:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+def sit_down(page: Any, site: RunningGateway, hands: int) -> None:
+    """From the lobby: Mei sits down against efficiency bots for ``hands`` hands."""
+    page.goto(site.url)
+    page.wait_for_selector("#policy option", state="attached")
+    page.select_option("#policy", "efficiency")
+    page.fill("input[name=name]", "Mei")
+    page.fill("input[name=hands]", str(hands))
+    page.click("#play")
+    page.wait_for_url("**/table.html?seat=*")

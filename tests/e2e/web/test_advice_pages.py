@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tests.e2e.web.conftest import sit_down
+
 DECISION_SECONDS = 120
 
 
@@ -30,13 +32,7 @@ def wait_for_my_decision(page: Any) -> dict[str, Any]:
 
 
 def test_a_hint_then_the_review_in_the_browser(page: Any, site: Any, artifacts: Any) -> None:
-    page.goto(site.url)
-    page.wait_for_selector("#policy option", state="attached")
-    page.select_option("#policy", "efficiency")
-    page.fill("input[name=name]", "Mei")
-    page.fill("input[name=hands]", "1")
-    page.click("#play")
-    page.wait_for_url("**/table.html?seat=*")
+    sit_down(page, site, hands=1)
 
     # Hint by its key, as in hebei play --hints: the expert's choice for this decision.
     shown = None
