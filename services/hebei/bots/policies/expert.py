@@ -53,7 +53,7 @@ from hebei.bots.policies.danger import DangerMap
 from hebei.bots.policies.lookahead import better_than_first, candidate_points
 from hebei.bots.policies.options import Option
 from hebei.bots.policies.pricing import Holding, Priced, ShapePricer
-from hebei.bots.policies.reading import read_table, ready_probability
+from hebei.bots.policies.reading import read_table
 from hebei.bots.policies.speed import break_cost
 from hebei.rules.actions import DISCARD, PASS, WIN, Action, ActionKind
 from hebei.rules.hand import Phase
@@ -75,7 +75,6 @@ LOOKAHEAD_MARGIN = 0.3  # options within this many points of the best are played
 LOOKAHEAD_TOP = 3  # at most this many
 LOOKAHEAD_READY = 0.5  # discards only when an opponent reads ready with this chance
 LOOKAHEAD_Z = 0.5  # switch from the ranking's choice only on this many standard errors
-LOOKAHEAD_FOLD = True  # a slower (folding) discard is played out folding on
 LOOKAHEAD_KINDS = (ActionKind.DISCARD, ActionKind.PONG, ActionKind.PASS)
 
 
@@ -157,9 +156,10 @@ class ExpertPolicy:
             return legal[0]
         if WIN in legal:
             return WIN
-        options = self.rank(obs)
         if self.config.lookahead and not plays_classic(obs.profile):
-            return self._look_ahead(obs, options)
+            pos = self._position(obs)  # built once: the ranking and the look-ahead share it
+            return self._look_ahead(pos, self._rank(pos))
+        options = self.rank(obs)
         if len(options) > 1 and self.config.noise and self._rng.random() < self.config.noise:
             return options[1].action
         return options[0].action
@@ -169,7 +169,10 @@ class ExpertPolicy:
         docstring; ties: the order of the legal actions)."""
         if plays_classic(obs.profile):  # chow, one suit of eight, doublings (RULES.md §9)
             return expert_rank(obs, self.config.value)
-        pos = self._position(obs)
+        return self._rank(self._position(obs))
+
+    def _rank(self, pos: Position) -> list[Option]:
+        obs = pos.obs
         options: list[Option] = []
         for action in obs.legal_actions:
             if action.kind is not ActionKind.DISCARD:
@@ -180,9 +183,10 @@ class ExpertPolicy:
         options.sort(key=lambda o: (o.action is not WIN, -(o.value or 0.0), order[o.action]))
         return options
 
-    def _look_ahead(self, obs: Observation, options: list[Option]) -> Action:
+    def _look_ahead(self, pos: Position, options: list[Option]) -> Action:
         """The best of the close options by their mean points over sampled deals (see
         :mod:`hebei.bots.policies.lookahead`); the ranking's first when none is close."""
+        obs = pos.obs
         best = options[0]
         config = self.config
         if best.action.kind not in LOOKAHEAD_KINDS or best.value is None:
@@ -199,11 +203,8 @@ class ExpertPolicy:
         if obs.phase is not Phase.TURN and not config.lookahead_claims:
             return best.action
         if config.lookahead_ready > 0 and obs.phase is Phase.TURN:  # push or fold
-            ready = max(
-                ready_probability(v.discards, len(v.melds), obs.wall)
-                for v in obs.seats
-                if v.seat != obs.seat
-            )
+            table = pos.danger.table if pos.danger is not None else read_table(obs)
+            ready = max(opp.ready for opp in table.opponents)
             if ready < config.lookahead_ready:
                 return best.action
         key = (
@@ -221,15 +222,14 @@ class ExpertPolicy:
             (
                 o.action,
                 o.then.tile if o.then is not None else None,
-                LOOKAHEAD_FOLD and o.action.kind is ActionKind.DISCARD and o.shanten > fastest,
+                o.action.kind is ActionKind.DISCARD and o.shanten > fastest,  # folds on
             )
             for o in close
         ]
         danger = None
         if any(fold for _, _, fold in plays):
-            danger_map = self._position(obs).danger
-            if danger_map is not None:
-                danger = [danger_map.cost(k) for k in range(34)]
+            if pos.danger is not None:
+                danger = [pos.danger.cost(k) for k in range(34)]
             else:
                 plays = [(a, t, False) for a, t, _ in plays]
         points = candidate_points(obs, plays, config.lookahead, rng, danger)

@@ -144,7 +144,7 @@ def sample_world(obs: Observation, hand: Sequence[int], rng: random.Random) -> W
                 pool[kind] = max(0, pool[kind] - 4)
                 meld = Meld(MeldKind.CONCEALED_KONG, kind)
             melds[view.seat].append(meld)
-    hands: list[list[int]] = [list(hand), [], [], []]
+    hands: list[list[int]] = [[], [], [], []]
     hands[seat] = list(hand)
     for offset in (1, 2, 3):
         s = (seat + offset) % 4
