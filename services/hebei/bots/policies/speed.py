@@ -23,6 +23,7 @@ on efficiency self-play:
 
 from __future__ import annotations
 
+import functools
 import math
 
 from hebei.bots.policies.reading import FULL_WALL, sigmoid
@@ -71,26 +72,9 @@ def wall_share(wall: int) -> float:
     return min(max(wall, 0), FULL_WALL) / FULL_WALL
 
 
-# Memos of the two models by their arguments (a few thousand distinct ones in a hand's
-# positions; cleared past _MEMO_LIMIT): the same floats, computed once.
-_MEMO_LIMIT = 100_000
-_shape_memo: dict[tuple[int, float, int], float] = {}
-_win_memo: dict[tuple[int, float, int, bool, bool], float] = {}
-
-
-def shape_value(shanten: int, useful: float, wall: int) -> float:
+def _shape_value(shanten: int, useful: float, wall: int) -> float:
     """The seat's expected points for the rest of the hand with this shape (the differences
     between shapes are the measured ones; the level is the play-outs' mean)."""
-    key = (shanten, useful, wall)
-    value = _shape_memo.get(key)
-    if value is None:
-        if len(_shape_memo) >= _MEMO_LIMIT:
-            _shape_memo.clear()
-        value = _shape_memo[key] = _shape_value(shanten, useful, wall)
-    return value
-
-
-def _shape_value(shanten: int, useful: float, wall: int) -> float:
     if shanten < 0:
         return COMPLETE_BONUS
     a, b, c, d = SHAPE[min(shanten, len(SHAPE) - 1)]
@@ -99,22 +83,10 @@ def _shape_value(shanten: int, useful: float, wall: int) -> float:
     return SHAPE_OFFSET + a + b * w + max(MIN_SLOPE, c + d * w) * lu
 
 
-def win_probability(
+def _win_probability(
     shanten: int, useful: float, wall: int, open_hand: bool = False, dealer: bool = False
 ) -> float:
     """Chance that a hand of this shape wins this hand."""
-    key = (shanten, useful, wall, open_hand, dealer)
-    value = _win_memo.get(key)
-    if value is None:
-        if len(_win_memo) >= _MEMO_LIMIT:
-            _win_memo.clear()
-        value = _win_memo[key] = _win_probability(shanten, useful, wall, open_hand, dealer)
-    return value
-
-
-def _win_probability(
-    shanten: int, useful: float, wall: int, open_hand: bool, dealer: bool
-) -> float:
     if shanten < 0:
         return 1.0
     a, b, c = WIN_SHANTEN[min(shanten, len(WIN_SHANTEN) - 1)]
@@ -125,6 +97,13 @@ def _win_probability(
     if dealer:
         x += WIN_DEALER
     return sigmoid(x)
+
+
+# The two models memoised by their arguments (a few thousand distinct ones in a hand's
+# positions): the same floats, computed once.
+MEMO_SIZE = 100_000
+shape_value = functools.lru_cache(maxsize=MEMO_SIZE)(_shape_value)
+win_probability = functools.lru_cache(maxsize=MEMO_SIZE)(_win_probability)
 
 
 def break_cost(fastest: int, shanten: int, wall: int) -> float:
