@@ -36,11 +36,12 @@ from hebei.v1 import types_pb2 as pb
 from hebei.web.backend import Backend, HttpError
 from hebei.web.config import WebConfig
 from hebei.web.hub import Counter
+from hebei.web.limits import Bucket
 from hebei.web.views import tile, tiles
 
 HINT_POLICY = "expert"
-HINT_LEVEL = 0  # the expert's strongest level, as ``hebei play --hints``
-REVIEW_LEVEL = 0  # the strongest, as ``hebei review``
+HINT_LEVEL = 0  # the expert's default level (3), as ``hebei play --hints``
+REVIEW_LEVEL = 0  # the default level, as ``hebei review``
 MAX_REVIEW_ROWS = 1000  # the costliest differences shown (the bot service's own bound)
 REVIEWS_KEPT = 64
 HINTS_KEPT = 4  # decisions remembered per seat session
@@ -119,24 +120,6 @@ def check_open_decision(obs: pb.Observation | None, seat: int) -> pb.Observation
     if obs.seat < len(obs.seats) and obs.seats[obs.seat].auto_played:
         raise HttpError(409, "auto-play (托管) plays your seat: take over (t) for a hint")
     return obs
-
-
-class Bucket:
-    """A token bucket: ``rate`` a second sustained, ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: float, clock: Callable[[], float]) -> None:
-        self.rate, self.burst, self.clock = rate, burst, clock
-        self.tokens, self.at = burst, clock()
-
-    def take(self) -> float:
-        """Take one token: 0.0, or the seconds until one is there (nothing taken)."""
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens < 1:
-            return (1 - self.tokens) / self.rate
-        self.tokens -= 1
-        return 0.0
 
 
 class Advisor:

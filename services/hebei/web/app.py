@@ -73,6 +73,7 @@ from hebei.web.backend import Backend, HttpError, http_error
 from hebei.web.config import WebConfig
 from hebei.web.feeds import Feed
 from hebei.web.hub import Hub
+from hebei.web.limits import Bucket
 from hebei.web.views import match_json, round_json, standings_json, tournament_json
 
 log = logging.getLogger(__name__)
@@ -189,18 +190,17 @@ class RateLimiter:
 
     def __init__(self, rate: float, burst: float, max_clients: int = 10_000) -> None:
         self.rate, self.burst, self.max_clients = rate, burst, max_clients
-        self.buckets: dict[str, tuple[float, float]] = {}
+        self.buckets: dict[str, Bucket] = {}
 
     def take(self, client: str) -> None:
-        now = time.monotonic()
-        tokens, at = self.buckets.get(client, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - at) * self.rate)
-        if tokens < 1:
+        bucket = self.buckets.get(client)
+        if bucket is None:
+            bucket = self.buckets[client] = Bucket(self.rate, self.burst, time.monotonic)
+        if bucket.take() > 0:
             raise HttpError(429, "too many requests from your address: slow down")
-        self.buckets[client] = (tokens - 1, now)
-        if len(self.buckets) > self.max_clients:
-            cutoff = now - self.burst / self.rate
-            self.buckets = {k: v for k, v in self.buckets.items() if v[1] > cutoff}
+        if len(self.buckets) > self.max_clients:  # forget the full ones: as new again
+            cutoff = bucket.at - self.burst / self.rate
+            self.buckets = {k: b for k, b in self.buckets.items() if b.at > cutoff}
 
 
 class SecurityHeaders:
