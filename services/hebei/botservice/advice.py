@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hebei.bots.policies import DEFAULT_LEVEL, DEFAULT_LEVELS, POLICIES, Option, make_policy
+from hebei.bots.policies import POLICIES, Option, make_policy, resolve_level
 from hebei.bots.policies.explain import explain
 from hebei.botservice.positions import check_observation
 from hebei.common.errors import InvalidArgument, NotFound
@@ -31,13 +31,10 @@ def resolve_policy(name: str, level: int) -> tuple[str, int]:
         raise InvalidArgument(f"policy must be at most {MAX_POLICY_NAME} characters")
     if name not in POLICIES:
         raise NotFound(f"no policy {name!r}; the policies are {', '.join(POLICIES)}")
-    levels = DEFAULT_LEVELS[name]
-    if level == 0:
-        level = DEFAULT_LEVEL[name]
-    if level not in levels:
-        shown = ", ".join(map(str, levels))
-        raise InvalidArgument(f"policy {name} has levels {shown}, got {level}")
-    return name, level
+    try:
+        return name, resolve_level(name, level)
+    except ValueError as exc:
+        raise InvalidArgument(str(exc)) from None
 
 
 def suggest(obs: Observation, policy: str = "", level: int = 0, seed: int = 0) -> Advice:

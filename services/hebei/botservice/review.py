@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hebei.bots.policies import DEFAULT_LEVEL, DEFAULT_LEVELS, ExpertPolicy, Option
+from hebei.bots.policies import POLICY_LEVELS, ExpertPolicy, Option, resolve_level
 from hebei.bots.policies.explain import explain
 from hebei.common.errors import InvalidArgument
 from hebei.rules.actions import Action, ActionKind
@@ -151,12 +151,13 @@ class Reviewer:
     def __init__(self, seat: int, level: int = 0) -> None:
         if seat not in (0, 1, 2, 3):
             raise InvalidArgument(f"seat must be 0-3, got {seat}")
-        levels = DEFAULT_LEVELS["expert"]
-        level = level or DEFAULT_LEVEL["expert"]
-        if level not in levels:
+        levels = POLICY_LEVELS["expert"]
+        try:
+            level = resolve_level("expert", level)
+        except ValueError:
             raise InvalidArgument(
                 f"the expert has levels {', '.join(map(str, levels))}, got {level}"
-            )
+            ) from None
         self.seat = seat
         self.expert = ExpertPolicy(level)
         self.review = Review(seat, level)

@@ -160,7 +160,7 @@ def _play_local(
     profile: str,
     hints: bool = False,
 ) -> int:
-    from hebei.bots.policies import DEFAULT_LEVELS
+    from hebei.bots.policies import POLICY_LEVELS
     from hebei.play.local import LocalOptions, start_local_table
     from hebei.play.session import run_session
     from hebei.rules.profile import get_profile
@@ -173,13 +173,13 @@ def _play_local(
         fail(f"--hands must be 1-64, got {hands}")
     if not 1 <= think <= 3600:
         fail(f"--think must be 1-3600 seconds, got {think:g}")
-    policy = policy or ("expert" if "expert" in DEFAULT_LEVELS else "efficiency")
-    if policy not in DEFAULT_LEVELS:
-        fail(f"unknown --policy {policy!r}; choose one of {', '.join(DEFAULT_LEVELS)}")
+    policy = policy or ("expert" if "expert" in POLICY_LEVELS else "efficiency")
+    if policy not in POLICY_LEVELS:
+        fail(f"unknown --policy {policy!r}; choose one of {', '.join(POLICY_LEVELS)}")
     if level == 0:
-        level = 2 if 2 in DEFAULT_LEVELS[policy] else DEFAULT_LEVELS[policy][-1]
-    if level not in DEFAULT_LEVELS[policy]:
-        levels = ", ".join(map(str, DEFAULT_LEVELS[policy]))
+        level = 2 if 2 in POLICY_LEVELS[policy] else POLICY_LEVELS[policy][-1]
+    if level not in POLICY_LEVELS[policy]:
+        levels = ", ".join(map(str, POLICY_LEVELS[policy]))
         fail(f"--level for {policy} must be one of {levels}, got {level}")
     if seed is None:
         seed = secrets.randbelow(2**31 - 1) + 1

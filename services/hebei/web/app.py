@@ -306,11 +306,11 @@ class Gateway:
         return JSONResponse({"status": "ok", **self.hub.stats(), "advice": self.advisor.stats()})
 
     async def bots(self, request: Request) -> Response:
-        from hebei.bots.policies import DEFAULT_LEVELS
+        from hebei.bots.policies import POLICY_LEVELS
 
         return JSONResponse(
             {
-                "policies": [{"name": n, "levels": list(v)} for n, v in DEFAULT_LEVELS.items()],
+                "policies": [{"name": n, "levels": list(v)} for n, v in POLICY_LEVELS.items()],
                 "max_hands": MAX_HANDS,
                 "default": {"policy": "expert", "level": 2, "hands": 1},
             }
@@ -361,13 +361,13 @@ class Gateway:
 
     async def quick_play(self, request: Request) -> Response:
         self.posts.take(client_of(request))
-        from hebei.bots.policies import DEFAULT_LEVELS
+        from hebei.bots.policies import POLICY_LEVELS
 
         data = await read_json(request)
         name = text_field(data, "name", max_length=MAX_NAME, required=False) or "You"
         policy = text_field(data, "policy", max_length=32, required=False) or "expert"
-        if policy not in DEFAULT_LEVELS:
-            raise HttpError(400, f"policy must be one of {', '.join(DEFAULT_LEVELS)}")
+        if policy not in POLICY_LEVELS:
+            raise HttpError(400, f"policy must be one of {', '.join(POLICY_LEVELS)}")
         level = int_field(data, "level", 0, 0, 9)
         hands = int_field(data, "hands", 1, 1, MAX_HANDS)
         request_message = mm.QuickPlayRequest(

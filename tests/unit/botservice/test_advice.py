@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hebei.bots.policies import DEFAULT_LEVELS, make_policy
+from hebei.bots.policies import POLICY_LEVELS, make_policy
 from hebei.botservice.advice import resolve_policy, suggest
 from hebei.common.errors import InvalidArgument, NotFound
 from hebei.rules.actions import DISCARD, WIN
@@ -12,7 +12,7 @@ from hebei.rules.tiles import parse_tile
 from tests.unit.bots.observations import claim, turn
 from tests.unit.botservice.positions import random_positions
 
-SPECS = [(name, level) for name, levels in DEFAULT_LEVELS.items() for level in levels]
+SPECS = [(name, level) for name, levels in POLICY_LEVELS.items() for level in levels]
 POSITIONS = random_positions(40, seed=11)
 NO_SLIPS = {("efficiency", 1), ("expert", 2), ("expert", 3)}
 

@@ -21,8 +21,8 @@ from hebei.bots.policies.random_legal import RandomPolicy
 
 __all__ = [
     "DEFAULT_LEVEL",
-    "DEFAULT_LEVELS",
     "POLICIES",
+    "POLICY_LEVELS",
     "EfficiencyPolicy",
     "ExpertPolicy",
     "Option",
@@ -32,6 +32,7 @@ __all__ = [
     "catalogue",
     "make_policy",
     "parse_policy",
+    "resolve_level",
     "strongest_level",
 ]
 
@@ -41,7 +42,7 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     "expert": ExpertPolicy,
 }
 # The levels each policy accepts (the strongest last).
-DEFAULT_LEVELS: dict[str, tuple[int, ...]] = {
+POLICY_LEVELS: dict[str, tuple[int, ...]] = {
     "random": (1,),
     "efficiency": (1,),
     "expert": tuple(sorted(EXPERT_LEVELS)),
@@ -53,7 +54,7 @@ DEFAULT_LEVEL: dict[str, int] = {"random": 1, "efficiency": 1, "expert": EXPERT_
 
 def strongest_level(name: str) -> int:
     """The highest level of policy ``name``."""
-    return DEFAULT_LEVELS[name][-1]
+    return POLICY_LEVELS[name][-1]
 
 
 def make_policy(name: str, level: int | None = None, seed: int = 0) -> Policy:
@@ -64,12 +65,18 @@ def make_policy(name: str, level: int | None = None, seed: int = 0) -> Policy:
     """
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}")
-    levels = DEFAULT_LEVELS[name]
-    if level is None or level == 0:
+    return POLICIES[name](level=resolve_level(name, level), seed=seed)
+
+
+def resolve_level(name: str, level: int | None) -> int:
+    """The level ``level`` means for the known policy ``name`` (None or 0: its default,
+    :data:`DEFAULT_LEVEL`); ValueError naming the levels when it has no such level."""
+    levels = POLICY_LEVELS[name]
+    if not level:
         level = DEFAULT_LEVEL[name]
     if level not in levels:
         raise ValueError(f"policy {name} has levels {', '.join(map(str, levels))}, got {level!r}")
-    return POLICIES[name](level=level, seed=seed)
+    return level
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +92,7 @@ class PolicyInfo:
 def catalogue() -> list[PolicyInfo]:
     """Every policy and level, described in one line each."""
     out = []
-    for name, levels in DEFAULT_LEVELS.items():
+    for name, levels in POLICY_LEVELS.items():
         described = tuple((lv, make_policy(name, lv).level_description) for lv in levels)
         out.append(PolicyInfo(name, POLICIES[name].description, described, DEFAULT_LEVEL[name]))
     return out

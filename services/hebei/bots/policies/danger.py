@@ -244,15 +244,8 @@ class DangerMap:
         self.seen = [4 - u for u in self.unseen]
         self.costs = [win_cost(opp, dealer) for opp in table.opponents]
         self._memo: dict[int, float] = {}
-        seats = len(table.last_seen)
         self._opponents = tuple(
-            _Opponent(
-                opp,
-                cost,
-                _OTHERS[opp.seat]
-                if seats == 4
-                else tuple(s for s in range(seats) if s != opp.seat),
-            )
+            _Opponent(opp, cost, _OTHERS[opp.seat])  # last_seen has the four seats' rows
             for opp, cost in zip(table.opponents, self.costs, strict=True)
         )
 
