@@ -141,8 +141,9 @@ class Advisor:
         )
 
     def forget(self, keys: set[str]) -> None:
-        """Drop what is kept for seat sessions that are gone (the hub's sweep)."""
-        for key in [k for k in self.buckets if k not in keys]:
+        """Drop what is kept for seat sessions that are gone (the hint route calls it once more
+        than twice the gateway's seat sessions are remembered: bounded without a sweep)."""
+        for key in [k for k in self.hints.keys() | self.buckets.keys() if k not in keys]:
             self.buckets.pop(key, None)
             self.hints.pop(key, None)
 

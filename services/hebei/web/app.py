@@ -493,7 +493,7 @@ class Gateway:
             )
         if session.closed or session.feed.ended:
             raise HttpError(409, "this seat's session has ended")
-        if len(self.advisor.buckets) > 2 * self.config.max_sessions:
+        if len(self.advisor.hints) > 2 * self.config.max_sessions:  # every seat that asked
             self.advisor.forget(set(self.hub.seats))
         return JSONResponse(await self.advisor.hint(key, session.seat, session.obs))
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import pytest
 
 from hebei.common.config import ConfigError
 from hebei.v1 import types_pb2 as pb
-from hebei.web.advice import Bucket, check_open_decision
+from hebei.web.advice import Advisor, Bucket, check_open_decision
 from hebei.web.backend import HttpError
 from hebei.web.config import WebConfig
 
@@ -75,3 +77,11 @@ def test_a_hint_needs_the_seats_own_open_decision() -> None:
     seats[0].auto_played = True
     auto = pb.Observation(seat=0, seats=seats, decision_id=7, legal_actions=open_decision)
     assert "auto-play" in _refusal(auto).message
+
+
+def test_forget_drops_every_gone_seat_also_one_that_only_asked() -> None:
+    advisor = Advisor(WebConfig.from_env(ADDRESSES), backend=None, clock=Clock())  # type: ignore[arg-type]
+    advisor.buckets = {"a": Bucket(1, 1, Clock()), "b": Bucket(1, 1, Clock())}
+    advisor.hints = {"a": OrderedDict(), "b": OrderedDict(), "c": OrderedDict()}  # c: refused
+    advisor.forget({"a"})
+    assert set(advisor.buckets) == {"a"} and set(advisor.hints) == {"a"}
