@@ -11,7 +11,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from hebei.bots.policies import DEFAULT_LEVEL, make_policy
+from hebei.bots.policies import resolve_level
 from hebei.common.errors import InvalidArgument
 from hebei.common.validation import MAX_NAME_LENGTH, check_int, check_text
 from hebei.rules.profile import get_profile
@@ -110,10 +110,9 @@ def check_policy(field: str, policy: str, level: int) -> tuple[str, int]:
     policy = check_text(f"{field} policy", policy, max_length=32) or DEFAULT_FILLER_POLICY
     check_int(f"{field} level", level, lo=0, hi=99)
     try:
-        make_policy(policy, level or None)
+        return policy, resolve_level(policy, level)
     except ValueError as exc:
         raise InvalidArgument(f"{field}: {exc}") from None
-    return policy, level or DEFAULT_LEVEL[policy]
 
 
 def normalise_config(config: mm.TournamentConfig) -> mm.TournamentConfig:

@@ -63,14 +63,15 @@ def make_policy(name: str, level: int | None = None, seed: int = 0) -> Policy:
 
     Raises ValueError naming the choices for an unknown name or level.
     """
-    if name not in POLICIES:
-        raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}")
-    return POLICIES[name](level=resolve_level(name, level), seed=seed)
+    level = resolve_level(name, level)
+    return POLICIES[name](level=level, seed=seed)
 
 
 def resolve_level(name: str, level: int | None) -> int:
-    """The level ``level`` means for the known policy ``name`` (None or 0: its default,
-    :data:`DEFAULT_LEVEL`); ValueError naming the levels when it has no such level."""
+    """The level ``level`` means for policy ``name`` (None or 0: its default,
+    :data:`DEFAULT_LEVEL`); ValueError naming the choices for an unknown name or level."""
+    if name not in POLICIES:
+        raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}")
     levels = POLICY_LEVELS[name]
     if not level:
         level = DEFAULT_LEVEL[name]
