@@ -23,7 +23,7 @@ from typing import Any
 import grpc
 
 from hebei.common.errors import PermissionDenied, Unauthenticated
-from hebei.common.interceptors import HandlerInterceptor, RpcInfo
+from hebei.common.interceptors import AsyncHandlerInterceptor, HandlerInterceptor, RpcInfo
 
 AUTHORIZATION = "authorization"
 BEARER = "Bearer "
@@ -146,3 +146,7 @@ class AuthInterceptor(HandlerInterceptor):
     def scope(self, request: Any, context: grpc.ServicerContext, info: RpcInfo) -> Iterator[Any]:
         self.authority.check(info.full_method, context.invocation_metadata())
         yield request
+
+
+class AsyncAuthInterceptor(AsyncHandlerInterceptor, AuthInterceptor):
+    """:class:`AuthInterceptor` on the asyncio server."""

@@ -5,6 +5,9 @@ them into a status with the error's human message (cut to :data:`MAX_DETAILS` ch
 Any other exception becomes INTERNAL "internal error": its stack trace goes to the server log
 only, never to the client.
 
+The asyncio server (the table engine's) uses :class:`AsyncErrorInterceptor` and
+:class:`AsyncDecodeInterceptor`: the same mapping (:func:`call_status`) and the same checks.
+
 Request bytes are parsed by :class:`DecodeInterceptor`, not by grpcio: grpcio answers a
 message it cannot parse with INTERNAL "Exception deserializing request!" and a logged stack
 trace (and leaks memory on that path); here it is INVALID_ARGUMENT like any bad input.
@@ -14,13 +17,20 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 
-from hebei.common.interceptors import HANDLER_FACTORIES, HandlerInterceptor, RpcInfo, copy_pool
+from hebei.common.interceptors import (
+    HANDLER_FACTORIES,
+    AsyncHandlerInterceptor,
+    HandlerInterceptor,
+    RpcInfo,
+    copy_pool,
+    each_message,
+)
 from hebei.rules.errors import IllegalActionError, NotationError, ReplayError
 
 log = logging.getLogger("hebei.errors")
@@ -111,6 +121,19 @@ def _already_aborted(context: grpc.ServicerContext) -> bool:
     return code is not None and code != grpc.StatusCode.OK
 
 
+def call_status(
+    exc: Exception, context: grpc.ServicerContext, info: RpcInfo
+) -> tuple[grpc.StatusCode, str] | None:
+    """The status a handler's exception ends its call with (an unknown error is logged with
+    its stack trace), or None when the handler already ended the call itself."""
+    if _already_aborted(context):
+        return None
+    code, message = status_of(exc)
+    if code == grpc.StatusCode.INTERNAL:
+        log.error("unhandled error in %s", info.full_method, exc_info=exc)
+    return code, message
+
+
 class ErrorInterceptor(HandlerInterceptor):
     """Converts exceptions raised by handlers into statuses through :data:`STATUS_CODES`."""
 
@@ -119,12 +142,24 @@ class ErrorInterceptor(HandlerInterceptor):
         try:
             yield request
         except Exception as exc:
-            if _already_aborted(context):
+            status = call_status(exc, context, info)
+            if status is None:
                 raise
-            code, message = status_of(exc)
-            if code == grpc.StatusCode.INTERNAL:
-                log.error("unhandled error in %s", info.full_method, exc_info=exc)
-            context.abort(code, message)
+            context.abort(*status)
+
+
+class AsyncErrorInterceptor(AsyncHandlerInterceptor, ErrorInterceptor):
+    """:class:`ErrorInterceptor` on the asyncio server (where aborting is awaited)."""
+
+    @contextlib.asynccontextmanager
+    async def async_scope(self, request: Any, context: Any, info: RpcInfo) -> AsyncIterator[Any]:
+        try:
+            yield request
+        except Exception as exc:
+            status = call_status(exc, context, info)
+            if status is None:
+                raise
+            await context.abort(*status)
 
 
 # ----------------------------------------------------------------------------- decoding
@@ -155,11 +190,10 @@ def safe_deserializer(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
     return deserialize
 
 
-def _decoded(requests: Iterable[Any]) -> Iterator[Any]:
-    for request in requests:
-        if isinstance(request, Undecodable):
-            raise request.problem()
-        yield request
+def check_decoded(request: Any) -> None:
+    """Raise InvalidArgument for a request that did not parse."""
+    if isinstance(request, Undecodable):
+        raise request.problem()
 
 
 class DecodeInterceptor(grpc.ServerInterceptor):
@@ -184,15 +218,14 @@ class DecodeInterceptor(grpc.ServerInterceptor):
             streaming = handler.stream_stream or handler.stream_unary
 
             def behavior(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
-                return streaming(_decoded(requests), context)
+                return streaming(each_message(requests, check_decoded), context)
 
             inner = streaming
         else:
             single = handler.unary_stream or handler.unary_unary
 
             def behavior(request: Any, context: grpc.ServicerContext) -> Any:
-                if isinstance(request, Undecodable):
-                    raise request.problem()
+                check_decoded(request)
                 return single(request, context)
 
             inner = single
@@ -203,3 +236,31 @@ class DecodeInterceptor(grpc.ServerInterceptor):
             request_deserializer=safe_deserializer(handler.request_deserializer),
             response_serializer=handler.response_serializer,
         )
+
+
+class AsyncDecodeInterceptor(AsyncHandlerInterceptor):
+    """:class:`DecodeInterceptor` on the asyncio server: the innermost interceptor there too."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = await continuation(handler_call_details)
+        if handler is None or handler.request_deserializer is None:
+            return handler
+        return self.wrap_async(handler, RpcInfo.of(handler_call_details.method, handler))
+
+    def request_deserializer(self, handler: grpc.RpcMethodHandler) -> Any:
+        return safe_deserializer(handler.request_deserializer)
+
+    @contextlib.contextmanager
+    def scope(self, request: Any, context: Any, info: RpcInfo) -> Iterator[Any]:
+        if info.request_streaming:
+            yield each_message(request, check_decoded)
+        else:
+            check_decoded(request)
+            yield request
+
+    def on_response(self, info: RpcInfo) -> None:
+        pass

@@ -1,15 +1,22 @@
 """A small base for server interceptors that wrap the handler of every call.
 
-gRPC's synchronous server interceptors only see the method name; to act around the call
-(timing, status, errors, auth) they must rebuild the method handler. :class:`HandlerInterceptor`
-does that once for all four kinds of RPC; subclasses write one context manager,
-:meth:`HandlerInterceptor.scope`, that holds whatever the call does.
+gRPC's server interceptors only see the method name; to act around the call (timing, status,
+errors, auth) they must rebuild the method handler. :class:`HandlerInterceptor` does that once
+for all four kinds of RPC on the synchronous server, :class:`AsyncHandlerInterceptor` on the
+asyncio server (``grpc.aio``); subclasses write one context manager,
+:meth:`HandlerInterceptor.scope`, that holds whatever the call does, and serve both: a scope
+wraps a stream of requests with :func:`each_message`, which takes either kind of iterator.
+An asyncio form is the synchronous class with :class:`AsyncHandlerInterceptor` mixed in first
+(``class AsyncCallLogInterceptor(AsyncHandlerInterceptor, CallLogInterceptor)``); a scope that
+must await something (aborting the call) overrides :meth:`AsyncHandlerInterceptor.async_scope`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Callable, Iterator
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,14 +130,44 @@ class HandlerInterceptor(grpc.ServerInterceptor):
         """Called for each response message the handler produced."""
 
 
-def final_code(context: grpc.ServicerContext, raised: bool) -> grpc.StatusCode:
-    """The status a finished call ends with, as far as the server can tell."""
+def each_message(requests: Any, on_message: Callable[[Any], None]) -> Any:
+    """``requests`` (an iterator, or the async iterator of an asyncio call) passed on message
+    by message, each first given to ``on_message`` (which may raise to end the call)."""
+    if hasattr(requests, "__aiter__"):
+        return _each_async(requests, on_message)
+    return _each(requests, on_message)
+
+
+def _each(requests: Any, on_message: Callable[[Any], None]) -> Iterator[Any]:
+    for message in requests:
+        on_message(message)
+        yield message
+
+
+async def _each_async(requests: Any, on_message: Callable[[Any], None]) -> AsyncIterator[Any]:
+    async for message in requests:
+        on_message(message)
+        yield message
+
+
+def _active(context: Any) -> bool:
+    is_active = getattr(context, "is_active", None)  # the asyncio context has none
+    return is_active() if is_active is not None else not context.cancelled()
+
+
+def final_code(
+    context: grpc.ServicerContext, raised: bool, cancelled: bool = False
+) -> grpc.StatusCode:
+    """The status a finished call ends with, as far as the server can tell (``cancelled``:
+    its task was cancelled)."""
     code = context.code()
     if isinstance(code, grpc.StatusCode):
         return code
+    if cancelled:
+        return grpc.StatusCode.CANCELLED
     if raised:
         return grpc.StatusCode.UNKNOWN
-    if not context.is_active():
+    if not _active(context):
         return grpc.StatusCode.CANCELLED
     return grpc.StatusCode.OK
 
@@ -140,12 +177,83 @@ def on_finish(
     context: grpc.ServicerContext, callback: Callable[[grpc.StatusCode], None]
 ) -> Iterator[None]:
     """Call ``callback`` with the call's final status code when the block ends, however."""
-    raised = True
+    raised = cancelled = False
     try:
         yield
-        raised = False
     except GeneratorExit:
-        raised = False  # the client went away from a stream: CANCELLED
+        raise  # the client went away from a stream (synchronous server): CANCELLED
+    except asyncio.CancelledError:
+        cancelled = True  # the asyncio server cancels the call's task: the client went away
+        raise
+    except BaseException:
+        raised = True
         raise
     finally:
-        callback(final_code(context, raised))
+        callback(final_code(context, raised, cancelled))
+
+
+class AsyncHandlerInterceptor(grpc.aio.ServerInterceptor):
+    """The asyncio server's form of :class:`HandlerInterceptor`: mixed in before a synchronous
+    subclass, it runs every call inside that class's :meth:`HandlerInterceptor.scope` (through
+    :meth:`async_scope`) and calls its :meth:`HandlerInterceptor.on_response`. The handlers it
+    wraps are coroutine functions or async generator functions (a streaming response written
+    with ``context.write`` is a coroutine: its messages are not seen one by one)."""
+
+    scope: Callable[..., contextlib.AbstractContextManager[Any]]
+    on_response: Callable[[RpcInfo], None]
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        info = RpcInfo.of(handler_call_details.method, handler)
+        return self.wrap_async(handler, info)
+
+    def request_deserializer(self, handler: grpc.RpcMethodHandler) -> Any:
+        """The deserializer the wrapped handler uses (the handler's own)."""
+        return handler.request_deserializer
+
+    def wrap_async(self, handler: grpc.RpcMethodHandler, info: RpcInfo) -> grpc.RpcMethodHandler:
+        inner = (
+            handler.unary_unary
+            or handler.unary_stream
+            or handler.stream_unary
+            or handler.stream_stream
+        )
+        if inspect.isasyncgenfunction(inner):
+
+            async def behavior(request: Any, context: Any) -> Any:
+                async with self.async_scope(request, context, info) as scoped_request:
+                    async for response in inner(scoped_request, context):
+                        self.on_response(info)
+                        yield response
+
+        elif inspect.iscoroutinefunction(inner):
+
+            async def behavior(request: Any, context: Any) -> Any:  # type: ignore[misc]
+                async with self.async_scope(request, context, info) as scoped_request:
+                    response = await inner(scoped_request, context)
+                if not info.response_streaming:
+                    self.on_response(info)
+                return response
+
+        else:
+            raise TypeError(
+                f"{info.full_method}: an asyncio server needs async handlers, got {inner!r}"
+            )
+        factory = HANDLER_FACTORIES[(info.request_streaming, info.response_streaming)]
+        return factory(
+            behavior,
+            request_deserializer=self.request_deserializer(handler),
+            response_serializer=handler.response_serializer,
+        )
+
+    @contextlib.asynccontextmanager
+    async def async_scope(self, request: Any, context: Any, info: RpcInfo) -> AsyncIterator[Any]:
+        """The call's scope on the asyncio server: the synchronous :meth:`scope` itself."""
+        with self.scope(request, context, info) as scoped_request:
+            yield scoped_request

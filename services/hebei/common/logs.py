@@ -20,7 +20,13 @@ from typing import Any, TextIO
 import grpc
 
 from hebei.common.errors import capped
-from hebei.common.interceptors import HandlerInterceptor, RpcInfo, on_finish
+from hebei.common.interceptors import (
+    AsyncHandlerInterceptor,
+    HandlerInterceptor,
+    RpcInfo,
+    each_message,
+    on_finish,
+)
 
 call_log = logging.getLogger("hebei.calls")
 MAX_LOGGED = 160  # characters of one id or of the details in a call's log line
@@ -94,9 +100,12 @@ class CallLogInterceptor(HandlerInterceptor):
     @contextlib.contextmanager
     def scope(self, request: Any, context: grpc.ServicerContext, info: RpcInfo) -> Iterator[Any]:
         started, ids = time.perf_counter(), {}
+        # Read now: once an asyncio call has ended, its peer must not be asked for (grpcio
+        # reads it from the call, which may be gone: the engine crashed on that).
+        peer = context.peer()
 
         def finished(code: grpc.StatusCode) -> None:
-            _log_call(info, context, code, time.perf_counter() - started, ids)
+            _log_call(info, context, peer, code, time.perf_counter() - started, ids)
 
         with on_finish(context, finished):
             if info.request_streaming:
@@ -106,18 +115,25 @@ class CallLogInterceptor(HandlerInterceptor):
                 yield request
 
 
-def _remember_first_ids(requests: Iterator[Any], ids: dict[str, Any]) -> Iterator[Any]:
-    first = True
-    for message in requests:
-        if first:
+class AsyncCallLogInterceptor(AsyncHandlerInterceptor, CallLogInterceptor):
+    """:class:`CallLogInterceptor` on the asyncio server."""
+
+
+def _remember_first_ids(requests: Any, ids: dict[str, Any]) -> Any:
+    first = [True]
+
+    def remember(message: Any) -> None:
+        if first[0]:
             ids.update(request_ids(message))
-            first = False
-        yield message
+            first[0] = False
+
+    return each_message(requests, remember)
 
 
 def _log_call(
     info: RpcInfo,
     context: grpc.ServicerContext,
+    peer: str,
     code: grpc.StatusCode,
     seconds: float,
     ids: dict[str, Any],
@@ -135,7 +151,7 @@ def _log_call(
             "method": info.full_method,
             "code": code.name,
             "duration_ms": round(seconds * 1000, 3),
-            "peer": context.peer(),
+            "peer": peer,
             **({"details": _text(details)} if details else {}),
             **ids,
         },

@@ -14,7 +14,14 @@ from typing import Any
 import grpc
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, start_http_server
 
-from hebei.common.interceptors import HandlerInterceptor, RpcInfo, on_finish, split_method
+from hebei.common.interceptors import (
+    AsyncHandlerInterceptor,
+    HandlerInterceptor,
+    RpcInfo,
+    each_message,
+    on_finish,
+    split_method,
+)
 
 _LABELS = ("grpc_type", "grpc_service", "grpc_method")
 _CODE_LABELS = (*_LABELS, "grpc_code")
@@ -80,13 +87,18 @@ class ServerMetricsInterceptor(HandlerInterceptor):
 
         with on_finish(context, finished):
             if info.request_streaming:
-                yield counted(request, SERVER_MSG_RECEIVED.labels(*labels))
+                received = SERVER_MSG_RECEIVED.labels(*labels)
+                yield each_message(request, lambda _message: received.inc())
             else:
                 SERVER_MSG_RECEIVED.labels(*labels).inc()
                 yield request
 
     def on_response(self, info: RpcInfo) -> None:
         SERVER_MSG_SENT.labels(*_labels(info)).inc()
+
+
+class AsyncServerMetricsInterceptor(AsyncHandlerInterceptor, ServerMetricsInterceptor):
+    """:class:`ServerMetricsInterceptor` on the asyncio server."""
 
 
 class ClientStreamMetrics:

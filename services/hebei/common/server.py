@@ -13,6 +13,11 @@ A service's main is a few lines::
 ``config.DEFAULT_PORTS``), serves until SIGTERM, and turns a ConfigError raised by the
 configuration or by ``build`` into one line on stderr and exit status 2.
 
+A service whose spec says ``asyncio=True`` (the table engine) is served by ``grpc.aio`` on one
+event loop of its own thread (:class:`AsyncServer`): its handlers are coroutines, and the
+asyncio forms of the same interceptors wrap them. Its :class:`Server` handle is the same (a
+synchronous ``start``, ``drain``, ``stop``), so ``serve`` and the tests run either alike.
+
 Every server gets grpc.health.v1 (a status per service and the overall ""), reflection,
 message size limits, and the interceptors, outermost first: metrics, call log, error mapping,
 auth, decoding (requests are parsed by ``hebei.common.errors.DecodeInterceptor``, so bytes
@@ -28,11 +33,12 @@ balancers notice), then stops accepting calls and gives the calls in flight
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import signal
 import socket
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -41,12 +47,21 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from hebei.common.auth import AuthInterceptor, TokenAuthority
+from hebei.common.auth import AsyncAuthInterceptor, AuthInterceptor, TokenAuthority
 from hebei.common.config import DEFAULT_PORTS, ServerConfig, StartupError, run_main
-from hebei.common.errors import DecodeInterceptor, ErrorInterceptor
+from hebei.common.errors import (
+    AsyncDecodeInterceptor,
+    AsyncErrorInterceptor,
+    DecodeInterceptor,
+    ErrorInterceptor,
+)
 from hebei.common.interceptors import POOL_ATTRIBUTE
-from hebei.common.logs import CallLogInterceptor, configure_logging
-from hebei.common.metrics import ServerMetricsInterceptor, start_metrics_server
+from hebei.common.logs import AsyncCallLogInterceptor, CallLogInterceptor, configure_logging
+from hebei.common.metrics import (
+    AsyncServerMetricsInterceptor,
+    ServerMetricsInterceptor,
+    start_metrics_server,
+)
 
 log = logging.getLogger("hebei.server")
 
@@ -66,6 +81,9 @@ class ServiceSpec:
     # Called once when the server starts to stop (SIGTERM), before the calls in flight are
     # given their grace: e.g. close long-lived streams with UNAVAILABLE ("reconnect").
     drain: Callable[[], None] | None = None
+    # The servicer's handlers are coroutines: the service is served by grpc.aio (every
+    # service of one server must then be).
+    asyncio: bool = False
 
 
 def server_options(config: ServerConfig) -> list[tuple[str, Any]]:
@@ -103,14 +121,24 @@ class Server:
                     f"cannot serve metrics on {self.config.host}:{self.config.metrics_port}: "
                     f"{exc.strerror or exc}"
                 ) from None
-        self.grpc_server.start()
+        self._start_grpc()
         self.set_serving(True)
 
     def set_serving(self, serving: bool, service: str | None = None) -> None:
         """Set one service's health status, or (service None) every service and the overall."""
         status = SERVING if serving else NOT_SERVING
         for name in (service,) if service else (*self.service_names, OVERALL):
-            self.health.set(name, status)
+            self._set_health(name, status)
+
+    def _start_grpc(self) -> None:
+        self.grpc_server.start()
+
+    def _set_health(self, name: str, status: Any) -> None:
+        self.health.set(name, status)
+
+    def _stop_grpc(self, grace: float) -> None:
+        self.health.enter_graceful_shutdown()
+        self.grpc_server.stop(grace).wait()
 
     def drain(self) -> None:
         """Health NOT_SERVING, then each service's drain hook (once; see ServiceSpec.drain)."""
@@ -127,12 +155,68 @@ class Server:
     def stop(self, grace: float | None = None) -> None:
         """Drain, refuse new calls, let calls in flight finish within ``grace`` seconds, stop."""
         self.drain()
-        self.health.enter_graceful_shutdown()
-        self.grpc_server.stop(self.config.grace_seconds if grace is None else grace).wait()
+        self._stop_grpc(self.config.grace_seconds if grace is None else grace)
         if self._metrics_http is not None:
             self._metrics_http.shutdown()
             self._metrics_http.server_close()
             self._metrics_http = None
+
+
+@dataclass
+class AsyncServer(Server):
+    """A ``grpc.aio`` server on an event loop of its own thread, driven like :class:`Server`
+    from any other thread (its calls wait for the loop)."""
+
+    loop: asyncio.AbstractEventLoop | None = None
+    thread: threading.Thread | None = None
+    executor: futures.ThreadPoolExecutor | None = None
+
+    def _on_loop(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        """Run ``coroutine`` on the loop and wait for it (nothing once the server stopped)."""
+        if self.loop.is_closed() or not self.thread.is_alive():
+            coroutine.close()
+            return None
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def _start_grpc(self) -> None:
+        self._on_loop(self.grpc_server.start())
+
+    def _set_health(self, name: str, status: Any) -> None:
+        self._on_loop(self.health.set(name, status))
+
+    def _stop_grpc(self, grace: float) -> None:
+        if self.loop.is_closed() or not self.thread.is_alive():
+            return
+        self._on_loop(self.health.enter_graceful_shutdown())
+        self._on_loop(self.grpc_server.stop(grace))
+        self._on_loop(_cancel_tasks())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+async def _cancel_tasks() -> None:
+    """Cancel what still runs on the loop (readers of streams that ended) and wait for it."""
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _loop_thread(name: str) -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
+    """A new event loop running on a daemon thread of its own."""
+    loop = asyncio.new_event_loop()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_forever()
+        finally:
+            loop.close()
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    return loop, thread
 
 
 def _as_specs(specs: ServiceSpec | Sequence[ServiceSpec]) -> tuple[ServiceSpec, ...]:
@@ -168,6 +252,10 @@ def create_server(
     run inside the standard ones.
     """
     specs = _as_specs(specs)
+    if any(spec.asyncio for spec in specs):
+        if not all(spec.asyncio for spec in specs):
+            raise ValueError("an asyncio service cannot share a server with synchronous ones")
+        return _create_async_server(specs, config, interceptors)
     service_tokens = [config.service_token] if config.service_token else []
     standard: list[grpc.ServerInterceptor] = [
         ServerMetricsInterceptor(),
@@ -183,15 +271,28 @@ def create_server(
         interceptors=[*standard, *interceptors],
         options=server_options(config),
     )
+    health_servicer = _health_servicer()
+    port = _add_services(grpc_server, specs, health_servicer, config)
+    for name in (*_names(specs), OVERALL):
+        health_servicer.set(name, NOT_SERVING)  # until start()
+    drains = tuple(spec.drain for spec in specs if spec.drain is not None)
+    return Server(grpc_server, config, port, health_servicer, _names(specs), drains=drains)
+
+
+def _names(specs: Sequence[ServiceSpec]) -> tuple[str, ...]:
+    return tuple(spec.name for spec in specs)
+
+
+def _add_services(
+    grpc_server: Any, specs: Sequence[ServiceSpec], health_servicer: Any, config: ServerConfig
+) -> int:
+    """Add the services, health and reflection to ``grpc_server`` (either kind) and its
+    port; returns the port."""
     for spec in specs:
         spec.add_servicer(spec.servicer, grpc_server)
-    health_servicer = _health_servicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, grpc_server)
-    names = tuple(spec.name for spec in specs)
-    for name in (*names, OVERALL):
-        health_servicer.set(name, NOT_SERVING)  # until start()
     reflection.enable_server_reflection(
-        (*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+        (*_names(specs), health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
          reflection.SERVICE_NAME),
         grpc_server,
     )  # fmt: skip
@@ -206,8 +307,61 @@ def create_server(
         raise StartupError(f"cannot listen on {address}: {exc}") from None
     if port == 0:
         raise StartupError(f"cannot listen on {address}")
+    return port
+
+
+def _create_async_server(
+    specs: tuple[ServiceSpec, ...],
+    config: ServerConfig,
+    interceptors: Sequence[grpc.aio.ServerInterceptor],
+) -> AsyncServer:
+    """:func:`create_server` for asyncio services: the server is built on its loop's thread;
+    the loop's default executor (``run_in_executor(None, ...)``: blocking work of the
+    handlers) has ``config.max_workers`` threads."""
+    service_tokens = [config.service_token] if config.service_token else []
+    standard: list[grpc.aio.ServerInterceptor] = [
+        AsyncServerMetricsInterceptor(),
+        AsyncCallLogInterceptor(),
+        AsyncErrorInterceptor(),
+        AsyncAuthInterceptor(TokenAuthority(config.operator_token, service_tokens)),
+        AsyncDecodeInterceptor(),  # innermost, as on the synchronous server
+    ]
+    loop, thread = _loop_thread(f"{config.service}-loop")
+    executor = futures.ThreadPoolExecutor(
+        max_workers=config.max_workers, thread_name_prefix=f"{config.service}-rpc"
+    )
+
+    async def build() -> tuple[Any, Any, int]:
+        loop.set_default_executor(executor)
+        grpc_server = grpc.aio.server(
+            interceptors=[*standard, *interceptors], options=server_options(config)
+        )
+        health_servicer = health.aio.HealthServicer()
+        port = _add_services(grpc_server, specs, health_servicer, config)
+        for name in (*_names(specs), OVERALL):
+            await health_servicer.set(name, NOT_SERVING)  # until start()
+        return grpc_server, health_servicer, port
+
+    try:
+        grpc_server, health_servicer, port = asyncio.run_coroutine_threadsafe(
+            build(), loop
+        ).result()
+    except BaseException:
+        loop.call_soon_threadsafe(loop.stop)
+        executor.shutdown(wait=False)
+        raise
     drains = tuple(spec.drain for spec in specs if spec.drain is not None)
-    return Server(grpc_server, config, port, health_servicer, names, drains=drains)
+    return AsyncServer(
+        grpc_server,
+        config,
+        port,
+        health_servicer,
+        _names(specs),
+        drains=drains,
+        loop=loop,
+        thread=thread,
+        executor=executor,
+    )
 
 
 def _health_servicer() -> health.HealthServicer:

@@ -10,7 +10,8 @@ the seats of a resumed match have to come back before they are auto-played),
 ``MAX_SPECTATORS`` (256) and ``MAX_SPECTATORS_PER_PEER`` (16): Spectate streams in total and
 from one client address, ``MAX_STREAMS`` (256) and ``MAX_STREAMS_PER_PEER`` (32): Play streams
 not yet joined to a seat (joined seats are never refused), ``JOIN_SECONDS`` (10): the time a
-Play stream has to send its Join. The thread pool is sized for every stream these allow.
+Play stream has to send its Join. The streams are coroutines on the server's one event loop
+(``grpc.aio``); ``HEBEI_MAX_WORKERS`` threads run the unary calls' database work.
 ``KEEP_FINISHED`` (64): ended tables kept in memory for reads (about 1 MiB each after 8
 hands); older ones are read back from the log.
 ``LOG_KEY``: the secret that signs the event logs (:mod:`hebei.table.logkey`). The channels to
@@ -20,7 +21,6 @@ the ledger and matchmaking use the client TLS settings (``HEBEI_TLS_CA``,
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import logging
 from collections.abc import Mapping
@@ -76,12 +76,6 @@ class TableConfig:
     # hebei.table.logkey).
     log_key: bytes | None = None
 
-    @staticmethod
-    def workers_for(max_tables: int, max_streams: int, max_spectators: int) -> int:
-        """Threads for every stream the quotas allow (four seats a table, streams joining,
-        spectators), plus room for unary calls."""
-        return 4 * max_tables + max_streams + max_spectators + 32
-
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> TableConfig:
         """Read and validate the environment (ConfigError names the bad variable)."""
@@ -95,9 +89,6 @@ class TableConfig:
         max_tables = read.integer("MAX_TABLES", 256, lo=1, hi=10_000)
         max_streams = read.integer("MAX_STREAMS", 256, lo=1, hi=100_000)
         max_spectators = read.integer("MAX_SPECTATORS", 256, lo=0, hi=100_000)
-        # Every open stream holds a worker thread: keep room for the unary calls.
-        workers = cls.workers_for(max_tables, max_streams, max_spectators)
-        server = dataclasses.replace(server, max_workers=max(server.max_workers, workers))
         schema = read.text("SCHEMA", DEFAULT_SCHEMA)
         if not schema.replace("_", "a").isalnum() or not schema.islower():
             raise ConfigError(f"HEBEI_TABLE_SCHEMA must be a lower-case name, got {schema!r}")
@@ -192,6 +183,7 @@ class TableEngine:
             table_pb2_grpc.add_TableServiceServicer_to_server,
             self.servicer,
             drain=self.servicer.drain,
+            asyncio=True,
         )
 
     def close(self) -> None:

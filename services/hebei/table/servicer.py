@@ -11,18 +11,24 @@ of their own kind, each per client address (the peer's host) and in total:
 
 While the engine drains (SIGTERM) new streams are refused with UNAVAILABLE and the host
 suspends its tables, which ends the open streams with UNAVAILABLE ("reconnect").
+
+The servicer runs on an asyncio gRPC server (``grpc.aio``) with one event loop: a Play
+stream is two tasks on it, one reading the seat's messages and applying each to its table
+(``Table.act``, plain synchronous code, called on the loop), one sending what the table
+queued for the seat once it is durable. No thread hands a decision on. The unary calls,
+which read or write the database, run on the loop's thread pool.
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import contextlib
 import logging
-import queue
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, TypeVar
 
 import grpc
 
@@ -34,6 +40,7 @@ from hebei.table.table import STOPPING, Table, rejection
 from hebei.v1 import table_pb2, table_pb2_grpc
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class TokenBucket:
@@ -99,66 +106,39 @@ class StreamQuota:
                     del self._by_peer[peer]
 
 
-class _PlayReader:
-    """Reads a Play stream's client messages on a thread of its own: the first one (the Join)
-    is handed to the stream's handler, which waits for it only so long; the others are the
-    seat's actions, passed to its table once the seat has joined."""
-
-    def __init__(self, requests_iter: Iterator[Any], rate: float, burst: int) -> None:
-        self.requests = requests_iter
-        self.rate = rate
-        self.burst = burst
-        self.first: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._joined = threading.Event()
-        self.table: Table | None = None
-        self.session: Outbound | None = None
-        threading.Thread(target=self._run, name="table-play-reader", daemon=True).start()
-
-    def start(self, table: Table | None, session: Outbound | None) -> None:
-        """The Join was accepted (or, with None, refused): read actions, or stop."""
-        self.table, self.session = table, session
-        self._joined.set()
-
-    def _run(self) -> None:
-        try:
-            self.first.put(next(self.requests, None))
-        except grpc.RpcError:
-            self.first.put(None)  # the stream ended before a Join
-            return
-        except DomainError as exc:  # an undecodable first message
-            self.first.put(exc)
-            return
-        self._joined.wait()
-        if self.table is not None and self.session is not None:
-            self._actions(self.table, self.session)
-
-    def _actions(self, table: Table, session: Outbound) -> None:
-        bucket = TokenBucket(self.rate, self.burst)
-        dropped = 0
-        try:
-            for request in self.requests:
-                if session.closed:
-                    return
-                asked = request.WhichOneof("request") == "action" and table.answers_open_decision(
-                    session, request.action.decision_id
-                )
-                if not asked and not bucket.take():
-                    dropped += 1
-                    if dropped % self.burst == 1:
-                        message = f"more than {self.rate:g} messages a second: messages dropped"
-                        session.push(0, rejection(0, "RESOURCE_EXHAUSTED", message), keep=True)
-                    continue
-                if request.WhichOneof("request") == "action":
-                    table.act(session, request.action)
-                else:
-                    message = "already joined: send actions, not a Join"
-                    session.push(0, rejection(0, "INVALID_ARGUMENT", message), keep=True)
-        except grpc.RpcError:
-            pass  # the stream ended under us
-        except DomainError as exc:  # an undecodable message: the stream ends with its status
-            session.fail(exc)
-        except Exception:
-            log.exception("Play reader failed")
+async def _read_actions(
+    requests_iter: AsyncIterator[Any], table: Table, session: Outbound, rate: float, burst: int
+) -> None:
+    """A joined seat's messages after its Join, each applied to its table as it comes (see
+    :class:`TableServicer` for the rate limit); an undecodable one ends the stream with its
+    status."""
+    bucket = TokenBucket(rate, burst)
+    dropped = 0
+    try:
+        async for request in requests_iter:
+            if session.closed:
+                return
+            kind = request.WhichOneof("request")
+            asked = kind == "action" and table.answers_open_decision(
+                session, request.action.decision_id
+            )
+            if not asked and not bucket.take():
+                dropped += 1
+                if dropped % burst == 1:
+                    message = f"more than {rate:g} messages a second: messages dropped"
+                    session.push(0, rejection(0, "RESOURCE_EXHAUSTED", message), keep=True)
+                continue
+            if kind == "action":
+                table.act(session, request.action)
+            else:
+                message = "already joined: send actions, not a Join"
+                session.push(0, rejection(0, "INVALID_ARGUMENT", message), keep=True)
+    except DomainError as exc:  # an undecodable message: the stream ends with its status
+        session.fail(exc)
+    except grpc.RpcError:
+        pass  # the stream ended under us (the call ending cancels this task)
+    except Exception:
+        log.exception("Play reader failed")
 
 
 class TableServicer(table_pb2_grpc.TableServiceServicer):
@@ -208,64 +188,78 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
 
     # ------------------------------------------------------------------ unary
 
-    def OpenMatch(self, request: table_pb2.OpenMatchRequest, context: Any) -> Any:
-        spec = requests.open_match(request, draw_seed=self.host.fresh_seed)
-        return table_pb2.OpenMatchResponse(match=self.host.open_match(spec).info())
+    @staticmethod
+    async def _off_loop(work: Callable[[], T]) -> T:
+        """Run ``work`` (database reads and writes) on the loop's thread pool."""
+        return await asyncio.get_running_loop().run_in_executor(None, work)
 
-    def GetMatch(self, request: table_pb2.GetMatchRequest, context: Any) -> Any:
+    async def OpenMatch(self, request: table_pb2.OpenMatchRequest, context: Any) -> Any:
+        def work() -> Any:
+            spec = requests.open_match(request, draw_seed=self.host.fresh_seed)
+            return table_pb2.OpenMatchResponse(match=self.host.open_match(spec).info())
+
+        return await self._off_loop(work)
+
+    async def GetMatch(self, request: table_pb2.GetMatchRequest, context: Any) -> Any:
         match_id = requests.match_id(request.match_id)
-        return table_pb2.GetMatchResponse(match=self.host.get(match_id).info())
+        table = await self._off_loop(lambda: self.host.get(match_id))
+        return table_pb2.GetMatchResponse(match=table.info())
 
-    def ListTables(self, request: table_pb2.ListTablesRequest, context: Any) -> Any:
-        matches, token = self.host.list(requests.list_tables(request))
+    async def ListTables(self, request: table_pb2.ListTablesRequest, context: Any) -> Any:
+        query = requests.list_tables(request)
+        matches, token = await self._off_loop(lambda: self.host.list(query))
         return table_pb2.ListTablesResponse(matches=matches, next_page_token=token)
 
-    def Dissolve(self, request: table_pb2.DissolveRequest, context: Any) -> Any:
+    async def Dissolve(self, request: table_pb2.DissolveRequest, context: Any) -> Any:
         match_id, reason = requests.dissolve(request)
-        return table_pb2.DissolveResponse(match=self.host.dissolve(match_id, reason).info())
+        table = await self._off_loop(lambda: self.host.dissolve(match_id, reason))
+        return table_pb2.DissolveResponse(match=table.info())
 
     # ------------------------------------------------------------------ streams
 
-    def Play(self, request_iterator: Iterator[Any], context: Any) -> Iterator[Any]:
+    async def Play(self, request_iterator: Any, context: Any) -> AsyncIterator[Any]:
         self._refuse_while_draining("play")
         with self._open_stream("play"):
-            reader = _PlayReader(request_iterator, self.rate, self.burst)
-            try:
-                with self.joining.slot(peer_host(context.peer())):
-                    join = requests.join(self._first(reader))
-                    table = self.host.get(join.match_id)
-                    session = table.join(join.seat, join.token, decisions_only=join.decisions_only)
-            except BaseException:
-                reader.start(None, None)
-                raise
-            context.add_callback(lambda: table.leave(session))
+            incoming = aiter(request_iterator)
+            with self.joining.slot(peer_host(context.peer())):
+                join = requests.join(await self._first(incoming))
+                table = await self._off_loop(lambda: self.host.get(join.match_id))
+                session = table.join(join.seat, join.token, decisions_only=join.decisions_only)
             log.info(
                 "seat joined",
                 extra={"match_id": join.match_id, "seat": join.seat, "client": join.client_name},
             )
-            reader.start(table, session)
-            yield from session.messages(context.is_active)
-            table.leave(session)
+            reader = asyncio.create_task(
+                _read_actions(incoming, table, session, self.rate, self.burst),
+                name=f"play-reader {join.match_id}/{join.seat}",
+            )
+            try:
+                async for message in session.messages():
+                    yield message
+            finally:
+                table.leave(session)
+                # The reader ends before the call does: no read of a finished call is left.
+                reader.cancel()
+                await asyncio.gather(reader, return_exceptions=True)
 
-    def _first(self, reader: _PlayReader) -> table_pb2.PlayRequest | None:
+    async def _first(self, incoming: AsyncIterator[Any]) -> table_pb2.PlayRequest | None:
+        """The stream's first message (None: it ended first), within ``join_seconds``."""
         try:
-            first = reader.first.get(timeout=self.join_seconds)
-        except queue.Empty:
+            return await asyncio.wait_for(anext(incoming, None), self.join_seconds)
+        except TimeoutError:
             raise InvalidArgument(
                 f"the first message of a Play stream must be a Join, sent within"
                 f" {self.join_seconds:g} s"
             ) from None
-        if isinstance(first, DomainError):
-            raise first
-        return first
 
-    def Spectate(self, request: table_pb2.SpectateRequest, context: Any) -> Iterator[Any]:
+    async def Spectate(self, request: table_pb2.SpectateRequest, context: Any) -> Any:
         match_id, from_seq = requests.spectate(request)
         self._refuse_while_draining("spectate")
         with self.spectators.slot(peer_host(context.peer())), self._open_stream("spectate"):
-            table = self.host.get(match_id)
+            table = await self._off_loop(lambda: self.host.get(match_id))
             subscription = table.subscribe(from_seq)
             try:
-                yield from subscription.messages(context.is_active)
+                async for message in subscription.messages():
+                    yield message
             finally:
                 table.unsubscribe(subscription)

@@ -1,25 +1,69 @@
 """Outbound queues of the streams: one per seat session, one per spectator.
 
-The table pushes ``(seq, message)`` pairs under its lock; the stream's handler thread yields
-them, each only once event ``seq`` of the match is durable (so nothing a seat was told can be
-lost by a crash). The queue watches its match in the store (:meth:`EventStore.watch`): the
-writer tells it after each commit how far the log is durable, so the stream's thread sleeps
-until its next message may leave and wakes once for it. Queues are bounded: a seat's old
-observations are dropped first (each one is a full snapshot), and a spectator that cannot keep
-up is disconnected.
+The table pushes ``(seq, message)`` pairs under its lock (on the event loop, or on the timer
+thread); the stream's handler, a coroutine on the engine's one event loop, sends them, each
+only once event ``seq`` of the match is durable (so nothing a seat was told can be lost by a
+crash). The queue watches its match in the store (:meth:`EventStore.watch`): the writer thread
+tells it after each commit how far the log is durable, and a stream waiting for that is woken
+through ``loop.call_soon_threadsafe`` (one call for all the streams a commit wakes: see
+:class:`LoopWaker`). Queues are bounded: a seat's old observations are dropped first (each one
+is a full snapshot), and a spectator that cannot keep up is disconnected.
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
+import contextlib
 import threading
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
 from hebei.common.errors import DomainError, ResourceExhausted
 from hebei.table.store import EventStore
 
-WAIT_SLICE = 0.5  # seconds between checks that the client is still there
+
+class LoopWaker:
+    """Sets asyncio events of one event loop from any thread: on the loop's own thread at
+    once, from another thread with one ``call_soon_threadsafe`` for a burst of them (the
+    writer commits a batch: every stream of it wakes on one call)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.thread = threading.get_ident()  # built on the loop's thread (see waker_of)
+        self._pending: list[asyncio.Event] = []
+        self._lock = threading.Lock()
+
+    def wake(self, event: asyncio.Event) -> None:
+        if threading.get_ident() == self.thread:
+            event.set()
+            return
+        with self._lock:
+            self._pending.append(event)
+            if len(self._pending) > 1:
+                return  # a call is on its way
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+            self.loop.call_soon_threadsafe(self._flush)
+
+    def _flush(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        for event in pending:
+            event.set()
+
+
+_wakers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LoopWaker] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def waker_of(loop: asyncio.AbstractEventLoop) -> LoopWaker:
+    """The waker of ``loop`` (call on the loop's thread)."""
+    waker = _wakers.get(loop)
+    if waker is None:
+        waker = _wakers[loop] = LoopWaker(loop)
+    return waker
 
 
 class Outbound:
@@ -43,7 +87,11 @@ class Outbound:
         self.decisions_only = decisions_only
         self.told_auto = False
         self._items: collections.deque[tuple[int, Any, bool]] = collections.deque()
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
+        # Set by messages(): the stream waiting on the loop, and how to wake it.
+        self._event: asyncio.Event | None = None
+        self._waker: LoopWaker | None = None
+        self._waiting = False
         self._finished = False
         self._error: DomainError | None = None
         self.dropped = 0
@@ -57,25 +105,31 @@ class Outbound:
         """Whether the next message may leave (its events are durable)."""
         return bool(self._items) and self._items[0][0] <= self._durable
 
+    def _wake(self) -> None:
+        """Wake the stream if it waits (under ``_lock``)."""
+        if self._waiting:
+            self._waiting = False
+            self._waker.wake(self._event)
+
     def durable(self, seq: int) -> None:
         """The store committed the match's events up to ``seq`` (the writer's thread)."""
-        with self._cond:
+        with self._lock:
             if seq > self._durable:
                 self._durable = seq
                 if self._ready():
-                    self._cond.notify_all()
+                    self._wake()
 
     def push(self, seq: int, message: Any, *, keep: bool = False) -> None:
         """Queue ``message``, to be sent once event ``seq`` is durable. ``keep``: never drop
         it for room (rejections)."""
-        with self._cond:
+        with self._lock:
             if self.closed:
                 return
             if len(self._items) >= self.maxsize:
                 if not self.droppable:
                     self._error = ResourceExhausted("the stream is not read fast enough")
                     self._items.clear()
-                    self._cond.notify_all()
+                    self._wake()
                     return
                 for i, (_s, _m, kept) in enumerate(self._items):
                     if not kept:
@@ -87,44 +141,53 @@ class Outbound:
                     self.dropped += 1
             self._items.append((seq, message, keep))
             if self._ready():
-                self._cond.notify_all()
+                self._wake()
 
     def discard_after(self, seq: int) -> None:
         """Drop the queued messages about events after ``seq`` (events that were never
         written: see Table.fail_storage)."""
-        with self._cond:
+        with self._lock:
             self._items = collections.deque(item for item in self._items if item[0] <= seq)
-            self._cond.notify_all()
+            self._wake()
 
     def finish(self) -> None:
         """No more messages: the stream ends once the queued ones are sent."""
-        with self._cond:
+        with self._lock:
             self._finished = True
-            self._cond.notify_all()
+            self._wake()
 
     def fail(self, error: DomainError) -> None:
         """End the stream now with ``error`` (queued messages are dropped)."""
-        with self._cond:
+        with self._lock:
             if self._error is None and not self._finished:
                 self._error = error
             self._items.clear()
-            self._cond.notify_all()
+            self._wake()
 
-    def messages(self, active: Callable[[], bool]) -> Iterator[Any]:
-        """Yield messages as they become durable until finished (and drained), failed or
-        ``active()`` is false (the client went away); a failure raises its error."""
+    async def messages(self) -> AsyncIterator[Any]:
+        """Yield messages as they become durable until finished (and drained) or failed (a
+        failure raises its error). Runs on the event loop; a client that goes away cancels
+        the stream's task, which ends this."""
+        self._event = asyncio.Event()
+        self._waker = waker_of(asyncio.get_running_loop())
         try:
             while True:
-                with self._cond:
-                    while not self._ready() and self._error is None and active():
-                        if self._finished and not self._items:
-                            return
-                        self._cond.wait(WAIT_SLICE)
+                with self._lock:
                     if self._error is not None:
                         raise self._error
-                    if not self._ready():
-                        return  # the client went away
-                    message = self._items.popleft()[1]
-                yield message
+                    if self._ready():
+                        message = self._items.popleft()[1]
+                    elif self._finished and not self._items:
+                        return
+                    else:
+                        message = None
+                        self._event.clear()
+                        self._waiting = True
+                if message is None:
+                    await self._event.wait()
+                else:
+                    yield message
         finally:
+            with self._lock:
+                self._waiting = False
             self.store.unwatch(self.match_id, self)

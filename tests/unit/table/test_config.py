@@ -13,12 +13,12 @@ from hebei.table.service import TableConfig
 BASE = {"HEBEI_OPERATOR_TOKEN": "op"}
 
 
-def test_defaults_size_the_thread_pool_for_every_stream() -> None:
+def test_defaults_and_streams_hold_no_threads() -> None:
     config = TableConfig.from_env(BASE)
     assert config.max_tables == 256 and config.max_streams == 256
     assert config.max_spectators == 256 and config.max_spectators_per_peer == 16
-    # four seats a table, streams joining, spectators, and room for unary calls
-    assert config.server.max_workers >= 4 * 256 + 256 + 256 + 32
+    # streams are coroutines on the event loop: the pool is the shared default, for unary calls
+    assert config.server.max_workers == 16
     assert config.schema == "table_engine" and config.ledger_address is None
     assert config.pause_seconds == 120.0 and config.rejoin_seconds == 30.0
 
@@ -53,7 +53,7 @@ def test_shared_and_own_variables() -> None:
     )
     assert config.ledger_address == "ledger:50053"
     assert config.matchmaking_address == "mm:50052"
-    assert config.server.max_workers >= 4 * 64 + 256 + 256 + 32 and config.ready_seconds == 2.5
+    assert config.ready_seconds == 2.5
 
 
 @pytest.mark.parametrize(
