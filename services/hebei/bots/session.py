@@ -167,12 +167,23 @@ class _Stream:
     current: pb.Observation | None = None
 
 
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop's event loop when it is installed (measured: about a sixth less of the seat
+    loop's CPU outside the policies, per decision), else asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
+
 class SeatLoop:
-    """The event loop of this process's seat sessions, in a daemon thread, with one channel
-    per engine (and TLS settings) shared by every session playing there."""
+    """The event loop of this process's seat sessions (:func:`new_event_loop`), in a daemon
+    thread, with one channel per engine (and TLS settings) shared by every session playing
+    there."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        self.loop = new_event_loop()
         self._channels: dict[tuple[str, Any], grpc.aio.Channel] = {}
         self._thread = threading.Thread(target=self.loop.run_forever, name="bot-seats")
         self._thread.daemon = True
@@ -399,8 +410,8 @@ class SeatSession:
             return None  # the engine auto-plays it at the deadline
         recording = None
         if self.lease is not None and not self.ticket.pace:
-            recording = asyncio.ensure_future(self.lease.arecord(obs.decision_id))
-            await asyncio.sleep(0)  # the record leaves now, the policy thinks meanwhile
+            # The record leaves now, the policy thinks meanwhile.
+            recording = await self.lease.send_record(obs.decision_id)
         try:
             started = time.perf_counter()
             action = self._choose(view, obs.decision_id)
