@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from hebei.bench.oracle import Decision, points_by_candidate, reshuffled, run, summarise
 from hebei.bots.player import PolicyPlayer
 from hebei.bots.policies import catalogue, make_policy
 from hebei.bots.policies.lookahead import Rollout, better_than_first, candidate_points, sample_world
 from hebei.rules.actions import PASS, ActionKind
+from hebei.rules.hand import HandState
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.simulate import SimulationSummary, play_match
 from hebei.rules.views import Observation, observe
@@ -114,3 +118,85 @@ def test_pong_or_pass_and_discards_are_played_out_on_the_same_deals() -> None:
     plays = [(discards[0], None, False), (discards[1], None, True)]
     points = candidate_points(obs, plays, 6, random.Random(2), danger)
     assert all(-200 < x < 200 for p in points for x in p)
+
+
+# ---------------------------------------------------------------- the offline oracle
+
+
+def _hand_in_play(actions: int = 40):
+    """A hand of four efficiency players stopped after ``actions`` actions, its history."""
+    state = HandState(5_000_015, 0)
+    players = [make_policy("efficiency") for _ in range(4)]
+    history = []
+    while len(history) < actions and not state.ended:
+        for s in state.to_act():
+            action = players[s].choose(observe(state, s))
+            state.apply(s, action)
+            history.append((s, action))
+    assert not state.ended
+    return state, history
+
+
+def test_a_reshuffled_world_changes_only_the_order_of_the_undrawn_tiles() -> None:
+    state, history = _hand_in_play()
+    wall = state.wall
+    differs = 0
+    for k in range(5):
+        world = reshuffled(state, history, random.Random(k))
+        for s in range(4):  # every seat sees what it saw, hands included
+            assert observe(world, s) == observe(state, s)
+            assert world.hands[s] == state.hands[s]
+        new = world.wall
+        assert (new.head, new.tail) == (wall.head, wall.tail)
+        assert new.tiles[: wall.head] == wall.tiles[: wall.head]
+        assert new.tiles[wall.tail :] == wall.tiles[wall.tail :]
+        undrawn, old = new.tiles[wall.head : wall.tail], wall.tiles[wall.head : wall.tail]
+        assert sorted(undrawn) == sorted(old)
+        differs += undrawn != old
+    assert differs == 5
+
+
+def test_the_oracle_plays_every_candidate_on_the_same_worlds() -> None:
+    state, history = _hand_in_play()
+    seat = state.to_act()[0]
+    legal = state.legal_actions(seat)
+    discards = [a for a in legal if a.kind is ActionKind.DISCARD][:2]
+
+    def players(seed):
+        return [make_policy("expert", 3, seed=seed + s) for s in range(4)]
+
+    points = points_by_candidate(
+        state,
+        history,
+        seat,
+        [discards[0], discards[0], discards[1]],
+        players,
+        (0,) * 4,
+        6,
+        random.Random(3),
+    )
+    assert points[0] == points[1]  # the same action on the same worlds: the same points
+    assert len(points[2]) == 6 and len(set(points[0])) > 1  # the worlds differ
+    assert state.legal_actions(seat) == legal  # the position itself is untouched
+
+
+def test_the_oracle_refuses_the_evaluation_walls_and_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="evaluation walls"):
+        run(1, 1)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        run(5, 1, mode="best")
+    with pytest.raises(ValueError, match="at least 2 worlds"):
+        run(5, 1, worlds=1)
+
+
+def test_the_oracle_compares_the_experts_departures_from_efficiency() -> None:
+    decisions = run(5, 1, "efficiency", worlds=2, first=400)
+    assert len(decisions) > 10
+    for d in decisions:
+        assert len(d.points) == 2 and all(len(p) == 2 for p in d.points)
+        assert d.kind.startswith(("claim:", "turn:", "discard,"))
+    rows = summarise(decisions)
+    assert rows[0][0] == "all" and rows[0][1] == len(decisions)
+    made = [Decision("x", ((1, 3), (2, 6), (0, 0)))]
+    assert made[0].differences() == [2.0, -2.0]
+    assert summarise(made)[0] == ("all", 2, 0.0, summarise(made)[0][3])
