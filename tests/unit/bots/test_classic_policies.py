@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from hebei.bench.bots import run_duplicate
 from hebei.bots.policies import make_policy
 from hebei.bots.policies.classic import (
+    bound_shanten,
     discard_choices,
+    lacking,
     plays_classic,
     profile_shanten,
     profile_ukeire,
@@ -134,6 +136,35 @@ def test_on_random_classic_positions_every_policy_plays_a_legal_action(
     if obs is None:
         return
     assert_plays_legally(obs)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**40), steps=st.integers(0, 140))
+def test_discards_count_the_suit_and_the_useful_tiles_as_the_definitions_do(
+    seed: int, steps: int
+) -> None:
+    """The one-suit count is kept per suit while the discards and draws are tried: each
+    choice's count and useful tiles are those of the hand it leaves, counted afresh."""
+    obs = random_position(seed, steps, CLASSIC)
+    if obs is None or obs.phase is not Phase.TURN or len(obs.hand) % 3 != 2:
+        return
+    melds, visible = obs.seats[obs.seat].melds, obs.visible()
+    choices = discard_choices(obs.counts(), melds, visible, CLASSIC, 1, every=True)
+    assert len(choices) == len(set(obs.hand))
+    for choice in choices:
+        hand = list(choice.counts)
+        assert choice.short == lacking(hand, melds, CLASSIC.one_suit_minimum)
+        if not choice.useful or choice.steps == 0:
+            continue
+        unseen = unseen_of(obs.counts(), visible)
+        useful = []
+        for kind in range(34):
+            if unseen[kind] and hand[kind] < 4:
+                hand[kind] += 1
+                if bound_shanten(hand, melds, CLASSIC) < choice.steps:
+                    useful.append((kind, unseen[kind]))
+                hand[kind] -= 1
+        assert list(choice.useful) == useful
 
 
 def test_whole_classic_matches_play_through_with_every_level() -> None:

@@ -26,6 +26,7 @@ Claims resolve win > pong/kong > chow at the table; a policy only chooses its ow
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,9 +56,10 @@ def plays_classic(profile: RuleProfile) -> bool:
 # ---------------------------------------------------------------------- distance to a win
 
 
-def meld_suits(melds: Sequence[Meld]) -> tuple[int, int, int, bool]:
+@functools.lru_cache(maxsize=4096)
+def meld_suits(melds: tuple[Meld, ...]) -> tuple[int, int, int, bool]:
     """Tiles of each suit in the declared ``melds`` (a kong counts four), and whether any
-    meld is suited."""
+    meld is suited (memoised: a hand's melds change a few times a hand)."""
     per = [0, 0, 0]
     suited = False
     for meld in melds:
@@ -68,18 +70,40 @@ def meld_suits(melds: Sequence[Meld]) -> tuple[int, int, int, bool]:
     return per[0], per[1], per[2], suited
 
 
-def lacking(counts: Sequence[int], melds: Sequence[Meld], minimum: int) -> int:
+def suit_totals(counts: Sequence[int]) -> list[int]:
+    """Concealed tiles of each suit."""
+    return [sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27])]
+
+
+def _lacking_of(totals: Sequence[int], in_melds: tuple[int, int, int, bool], minimum: int) -> int:
+    """:func:`lacking` from the concealed suit totals and :func:`meld_suits`."""
+    m0, m1, m2, suited = in_melds
+    t0, t1, t2 = totals
+    need = min(max(0, minimum - t0 - m0), max(0, minimum - t1 - m1), max(0, minimum - t2 - m2))
+    if not suited:  # 清风: give up every suited tile instead
+        need = min(need, t0 + t1 + t2)
+    return need
+
+
+def lacking(counts: Sequence[int], melds: tuple[Meld, ...], minimum: int) -> int:
     """Tiles of one suit still lacking for the profile's minimum (0: enough, or none needed
     on an all-honors hand without a suited meld), as :func:`shanten_in` counts them."""
-    m0, m1, m2, suited = meld_suits(melds)
-    need = min(
-        max(0, minimum - sum(counts[0:9]) - m0),
-        max(0, minimum - sum(counts[9:18]) - m1),
-        max(0, minimum - sum(counts[18:27]) - m2),
-    )
-    if not suited:  # 清风: give up every suited tile instead
-        need = min(need, sum(counts[:27]))
-    return need
+    return _lacking_of(suit_totals(counts), meld_suits(melds), minimum)
+
+
+def _lacking_changed(
+    totals: list[int], in_melds: tuple[int, int, int, bool], minimum: int, kind: int, by: int
+) -> int:
+    """:func:`lacking` of the hand of suit ``totals`` with one ``kind`` more (``by`` 1) or
+    less (-1); ``totals`` is restored."""
+    if kind >= 27:
+        return _lacking_of(totals, in_melds, minimum)
+    suit = kind // 9
+    totals[suit] += by
+    try:
+        return _lacking_of(totals, in_melds, minimum)
+    finally:
+        totals[suit] -= by
 
 
 _shanten_cache: dict[tuple[bytes, tuple[Meld, ...], RuleProfile], int] = {}
@@ -92,14 +116,17 @@ def _remember(cache: dict, key: object, value: object) -> None:
     cache[key] = value
 
 
-def bound_shanten(counts: Sequence[int], melds: tuple[Meld, ...], profile: RuleProfile) -> int:
+def bound_shanten(
+    counts: Sequence[int], melds: tuple[Meld, ...], profile: RuleProfile, short: int | None = None
+) -> int:
     """:func:`hebei.rules.shanten.shanten_in` (a lower bound, -1 exactly on a legal win), on
-    the fast shanten tables when the suit is not what binds."""
+    the fast shanten tables when the suit is not what binds. ``short``: the hand's
+    :func:`lacking`, when the caller has it."""
     fast = shanten(counts, len(melds), profile)
     minimum = profile.one_suit_minimum
     if not minimum:
         return fast
-    bound = lacking(counts, melds, minimum) - 1
+    bound = (lacking(counts, melds, minimum) if short is None else short) - 1
     if bound <= fast:
         return fast
     if melds:  # with melds the fast shanten is the standard form's
@@ -150,12 +177,15 @@ def profile_ukeire(
             return 0, [(k, unseen[k]) for k in found if unseen[k] > 0]
         steps = 1
     useful = []
+    minimum = profile.one_suit_minimum
+    totals, in_melds = suit_totals(counts), meld_suits(melds)
     for kind in range(N_KINDS):
         if unseen[kind] <= 0 or counts[kind] >= 4:
             continue
+        short = _lacking_changed(totals, in_melds, minimum, kind, 1)
         counts[kind] += 1
         try:
-            if bound_shanten(counts, melds, profile) < steps:
+            if bound_shanten(counts, melds, profile, short) < steps:
                 useful.append((kind, unseen[kind]))
         finally:
             counts[kind] -= 1
@@ -208,11 +238,14 @@ def discard_choices(
     hand = list(counts)
     unseen = unseen_of(hand, visible)
     minimum = profile.one_suit_minimum
+    totals, in_melds = suit_totals(hand), meld_suits(melds)
     bounds = []
+    shorts = {}
     for kind in range(N_KINDS):
         if hand[kind]:
+            shorts[kind] = short = _lacking_changed(totals, in_melds, minimum, kind, -1)
             hand[kind] -= 1
-            bounds.append((kind, bound_shanten(hand, melds, profile)))
+            bounds.append((kind, bound_shanten(hand, melds, profile, short)))
             hand[kind] += 1
     best = min(s for _, s in bounds)
     # A bound of 0 may be a hand with no legal wait (one step, then): look one further.
@@ -221,7 +254,7 @@ def discard_choices(
     for kind, bound in bounds:
         hand[kind] -= 1
         try:
-            short = lacking(hand, melds, minimum)
+            short = shorts[kind]
             if bound <= reach:
                 steps, useful = profile_ukeire(hand, melds, unseen, profile)
                 near.append(Choice(DISCARD[kind], tuple(hand), melds, steps, tuple(useful), short))
