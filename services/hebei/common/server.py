@@ -22,7 +22,9 @@ Every server gets grpc.health.v1 (a status per service and the overall ""), refl
 message size limits, and the interceptors, outermost first: metrics, call log, error mapping,
 auth, decoding (requests are parsed by ``hebei.common.errors.DecodeInterceptor``, so bytes
 that are not a valid message are INVALID_ARGUMENT, never grpcio's INTERNAL). Health checks
-run on a thread pool of their own: they are answered however busy the workers are.
+run on a thread pool of their own: they are answered however busy the workers are (on an
+asyncio server they are answered on the loop, which never blocks: blocking work runs on the
+loop's executor).
 
 On SIGTERM (or SIGINT) health turns NOT_SERVING and each service's ``drain`` hook runs (the
 table engine stops its clocks and closes its long-lived streams with UNAVAILABLE, which its
