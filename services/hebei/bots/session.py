@@ -168,8 +168,8 @@ class _Stream:
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
-    """uvloop's event loop when it is installed (measured: about a sixth less of the seat
-    loop's CPU outside the policies, per decision), else asyncio's own."""
+    """uvloop's event loop when it is installed, else asyncio's own (measured: 7-10% less of
+    the seat loop's CPU per decision outside the policy, 32 sessions on a stand-in engine)."""
     try:
         import uvloop
     except ImportError:
