@@ -66,11 +66,13 @@ def test_a_killed_worker_s_tables_pause_until_another_worker_takes_them_over(fau
     other worker has joined every seat again."""
     stack = fault_stack
     doomed = stack.add_worker(sessions=16)
-    tid = stack.run_tournament(rounds=1, hands=24)
+    # The most hands a match may have: the first worker plays every seat alone while the
+    # second one starts (seconds on a loaded machine), and the round must still be on then.
+    tid = stack.run_tournament(rounds=1, hands=64)
     wait_for(lambda: len(stack.held_seats(doomed)) == 8, 60, "the first worker on every seat")
     stack.add_worker(sessions=48)  # started only now: it holds none of the round's seats
     infos = stack.round_matches(tid, 1)
-    assert all(i.status == pb.MATCH_STATUS_PLAYING and i.hands_played < 20 for i in infos), (
+    assert all(i.status == pb.MATCH_STATUS_PLAYING and i.hands_played < 56 for i in infos), (
         "the round ran out before the second worker was up: more hands needed"
     )
     print(f"\nhands played when the second worker was up: {[i.hands_played for i in infos]}")
