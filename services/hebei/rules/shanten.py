@@ -608,17 +608,104 @@ _DRAWS_LIMIT = 500_000
 
 
 def _std_ranks(key: bytes, v: int, rest: int, m: int) -> tuple[int, ...]:
+    """The ranks of the part ``key`` (vector ``v``) whose draw lowers the standard shanten
+    beside the rest ``rest`` with ``m`` sets: :func:`_std_ranks_plain`, read from two small
+    tables (see :func:`_drops` and :func:`_tight`)."""
     memo_key = (key, rest, m)
     found = _STD_RANKS.get(memo_key)
     if found is None:
-        std = _final(v, rest)[m]
-        ranks = []
-        for r, grown in enumerate(_successors(key, len(key) == 7)):
-            if grown is not None and _final(grown[0], rest)[m] < std:
-                ranks.append(r)
+        drops = _DROPS.get(key)
+        if drops is None:
+            drops = _drops(key, v)
+        if drops:
+            tight = _TIGHT.get(v << _ID_SHIFT | rest)
+            if tight is None:
+                tight = _tight(v, rest)
+            mask = tight[m]
+            found = tuple(r for r, d in enumerate(drops) if d & mask)
+        else:  # not the bounds _drops needs (never seen): by definition
+            found = _std_ranks_plain(key, v, rest, m)
         if len(_STD_RANKS) >= _DRAWS_LIMIT:
             _STD_RANKS.clear()
-        found = _STD_RANKS[memo_key] = tuple(ranks)
+        _STD_RANKS[memo_key] = found
+    return found
+
+
+def _std_ranks_plain(key: bytes, v: int, rest: int, m: int) -> tuple[int, ...]:
+    """By definition: the ranks ``r`` whose successor (one more copy of ``r``) has a lower
+    final shanten beside ``rest`` with ``m`` sets."""
+    std = _final(v, rest)[m]
+    ranks = []
+    for r, grown in enumerate(_successors(key, len(key) == 7)):
+        if grown is not None and _final(grown[0], rest)[m] < std:
+            ranks.append(r)
+    return tuple(ranks)
+
+
+# Why the tables give the same ranks: one more tile never raises a cost and lowers each by
+# at most one (a target needs at most one tile fewer), so a successor's final shanten
+# beside ``rest`` is the part's, or one lower exactly when some term ``v[i] + rest[j]`` that
+# attains the minimum has ``i`` among the entries the draw lowers. Per part: for each rank,
+# the bit mask of the entries its draw lowers (:func:`_drops`); per pair of vectors and m:
+# the bit mask of the entries whose term attains the minimum (:func:`_tight`).
+_DROPS: dict[bytes, tuple[int, ...]] = {}
+_TIGHT: dict[int, tuple[int, ...]] = {}
+
+
+def _drops(key: bytes, v: int) -> tuple[int, ...]:
+    """Per rank of the part ``key``, the entries of its vector ``v`` that one more copy
+    lowers (bit ``i``: entry ``i``); ``()`` when a successor breaks the bounds above (a
+    cost rising, or falling by more than one), which the tables then do not serve."""
+    out = []
+    for grown in _successors(key, len(key) == 7):
+        if grown is None:
+            out.append(0)
+            continue
+        pair = v << _ID_SHIFT | grown[0]
+        mask = _DROP_MASK.get(pair)
+        if mask is None:
+            mask = _DROP_MASK[pair] = _drop_mask(_vectors[v], _vectors[grown[0]])
+        if mask < 0:
+            out = None
+            break
+        out.append(mask)
+    found = _DROPS[key] = () if out is None else tuple(out)
+    return found
+
+
+# (vector id << 20 | successor's vector id) -> its drop mask (see _drop_mask).
+_DROP_MASK: dict[int, int] = {}
+
+
+def _drop_mask(before: tuple[int, ...], after: tuple[int, ...]) -> int:
+    """Bit ``i`` set where ``after[i] == before[i] - 1``; -1 when some entry rises or falls
+    by more than one."""
+    mask = 0
+    for i, (a, b) in enumerate(zip(before, after, strict=True)):
+        if b < a:
+            if b != a - 1:
+                return -1
+            mask |= 1 << i
+        elif b > a:
+            return -1
+    return mask
+
+
+def _tight(a: int, b: int) -> tuple[int, ...]:
+    """Per number of sets m, the bit mask of the entries ``i`` of vector ``a`` whose term
+    ``a[i] + b[j]`` attains :func:`_final`'s minimum (none when no term is finite)."""
+    key = a << _ID_SHIFT | b
+    va, vb = _vectors[a], _vectors[b]
+    best = [_INF] * _M
+    for i, j, m in _FINAL_TRIPLES:
+        t = va[i] + vb[j]
+        if t < best[m]:
+            best[m] = t
+    masks = [0] * _M
+    for i, j, m in _FINAL_TRIPLES:
+        if va[i] + vb[j] == best[m] < _INF:
+            masks[m] |= 1 << i
+    found = _TIGHT[key] = tuple(masks)
     return found
 
 
