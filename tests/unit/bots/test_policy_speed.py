@@ -19,6 +19,8 @@ from hebei.bots.player import PolicyPlayer
 from hebei.bots.policies import make_policy
 from hebei.bots.policies.analysis import candidates, discard_shantens, discard_ukeire
 from hebei.bots.policies.danger import DangerMap
+from hebei.bots.policies.options import Option, make_option
+from hebei.bots.policies.pricing import Holding, Priced, _holding, _priced
 from hebei.bots.policies.reading import (
     READY_WEIGHTS,
     _ready_features,
@@ -28,7 +30,7 @@ from hebei.bots.policies.reading import (
 )
 from hebei.bots.policies.speed import _shape_value, _win_probability, shape_value, win_probability
 from hebei.bots.policies.value import _peng_peng_shanten, peng_peng_shanten
-from hebei.rules.actions import Action
+from hebei.rules.actions import WIN, Action
 from hebei.rules.hand import HandState, Phase
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.shanten import discard_options, shanten, ukeire
@@ -190,3 +192,31 @@ def test_the_peng_peng_memo_returns_the_count(decisions) -> None:
             expected = _peng_peng_shanten(hand, n_melds)
             assert peng_peng_shanten(hand, n_melds) == expected
             assert peng_peng_shanten(tuple(hand), n_melds) == expected
+
+
+def test_the_direct_builders_make_the_dataclasses_own_instances() -> None:
+    """make_option, _holding and _priced set every slot as the frozen dataclasses' __init__
+    does: equal, of the class, still frozen."""
+    from dataclasses import FrozenInstanceError, fields
+
+    extras = {"win_chance": 0.25}
+    cases = [
+        (
+            make_option(WIN, 1, ((3, 2),), 0.5, -1.25, "r", WIN, extras),
+            Option(WIN, 1, ((3, 2),), 0.5, -1.25, "r", WIN, extras),
+        ),
+        (make_option(WIN, None, (), None, None, "", None, {}), Option(WIN)),
+        (_holding((1,) * 13 + (0,) * 21, ()), Holding((1,) * 13 + (0,) * 21, ())),
+        (_priced(1.5, 2, ((4, 4),), 0.125, 9.0), Priced(1.5, 2, ((4, 4),), 0.125, 9.0)),
+    ]
+    for fast, plain in cases:
+        assert type(fast) is type(plain)
+        assert fast == plain
+        for f in fields(plain):
+            assert getattr(fast, f.name) is getattr(plain, f.name) or (
+                getattr(fast, f.name) == getattr(plain, f.name)
+            )
+        # Still frozen, whatever the error (3.11's frozen slotted classes raise a TypeError).
+        for obj in (plain, fast):
+            with pytest.raises((FrozenInstanceError, TypeError)):
+                obj.value = 0.0  # type: ignore[misc]

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from hebei.bots.policies.classic import expert_rank, plays_classic
 from hebei.bots.policies.danger import DangerMap
 from hebei.bots.policies.lookahead import better_than_first, candidate_points
-from hebei.bots.policies.options import Option
+from hebei.bots.policies.options import Option, make_option
 from hebei.bots.policies.pricing import Holding, Priced, ShapePricer
 from hebei.bots.policies.reading import read_table
 from hebei.bots.policies.speed import break_cost
@@ -246,9 +246,6 @@ class ExpertPolicy:
             danger = DangerMap(read_table(obs), holding.counts, visible, dealer)
         return Position(obs, holding, visible, dealer, danger)
 
-    def _danger(self, pos: Position, kind: int) -> float:
-        return 0.0 if pos.danger is None else pos.danger.cost(kind)
-
     def _price(self, pos: Position, action: Action) -> Option:
         kind = action.kind
         if kind is ActionKind.WIN:
@@ -274,53 +271,45 @@ class ExpertPolicy:
         fastest = options[0].shanten
         unseen = holding.unseen(pos.visible)  # as counted on the 14 tiles: the discard is seen
         wall, dealer = pos.obs.wall, pos.dealer
-        defence = self.config.defence
-        out = []
+        config = self.config
+        defence = config.defence
+        danger_map = pos.danger
+        price = self.pricer.price
+        # Priced first, each Option built once at the end (make_option: every field given).
+        rows = []  # (tile, shanten, useful, shown danger, value, extras, slower)
         anchor = None  # the best shape value among the fastest discards
+        floor = None  # the least value among them
         for option in options:
             tile = option.kind
-            danger = self._danger(pos, tile)
-            shown = danger if pos.danger is not None else None
+            if danger_map is None:
+                danger, shown = 0.0, None
+            else:
+                danger = shown = danger_map.cost(tile)
             if option.shanten == fastest:
                 left = holding.without(tile)
-                priced = self.pricer.price(left, fastest, option.tiles, unseen, wall, dealer)
+                priced = price(left, fastest, option.tiles, unseen, wall, dealer)
                 anchor = priced.value if anchor is None else max(anchor, priced.value)
                 extras = {"win_chance": priced.win_chance, "win_points": priced.points}
-                out.append(
-                    Option(
-                        DISCARD[tile],
-                        option.shanten,
-                        tuple(option.tiles),
-                        shown,
-                        priced.value - defence * danger,
-                        extras=extras,
-                    )
-                )
+                value = priced.value - defence * danger
+                if floor is None or value < floor:  # min(): the first of equal ones
+                    floor = value
+                rows.append((tile, fastest, option.tiles, shown, value, extras, False))
                 continue
             value = -break_cost(fastest, option.shanten, wall) - defence * danger
+            extras = {"break_cost": -value - defence * danger}
+            rows.append((tile, option.shanten, option.tiles, shown, value, extras, True))
+        margin = config.fold_margin
+        fold = config.fold
+        out = []
+        for tile, shanten, useful, shown, value, extras, slower in rows:
+            if slower:  # put on the scale of the fastest ones
+                value = anchor + value - margin
+                if not fold:
+                    value = min(value, floor - margin)
             out.append(
-                Option(
-                    DISCARD[tile],
-                    option.shanten,
-                    tuple(option.tiles),
-                    shown,
-                    value,
-                    extras={"break_cost": -value - defence * danger},
-                )
+                make_option(DISCARD[tile], shanten, tuple(useful), shown, value, "", None, extras)
             )
-        floor = min(o.value for o in out if o.shanten == fastest)
-        return [self._anchored(o, anchor, fastest, floor) for o in out]
-
-    def _anchored(self, option: Option, anchor: float, fastest: int, floor: float) -> Option:
-        """A slower discard's value put on the scale of the fastest ones."""
-        if option.shanten == fastest:
-            return option
-        margin = self.config.fold_margin
-        value = anchor + option.value - margin
-        if not self.config.fold:
-            value = min(value, floor - margin)
-        o = option  # an Option built directly: dataclasses.replace costs a field walk
-        return Option(o.action, o.shanten, o.useful, o.danger, value, o.reason, o.then, o.extras)
+        return out
 
     def _win(self, pos: Position) -> Option:
         points = self._win_points(pos)

@@ -44,7 +44,7 @@ class Holding:
     def without(self, kind: int, copies: int = 1) -> Holding:
         out = list(self.counts)
         out[kind] -= copies
-        return Holding(tuple(out), self.melds)
+        return _holding(tuple(out), self.melds)
 
     def after_pong(self, tile: int) -> Holding:
         """After ponging ``tile`` (before the discard that follows)."""
@@ -70,6 +70,20 @@ class Holding:
         )
 
 
+# Frozen instances built through their slots' setters: the same objects without the generated
+# __init__'s object.__setattr__ per field (the expert builds ten of each a decision).
+_new = object.__new__
+_set_counts, _set_melds = Holding.counts.__set__, Holding.melds.__set__
+
+
+def _holding(counts: tuple[int, ...], melds: tuple[Meld, ...]) -> Holding:
+    """``Holding(counts, melds)``."""
+    h = _new(Holding)
+    _set_counts(h, counts)
+    _set_melds(h, melds)
+    return h
+
+
 @dataclass(frozen=True, slots=True)
 class Priced:
     """A 3n+1 hand as priced: its value, figures, win chance and the points of its win."""
@@ -79,6 +93,27 @@ class Priced:
     useful: tuple[tuple[int, int], ...]
     win_chance: float
     points: float
+
+
+_set_value, _set_shanten, _set_useful = (
+    Priced.value.__set__,
+    Priced.shanten.__set__,
+    Priced.useful.__set__,
+)
+_set_chance, _set_points = Priced.win_chance.__set__, Priced.points.__set__
+
+
+def _priced(
+    value: float, shanten: int, useful: tuple[tuple[int, int], ...], chance: float, points: float
+) -> Priced:
+    """``Priced(value, shanten, useful, chance, points)``."""
+    p = _new(Priced)
+    _set_value(p, value)
+    _set_shanten(p, shanten)
+    _set_useful(p, useful)
+    _set_chance(p, chance)
+    _set_points(p, points)
+    return p
 
 
 class ShapePricer:
@@ -122,7 +157,7 @@ class ShapePricer:
                 )
             points = win_points(bonus, dealer)
         value = base + chance * extra_points(points, dealer) if self.value else base
-        return Priced(value, shanten, tuple(useful), chance, points)
+        return _priced(value, shanten, tuple(useful), chance, points)
 
     def price_held(
         self, holding: Holding, visible: Sequence[int], wall: int, dealer: bool
