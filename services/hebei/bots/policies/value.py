@@ -53,8 +53,10 @@ _FLUSH_REACH = len(FLUSH_ODDS)
 
 def peng_peng_shanten(counts: Sequence[int], n_melds: int) -> int:
     """Shanten of 碰碰胡 (every set a pung): tiles to add to reach it, minus one."""
-    # It depends on the hand only through how many kinds it holds 4, 3, 2 and 1 of.
-    key = (counts.count(4), counts.count(3), counts.count(2), counts.count(1), n_melds)
+    # It depends on the hand only through how many kinds it holds 4, 3, 2 and 1 of (counted
+    # on its bytes: half the time of four tuple counts).
+    b = bytes(counts)
+    key = (b.count(4), b.count(3), b.count(2), b.count(1), n_melds)
     found = _peng_peng_memo.get(key)
     if found is None:
         found = _peng_peng_memo[key] = _peng_peng_shanten(counts, n_melds)
