@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -241,18 +241,11 @@ class DecodeInterceptor(grpc.ServerInterceptor):
 class AsyncDecodeInterceptor(AsyncHandlerInterceptor):
     """:class:`DecodeInterceptor` on the asyncio server: the innermost interceptor there too."""
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
-        handler = await continuation(handler_call_details)
-        if handler is None or handler.request_deserializer is None:
-            return handler
-        return self.wrap_async(handler, RpcInfo.of(handler_call_details.method, handler))
+    def applies(self, handler: grpc.RpcMethodHandler) -> bool:
+        return handler.request_deserializer is not None
 
-    def request_deserializer(self, handler: grpc.RpcMethodHandler) -> Any:
-        return safe_deserializer(handler.request_deserializer)
+    def request_deserializer(self, deserializer: Any) -> Any:
+        return safe_deserializer(deserializer)
 
     @contextlib.contextmanager
     def scope(self, request: Any, context: Any, info: RpcInfo) -> Iterator[Any]:
@@ -262,5 +255,4 @@ class AsyncDecodeInterceptor(AsyncHandlerInterceptor):
             check_decoded(request)
             yield request
 
-    def on_response(self, info: RpcInfo) -> None:
-        pass
+    on_response = HandlerInterceptor.on_response  # nothing to do

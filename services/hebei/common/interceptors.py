@@ -9,6 +9,8 @@ wraps a stream of requests with :func:`each_message`, which takes either kind of
 An asyncio form is the synchronous class with :class:`AsyncHandlerInterceptor` mixed in first
 (``class AsyncCallLogInterceptor(AsyncHandlerInterceptor, CallLogInterceptor)``); a scope that
 must await something (aborting the call) overrides :meth:`AsyncHandlerInterceptor.async_scope`.
+:class:`AsyncInterceptorChain` runs several asyncio forms as one interceptor: their scopes in
+one wrapper, a request stream through one async generator, not one per interceptor.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,9 +132,31 @@ class HandlerInterceptor(grpc.ServerInterceptor):
         """Called for each response message the handler produced."""
 
 
+class MessageHooks:
+    """Stands for a call's request stream while the scopes of an :class:`AsyncInterceptorChain`
+    are entered: :func:`each_message` records its ``on_message`` here instead of wrapping the
+    stream, and :meth:`wrap` then passes the stream through all of them in one generator."""
+
+    __slots__ = ("callbacks",)
+
+    def __init__(self) -> None:
+        self.callbacks: list[Callable[[Any], None]] = []
+
+    def wrap(self, requests: Any) -> Any:
+        """``requests`` given message by message to each callback, in the order recorded."""
+        if not self.callbacks:
+            return requests
+        if len(self.callbacks) == 1:
+            return _each_async(requests, self.callbacks[0])
+        return _each_async_all(requests, tuple(self.callbacks))
+
+
 def each_message(requests: Any, on_message: Callable[[Any], None]) -> Any:
     """``requests`` (an iterator, or the async iterator of an asyncio call) passed on message
     by message, each first given to ``on_message`` (which may raise to end the call)."""
+    if isinstance(requests, MessageHooks):
+        requests.callbacks.append(on_message)
+        return requests
     if hasattr(requests, "__aiter__"):
         return _each_async(requests, on_message)
     return _each(requests, on_message)
@@ -147,6 +171,15 @@ def _each(requests: Any, on_message: Callable[[Any], None]) -> Iterator[Any]:
 async def _each_async(requests: Any, on_message: Callable[[Any], None]) -> AsyncIterator[Any]:
     async for message in requests:
         on_message(message)
+        yield message
+
+
+async def _each_async_all(
+    requests: Any, callbacks: tuple[Callable[[Any], None], ...]
+) -> AsyncIterator[Any]:
+    async for message in requests:
+        for on_message in callbacks:
+            on_message(message)
         yield message
 
 
@@ -208,52 +241,115 @@ class AsyncHandlerInterceptor(grpc.aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
         handler = await continuation(handler_call_details)
-        if handler is None:
-            return None
-        info = RpcInfo.of(handler_call_details.method, handler)
-        return self.wrap_async(handler, info)
+        if handler is None or not self.applies(handler):
+            return handler
+        return wrap_scopes(handler, RpcInfo.of(handler_call_details.method, handler), (self,))
 
-    def request_deserializer(self, handler: grpc.RpcMethodHandler) -> Any:
-        """The deserializer the wrapped handler uses (the handler's own)."""
-        return handler.request_deserializer
+    def applies(self, handler: grpc.RpcMethodHandler) -> bool:
+        """Whether calls of ``handler`` are wrapped at all (else served as they are)."""
+        return True
 
-    def wrap_async(self, handler: grpc.RpcMethodHandler, info: RpcInfo) -> grpc.RpcMethodHandler:
-        inner = (
-            handler.unary_unary
-            or handler.unary_stream
-            or handler.stream_unary
-            or handler.stream_stream
-        )
-        if inspect.isasyncgenfunction(inner):
-
-            async def behavior(request: Any, context: Any) -> Any:
-                async with self.async_scope(request, context, info) as scoped_request:
-                    async for response in inner(scoped_request, context):
-                        self.on_response(info)
-                        yield response
-
-        elif inspect.iscoroutinefunction(inner):
-
-            async def behavior(request: Any, context: Any) -> Any:  # type: ignore[misc]
-                async with self.async_scope(request, context, info) as scoped_request:
-                    response = await inner(scoped_request, context)
-                if not info.response_streaming:
-                    self.on_response(info)
-                return response
-
-        else:
-            raise TypeError(
-                f"{info.full_method}: an asyncio server needs async handlers, got {inner!r}"
-            )
-        factory = HANDLER_FACTORIES[(info.request_streaming, info.response_streaming)]
-        return factory(
-            behavior,
-            request_deserializer=self.request_deserializer(handler),
-            response_serializer=handler.response_serializer,
-        )
+    def request_deserializer(self, deserializer: Any) -> Any:
+        """The deserializer the wrapped handler uses, given the handler's own."""
+        return deserializer
 
     @contextlib.asynccontextmanager
     async def async_scope(self, request: Any, context: Any, info: RpcInfo) -> AsyncIterator[Any]:
         """The call's scope on the asyncio server: the synchronous :meth:`scope` itself."""
         with self.scope(request, context, info) as scoped_request:
             yield scoped_request
+
+
+class AsyncInterceptorChain(grpc.aio.ServerInterceptor):
+    """``interceptors`` (outermost first) as one interceptor: what stacking them does, in one
+    wrapper. A call enters each one's :meth:`~AsyncHandlerInterceptor.async_scope` in order
+    (an exception of the handler reaches them innermost first); a request stream passes one
+    async generator giving each message to every scope's :func:`each_message` callback, in the
+    same order; each response is handed to every :meth:`~HandlerInterceptor.on_response`.
+    Stacked, a message of a stream went through one async generator per interceptor."""
+
+    def __init__(self, interceptors: Sequence[AsyncHandlerInterceptor]) -> None:
+        self.interceptors = tuple(interceptors)
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        active = tuple(i for i in self.interceptors if i.applies(handler))
+        if not active:
+            return handler
+        return wrap_scopes(handler, RpcInfo.of(handler_call_details.method, handler), active)
+
+
+def wrap_scopes(
+    handler: grpc.RpcMethodHandler,
+    info: RpcInfo,
+    interceptors: tuple[AsyncHandlerInterceptor, ...],
+) -> grpc.RpcMethodHandler:
+    """``handler`` (async) run inside the scopes of ``interceptors``, outermost first."""
+    inner = (
+        handler.unary_unary or handler.unary_stream or handler.stream_unary or handler.stream_stream
+    )
+    on_responses = tuple(  # the ones that do something (HandlerInterceptor's does nothing)
+        interceptor.on_response
+        for interceptor in interceptors
+        if type(interceptor).on_response is not HandlerInterceptor.on_response
+    )
+    if len(interceptors) == 1:
+        scopes = interceptors[0].async_scope
+    else:
+
+        @contextlib.asynccontextmanager
+        async def scopes(request: Any, context: Any, info: RpcInfo) -> AsyncIterator[Any]:
+            hooks = MessageHooks() if info.request_streaming else None
+            scoped = request if hooks is None else hooks
+            async with contextlib.AsyncExitStack() as stack:
+                for interceptor in interceptors:
+                    scoped = await stack.enter_async_context(
+                        interceptor.async_scope(scoped, context, info)
+                    )
+                if hooks is not None:
+                    if scoped is not hooks:
+                        raise TypeError(
+                            f"{info.full_method}: a chained scope must pass the request stream"
+                            " on through each_message"
+                        )
+                    scoped = hooks.wrap(request)
+                yield scoped
+
+    if inspect.isasyncgenfunction(inner):
+
+        async def behavior(request: Any, context: Any) -> Any:
+            async with scopes(request, context, info) as scoped_request:
+                async for response in inner(scoped_request, context):
+                    for on_response in on_responses:
+                        on_response(info)
+                    yield response
+
+    elif inspect.iscoroutinefunction(inner):
+
+        async def behavior(request: Any, context: Any) -> Any:  # type: ignore[misc]
+            async with scopes(request, context, info) as scoped_request:
+                response = await inner(scoped_request, context)
+            if not info.response_streaming:
+                for on_response in on_responses:
+                    on_response(info)
+            return response
+
+    else:
+        raise TypeError(
+            f"{info.full_method}: an asyncio server needs async handlers, got {inner!r}"
+        )
+    deserializer = handler.request_deserializer
+    for interceptor in reversed(interceptors):
+        deserializer = interceptor.request_deserializer(deserializer)
+    factory = HANDLER_FACTORIES[(info.request_streaming, info.response_streaming)]
+    return factory(
+        behavior,
+        request_deserializer=deserializer,
+        response_serializer=handler.response_serializer,
+    )

@@ -241,3 +241,11 @@ def test_asyncio_and_sync_services_cannot_share_a_server() -> None:
     ]
     with pytest.raises(ValueError, match="cannot share"):
         create_server(specs, config)
+
+
+def test_the_server_runs_on_uvloop(server: Server) -> None:
+    """uvloop is a dependency: the asyncio server's loop is its (asyncio's is the fallback)."""
+    import uvloop
+
+    assert isinstance(server.loop, uvloop.Loop)
+    assert server.loop.is_running()
