@@ -23,6 +23,8 @@ from hebei.bots.policies.options import Option, make_option
 from hebei.bots.policies.pricing import Holding, Priced, _holding, _priced
 from hebei.bots.policies.reading import (
     READY_WEIGHTS,
+    OpponentRead,
+    _opponent_read,
     _ready_features,
     read_table,
     ready_probability,
@@ -195,7 +197,7 @@ def test_the_peng_peng_memo_returns_the_count(decisions) -> None:
 
 
 def test_the_direct_builders_make_the_dataclasses_own_instances() -> None:
-    """make_option, _holding and _priced set every slot as the frozen dataclasses' __init__
+    """make_option, _holding, _priced and _opponent_read set every slot as the frozen dataclasses' __init__
     does: equal, of the class, still frozen."""
     from dataclasses import FrozenInstanceError, fields
 
@@ -208,6 +210,14 @@ def test_the_direct_builders_make_the_dataclasses_own_instances() -> None:
         (make_option(WIN, None, (), None, None, "", None, {}), Option(WIN)),
         (_holding((1,) * 13 + (0,) * 21, ()), Holding((1,) * 13 + (0,) * 21, ())),
         (_priced(1.5, 2, ((4, 4),), 0.125, 9.0), Priced(1.5, 2, ((4, 4),), 0.125, 9.0)),
+        (
+            _opponent_read(
+                2, 0.5, frozenset({3}), (1.0, 0.0, 0.0, 0.0), (1, 0, 0, 0), False, True, (2,)
+            ),
+            OpponentRead(
+                2, 0.5, frozenset({3}), (1.0, 0.0, 0.0, 0.0), (1, 0, 0, 0), False, True, (2,)
+            ),
+        ),
     ]
     for fast, plain in cases:
         assert type(fast) is type(plain)

@@ -168,16 +168,48 @@ def read_opponent(obs: Observation, seat: int) -> OpponentRead:
     for meld in view.melds:
         if meld.tile != HIDDEN:
             meld_suits[suit_of_kind(meld.tile)] += 1
-    return OpponentRead(
-        seat=seat,
-        ready=ready_probability(discards, len(view.melds), obs.wall),
-        discards=frozenset(discards),
-        suit_share=(per_suit[0] / n, per_suit[1] / n, per_suit[2] / n, per_suit[3] / n),
-        meld_suits=(meld_suits[0], meld_suits[1], meld_suits[2], meld_suits[3]),
-        concealed=all(m.kind is MeldKind.CONCEALED_KONG for m in view.melds),
-        dealer=seat == obs.dealer,
-        times=tuple(range((seat - obs.dealer) % 4, 4 * len(discards), 4)),  # discard_time
+    return _opponent_read(
+        seat,
+        ready_probability(discards, len(view.melds), obs.wall),
+        frozenset(discards),
+        (per_suit[0] / n, per_suit[1] / n, per_suit[2] / n, per_suit[3] / n),
+        (meld_suits[0], meld_suits[1], meld_suits[2], meld_suits[3]),
+        all(m.kind is MeldKind.CONCEALED_KONG for m in view.melds),
+        seat == obs.dealer,
+        tuple(range((seat - obs.dealer) % 4, 4 * len(discards), 4)),  # discard_time
     )
+
+
+# OpponentRead built through its slots' setters: the same frozen instance without the
+# generated __init__'s object.__setattr__ per field (three a decision).
+_set_seat, _set_ready = OpponentRead.seat.__set__, OpponentRead.ready.__set__
+_set_discards, _set_share = OpponentRead.discards.__set__, OpponentRead.suit_share.__set__
+_set_melds, _set_concealed = OpponentRead.meld_suits.__set__, OpponentRead.concealed.__set__
+_set_dealer, _set_times = OpponentRead.dealer.__set__, OpponentRead.times.__set__
+
+
+def _opponent_read(
+    seat: int,
+    ready: float,
+    discards: frozenset[int],
+    suit_share: tuple[float, float, float, float],
+    meld_suits: tuple[int, int, int, int],
+    concealed: bool,
+    dealer: bool,
+    times: tuple[int, ...],
+) -> OpponentRead:
+    """``OpponentRead(seat, ready, discards, suit_share, meld_suits, concealed, dealer,
+    times)``."""
+    o = object.__new__(OpponentRead)
+    _set_seat(o, seat)
+    _set_ready(o, ready)
+    _set_discards(o, discards)
+    _set_share(o, suit_share)
+    _set_melds(o, meld_suits)
+    _set_concealed(o, concealed)
+    _set_dealer(o, dealer)
+    _set_times(o, times)
+    return o
 
 
 def read_table(obs: Observation) -> TableRead:
