@@ -47,6 +47,7 @@ from hebei.bots.policies import Policy
 from hebei.common.client import create_aio_channel
 from hebei.common.convert import action_to_proto, observation_from_proto
 from hebei.common.metrics import ClientStreamMetrics
+from hebei.common.server import new_event_loop
 from hebei.common.tls import ClientTls
 from hebei.rules.actions import PASS, Action
 from hebei.rules.errors import NotationError
@@ -165,16 +166,6 @@ class _Stream:
     answered: int = 0  # decision id answered on this stream
     took_over_at: int = -1  # decision id when TAKE_OVER was last sent
     current: pb.Observation | None = None
-
-
-def new_event_loop() -> asyncio.AbstractEventLoop:
-    """uvloop's event loop when it is installed, else asyncio's own (measured: 7-10% less of
-    the seat loop's CPU per decision outside the policy, 32 sessions on a stand-in engine)."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.new_event_loop()
-    return uvloop.new_event_loop()
 
 
 class SeatLoop:
