@@ -23,7 +23,9 @@ CHROMIUM_ARGS = [
 ARTIFACTS = Path(__file__).with_name("artifacts")
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: while Playwright's sync API is open the main thread counts as
+# running an asyncio loop, so every later test's asyncio.run() would fail.
+@pytest.fixture(scope="package")
 def browser() -> Iterator[object]:
     if not Path(CHROMIUM).exists():
         pytest.fail(
