@@ -255,4 +255,5 @@ class AsyncDecodeInterceptor(AsyncHandlerInterceptor):
             check_decoded(request)
             yield request
 
-    on_response = HandlerInterceptor.on_response  # nothing to do
+    def responder(self, info: RpcInfo) -> None:
+        return None  # nothing to do per response

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -92,13 +93,14 @@ class HandlerInterceptor(grpc.ServerInterceptor):
         return self._wrap(handler, info)
 
     def _wrap(self, handler: grpc.RpcMethodHandler, info: RpcInfo) -> grpc.RpcMethodHandler:
+        respond = self.responder(info) or _nothing
         if info.response_streaming:
             stream_behavior = handler.stream_stream or handler.unary_stream
 
             def behavior(request: Any, context: grpc.ServicerContext) -> Any:
                 with self.scope(request, context, info) as scoped_request:
                     for response in stream_behavior(scoped_request, context):
-                        self.on_response(info)
+                        respond()
                         yield response
 
             copy_pool(stream_behavior, behavior)
@@ -108,7 +110,7 @@ class HandlerInterceptor(grpc.ServerInterceptor):
             def behavior(request: Any, context: grpc.ServicerContext) -> Any:
                 with self.scope(request, context, info) as scoped_request:
                     response = unary_behavior(scoped_request, context)
-                self.on_response(info)
+                respond()
                 return response
 
             copy_pool(unary_behavior, behavior)
@@ -131,6 +133,14 @@ class HandlerInterceptor(grpc.ServerInterceptor):
     def on_response(self, info: RpcInfo) -> None:
         """Called for each response message the handler produced."""
 
+    def responder(self, info: RpcInfo) -> Callable[[], None] | None:
+        """What each response of one call of ``info`` calls, bound when the call starts:
+        :meth:`on_response`, or None when it does nothing. An override binds what
+        :meth:`on_response` would look up per message (a metric's labelled child)."""
+        if type(self).on_response is HandlerInterceptor.on_response:
+            return None
+        return functools.partial(self.on_response, info)
+
 
 class MessageHooks:
     """Stands for a call's request stream while the scopes of an :class:`AsyncInterceptorChain`
@@ -149,6 +159,10 @@ class MessageHooks:
         if len(self.callbacks) == 1:
             return _each_async(requests, self.callbacks[0])
         return _each_async_all(requests, tuple(self.callbacks))
+
+
+def _nothing() -> None:
+    pass
 
 
 def each_message(requests: Any, on_message: Callable[[Any], None]) -> Any:
@@ -228,12 +242,12 @@ def on_finish(
 class AsyncHandlerInterceptor(grpc.aio.ServerInterceptor):
     """The asyncio server's form of :class:`HandlerInterceptor`: mixed in before a synchronous
     subclass, it runs every call inside that class's :meth:`HandlerInterceptor.scope` (through
-    :meth:`async_scope`) and calls its :meth:`HandlerInterceptor.on_response`. The handlers it
+    :meth:`async_scope`) and calls its :meth:`HandlerInterceptor.responder`. The handlers it
     wraps are coroutine functions or async generator functions (a streaming response written
     with ``context.write`` is a coroutine: its messages are not seen one by one)."""
 
     scope: Callable[..., contextlib.AbstractContextManager[Any]]
-    on_response: Callable[[RpcInfo], None]
+    responder: Callable[[RpcInfo], Callable[[], None] | None]
 
     async def intercept_service(
         self,
@@ -265,7 +279,7 @@ class AsyncInterceptorChain(grpc.aio.ServerInterceptor):
     wrapper. A call enters each one's :meth:`~AsyncHandlerInterceptor.async_scope` in order
     (an exception of the handler reaches them innermost first); a request stream passes one
     async generator giving each message to every scope's :func:`each_message` callback, in the
-    same order; each response is handed to every :meth:`~HandlerInterceptor.on_response`.
+    same order; each response calls every :meth:`~HandlerInterceptor.responder`'s callable.
     Stacked, a message of a stream went through one async generator per interceptor."""
 
     def __init__(self, interceptors: Sequence[AsyncHandlerInterceptor]) -> None:
@@ -294,11 +308,9 @@ def wrap_scopes(
     inner = (
         handler.unary_unary or handler.unary_stream or handler.stream_unary or handler.stream_stream
     )
-    on_responses = tuple(  # the ones that do something (HandlerInterceptor's does nothing)
-        interceptor.on_response
-        for interceptor in interceptors
-        if type(interceptor).on_response is not HandlerInterceptor.on_response
-    )
+    # Bound when the call starts (intercept_service runs per call): what each response calls.
+    responders = [interceptor.responder(info) for interceptor in interceptors]
+    on_responses = tuple(respond for respond in responders if respond is not None)
     if len(interceptors) == 1:
         scopes = interceptors[0].async_scope
     else:
@@ -326,8 +338,8 @@ def wrap_scopes(
         async def behavior(request: Any, context: Any) -> Any:
             async with scopes(request, context, info) as scoped_request:
                 async for response in inner(scoped_request, context):
-                    for on_response in on_responses:
-                        on_response(info)
+                    for respond in on_responses:
+                        respond()
                     yield response
 
     elif inspect.iscoroutinefunction(inner):
@@ -336,8 +348,8 @@ def wrap_scopes(
             async with scopes(request, context, info) as scoped_request:
                 response = await inner(scoped_request, context)
             if not info.response_streaming:
-                for on_response in on_responses:
-                    on_response(info)
+                for respond in on_responses:
+                    respond()
             return response
 
     else:
