@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import secrets
 import time
 import urllib.request
 from collections import defaultdict
@@ -362,7 +363,11 @@ def run_stack_bench(
     seats = 4 * options.tables
     sessions = -(-seats // options.worker_processes) + 4
     stack_options = StackOptions(
-        worker_processes=options.worker_processes, worker_sessions=sessions
+        worker_processes=options.worker_processes,
+        worker_sessions=sessions,
+        # Queues of this run's own: seat tasks an interrupted earlier run left in the
+        # (persistent) embedded Redis name engines that are gone, and would hold sessions.
+        env={"HEBEI_BOTS_QUEUE_PREFIX": f"bench-{secrets.token_hex(4)}"},
     )
     soak = options.soak_seconds > 0
     with start_stack(stack_options, status=status) as stack:
