@@ -126,6 +126,8 @@ class SseReader:
     error: str | None = None
     done: threading.Event = field(default_factory=threading.Event)
     _response: Any = None
+    # Where :meth:`wait_for_state` stopped: the replayed state, its seqs, messages applied.
+    _replayed: tuple[Any, list[int], int] = field(default_factory=lambda: (None, [], 0))
 
     def start(self) -> SseReader:
         # A connection of its own, so that closing it is a real disconnect, as in a browser.
@@ -179,26 +181,55 @@ class SseReader:
             if self.done.is_set() and seen == len(self.messages):
                 break
             time.sleep(0.05)
-        raise AssertionError(
-            f"no such message within {timeout} s from {self.url} (status {self.status}, "
+        raise self._not_seen("message", timeout)
+
+    def _not_seen(self, what: str, timeout: float) -> AssertionError:
+        return AssertionError(
+            f"no such {what} within {timeout} s from {self.url} (status {self.status}, "
             f"error {self.error}, {len(self.messages)} messages)"
         )
+
+    def wait_for_state(self, predicate: Any, timeout: float = 60) -> dict[str, Any]:
+        """The state the page holds (replayed from the messages, one at a time) at the first
+        message after which ``predicate(state)`` holds (AssertionError after ``timeout`` s).
+        Each call goes on from the message the previous call stopped at."""
+        deadline = time.monotonic() + timeout
+        state, seqs, seen = self._replayed
+        while time.monotonic() < deadline:
+            for message in self.messages[seen:]:
+                seen += 1
+                state, applied = apply_message(state, seqs, message)
+                if applied and state is not None and predicate(state):
+                    self._replayed = (state, seqs, seen)
+                    return state
+            self._replayed = (state, seqs, seen)
+            if self.done.is_set() and seen == len(self.messages):
+                break
+            time.sleep(0.05)
+        raise self._not_seen("state", timeout)
 
 
 def replay(messages: list[Message]) -> tuple[Any, list[int]]:
     """The state a browser would hold after ``messages`` (snapshots and deltas), and the
     seqs applied in order."""
-    from hebei.web.feeds import apply_patch
-
     state, seqs = None, []
     for message in messages:
-        if message.event == "snapshot":
-            state = copy.deepcopy(message.data["state"])
-            seqs.append(message.data["seq"])
-        elif message.event == "delta" and (not seqs or message.data["seq"] > seqs[-1]):
-            state = apply_patch(state, message.data["patch"])  # (a repeat is skipped, as
-            seqs.append(message.data["seq"])  # the pages skip it)
+        state, _ = apply_message(state, seqs, message)
     return state, seqs
+
+
+def apply_message(state: Any, seqs: list[int], message: Message) -> tuple[Any, bool]:
+    """``state`` after one more message, as the pages apply it (a repeated delta is skipped);
+    appends the seq applied to ``seqs``. The second value says whether it applied."""
+    from hebei.web.feeds import apply_patch
+
+    if message.event == "snapshot":
+        seqs.append(message.data["seq"])
+        return copy.deepcopy(message.data["state"]), True
+    if message.event == "delta" and (not seqs or message.data["seq"] > seqs[-1]):
+        seqs.append(message.data["seq"])
+        return apply_patch(state, message.data["patch"]), True
+    return state, False
 
 
 # ------------------------------------------------------------------------------ playing

@@ -255,17 +255,20 @@ def _state_of(reader: SseReader) -> dict[str, Any]:
 
 
 def test_auto_play_on_and_off(client: httpx.Client) -> None:
+    # Auto-played hands go fast: the longest quick match (16 hands), and each wait checks the
+    # state as each message arrives, so auto play goes off while the match is still on.
     seat = quick_play(client, hands=16)
     key = seat["key"]
     reader = SseReader(client, f"/api/seats/{key}/events").start()
-    reader.wait_for(lambda m: _state_of(reader).get("phase") not in (None, "waiting"), 60)
+    reader.wait_for_state(lambda s: s.get("phase") not in (None, "waiting"), 60)
     assert client.post(f"/api/seats/{key}/auto", json={"on": "yes"}).status_code == 400
     assert client.post(f"/api/seats/{key}/auto", json={"on": True}).status_code == 202
-    reader.wait_for(lambda m: _state_of(reader).get("auto") is True, 30)
+    reader.wait_for_state(lambda s: s.get("auto") is True, 30)
     # Auto-played, the hand goes on without the person: a settlement comes.
-    reader.wait_for(lambda m: _state_of(reader).get("settlement") is not None, 120)
+    reader.wait_for_state(lambda s: s.get("settlement") is not None, 120)
     assert client.post(f"/api/seats/{key}/commands", json={"command": "t"}).status_code == 202
-    reader.wait_for(lambda m: _state_of(reader).get("auto") is False, 30)
+    final = reader.wait_for_state(lambda s: s.get("auto") is False, 30)
+    assert not final.get("finished")  # the person has the seat back, mid-match
     assert client.delete(f"/api/seats/{key}").status_code == 204
     assert client.get(f"/api/seats/{key}").status_code == 404
 
@@ -278,7 +281,7 @@ def test_a_spectator_delay_holds_events_back(web_stack) -> None:
         seat = quick_play(client, hands=1)
         mine = SseReader(client, f"/api/seats/{seat['key']}/events").start()
         spectator = SseReader(client, f"/api/tables/{seat['match_id']}/events").start()
-        mine.wait_for(lambda m: _state_of(mine).get("phase") not in (None, "waiting"), 60)
+        mine.wait_for_state(lambda s: s.get("phase") not in (None, "waiting"), 60)
         arrivals: list[float] = []
         seen = 0
         deadline = time.monotonic() + 90
