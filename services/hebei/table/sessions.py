@@ -147,7 +147,9 @@ class Outbound:
         """Drop the queued messages about events after ``seq`` (events that were never
         written: see Table.fail_storage)."""
         with self._lock:
-            self._items = collections.deque(item for item in self._items if item[0] <= seq)
+            kept = [item for item in self._items if item[0] <= seq]
+            self._items.clear()  # in place: messages() holds the deque
+            self._items.extend(kept)
             self._wake()
 
     def finish(self) -> None:
@@ -170,22 +172,28 @@ class Outbound:
         the stream's task, which ends this."""
         self._event = asyncio.Event()
         self._waker = waker_of(asyncio.get_running_loop())
+        items = self._items
         try:
             while True:
                 with self._lock:
                     if self._error is not None:
                         raise self._error
-                    if self._ready():
-                        message = self._items.popleft()[1]
-                    elif self._finished and not self._items:
-                        return
-                    else:
-                        message = None
+                    # Every message whose events are durable, taken under one lock round.
+                    ready = []
+                    durable = self._durable
+                    while items and items[0][0] <= durable:
+                        ready.append(items.popleft()[1])
+                    if not ready:
+                        if self._finished and not items:
+                            return
                         self._event.clear()
                         self._waiting = True
-                if message is None:
+                if not ready:
                     await self._event.wait()
-                else:
+                    continue
+                for message in ready:
+                    if self._error is not None:  # failed meanwhile: end now, as before
+                        raise self._error
                     yield message
         finally:
             with self._lock:

@@ -119,3 +119,66 @@ def test_a_spectator_too_slow_is_disconnected() -> None:
             await anext(queue.messages())
 
     asyncio.run(run())
+
+
+def test_a_commit_releases_every_durable_message_in_order_and_keeps_the_rest() -> None:
+    """One commit releases a run of messages (taken in one go): all of them leave, in order;
+    those about events not yet durable wait for theirs."""
+
+    async def run() -> None:
+        store = ManualStore()
+        queue = Outbound("m1", store)
+        for seq in range(1, 6):
+            queue.push(seq, f"m{seq}")
+        stream = queue.messages()
+        store.commit(3)
+        assert await take(stream, 3) == ["m1", "m2", "m3"]
+        late = asyncio.ensure_future(anext(stream))
+        await asyncio.sleep(0.05)
+        assert not late.done()
+        store.commit(5)
+        assert await asyncio.wait_for(late, 2) == "m4"
+        assert await take(stream, 1) == ["m5"]
+
+    asyncio.run(run())
+
+
+def test_a_failure_while_released_messages_go_out_ends_the_stream_at_once() -> None:
+    """Messages already released are not sent after the queue failed: the stream ends with
+    the error at the next message, as when each message was taken alone."""
+
+    async def run() -> None:
+        store = ManualStore()
+        queue = Outbound("m1", store)
+        for seq in (1, 2, 3):
+            queue.push(seq, f"m{seq}")
+        store.commit(3)
+        stream = queue.messages()
+        assert await take(stream, 1) == ["m1"]
+        queue.fail(Unavailable("reconnect"))
+        with pytest.raises(Unavailable, match="reconnect"):
+            await anext(stream)
+
+    asyncio.run(run())
+
+
+def test_messages_about_unwritten_events_are_dropped_while_the_stream_waits() -> None:
+    """discard_after (the log refused events) empties the queue the waiting stream reads:
+    only what came after is sent."""
+
+    async def run() -> None:
+        store = ManualStore()
+        queue = Outbound("m1", store)
+        for seq, message in enumerate(("durable", "never written"), 1):
+            queue.push(seq, message)
+        stream = queue.messages()
+        store.commit(1)
+        assert await take(stream, 1) == ["durable"]
+        waiting = asyncio.ensure_future(anext(stream))
+        await asyncio.sleep(0.02)
+        queue.discard_after(1)
+        queue.push(2, "after the reset")
+        store.commit(2)
+        assert await asyncio.wait_for(waiting, 2) == "after the reset"
+
+    asyncio.run(run())
