@@ -17,18 +17,20 @@ import contextlib
 import hashlib
 import logging
 import re
+import select
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 
 import psycopg
-from psycopg import sql
+from psycopg import pq, sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from hebei.common.errors import Conflict, Unavailable
 
 __all__ = [
     "Migration",
+    "check_idle_connection",
     "create_pool",
     "database_errors",
     "load_migrations",
@@ -78,6 +80,30 @@ def database_errors() -> Iterator[None]:
         raise Unavailable(f"database unavailable: {_first_line(error)}") from error
 
 
+def _readable(fd: int) -> bool:
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
+
+
+def check_idle_connection(conn: psycopg.Connection) -> None:
+    """The pool's check before it hands ``conn`` out: a round trip (an empty query, raising
+    when the connection is broken) only when something may be wrong, not on every use.
+
+    An idle connection's socket has nothing to read unless the server sent something: a
+    restart or an administrator's termination sends its error and closes the socket, a
+    backend that dies closes it (both make it readable). So a connection that is idle, not
+    marked broken and whose socket has nothing to read is handed out as it is; any other is
+    checked with the round trip, as psycopg_pool's own check does for every connection."""
+    if (
+        not conn.broken
+        and conn.info.transaction_status == pq.TransactionStatus.IDLE
+        and not _readable(conn.pgconn.socket)
+    ):
+        return
+    ConnectionPool.check_connection(conn)
+
+
 def create_pool(
     url: str,
     *,
@@ -119,7 +145,7 @@ def create_pool(
             "autocommit": autocommit,
         },
         configure=configure,
-        check=ConnectionPool.check_connection,
+        check=check_idle_connection,
         # A failed connection attempt is given up at once; the next caller needing a
         # connection tries again, so the pool recovers as soon as the database is back.
         reconnect_timeout=0,
