@@ -442,12 +442,19 @@ class Director:
             if tournament_id:
                 with self.ts.store.reading() as conn:
                     settings = Settings(self.ts._load(conn, tournament_id).config)
+            progressed: list[tuple[MatchRow, object]] = []
             for match in matches:
                 info = infos.get(match.match_id)
                 if info is not None:
-                    self._follow_one(match, info, settings)
+                    self._follow_one(match, info, settings, progressed)
+            if progressed:
+                self._progress(tournament_id, progressed, _now())
 
-    def _follow_one(self, match: MatchRow, info, settings: Settings | None) -> None:
+    def _follow_one(
+        self, match: MatchRow, info, settings: Settings | None, progressed: list
+    ) -> None:
+        """Follow one open match; one that moved is added to ``progressed`` (written with
+        the tournament's others in one transaction: see :meth:`_progress`)."""
         if info.status in ENGINE_ENDED:
             scores = [s.score for s in sorted(info.seats, key=lambda s: s.seat)]
             self.ts.record_result(
@@ -456,7 +463,7 @@ class Director:
             return
         now = _now()
         if info.event_count != match.event_count:
-            self._progress(match, info, now)
+            progressed.append((match, info))
         elif (now - (match.progress_at or now)).total_seconds() > (
             settings.stall_seconds if settings else 600.0
         ):
@@ -506,27 +513,35 @@ class Director:
         metrics.BOT_REQUEUES.inc()
         log.info("bot seat %d of %s re-queued (not connected)", seat_no, match.match_id)
 
-    def _progress(self, match: MatchRow, info, now: datetime) -> None:
+    def _progress(self, tournament_id: str, progressed: list, now: datetime) -> None:
+        """Record the open matches of one tournament that moved (their event and hand counts,
+        and a progress event for each new hand) in one transaction: one tournament lock and
+        one commit a pass, not one for each match."""
         with self.ts.store.transaction() as conn:
-            if match.tournament_id:
-                self.ts._load(conn, match.tournament_id, lock=True)
-            current = self.ts.store.match(conn, match.match_id, lock=True)
-            if current.ended:
-                return
-            played = current.hands_played
-            current.event_count = info.event_count
-            current.hands_played = info.hands_played
-            current.progress_at = now
-            self.ts.store.update_match(conn, current)
-            if match.tournament_id and info.hands_played != played:
-                players = {p.player_id: p for p in self.ts.store.players(conn, match.tournament_id)}
-                self.ts._event(
-                    conn,
-                    match.tournament_id,
-                    EVENT.TOURNAMENT_EVENT_TYPE_PROGRESS,
-                    round_no=current.round_no,
-                    tables=[table_message(current, players)],
-                )
+            if tournament_id:
+                self.ts._load(conn, tournament_id, lock=True)
+            players = None
+            for match, info in progressed:
+                current = self.ts.store.match(conn, match.match_id, lock=True)
+                if current.ended:
+                    continue
+                played = current.hands_played
+                current.event_count = info.event_count
+                current.hands_played = info.hands_played
+                current.progress_at = now
+                self.ts.store.update_match(conn, current)
+                if tournament_id and info.hands_played != played:
+                    if players is None:
+                        players = {
+                            p.player_id: p for p in self.ts.store.players(conn, tournament_id)
+                        }
+                    self.ts._event(
+                        conn,
+                        tournament_id,
+                        EVENT.TOURNAMENT_EVENT_TYPE_PROGRESS,
+                        round_no=current.round_no,
+                        tables=[table_message(current, players)],
+                    )
 
     def _problem(self, tournament_id: str, text: str) -> None:
         with self.ts.store.transaction() as conn:
