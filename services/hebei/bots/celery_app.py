@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 TASK_NAME = "hebei.bots.play_seat"
 WORKERS_KEY = f"{PREFIX}:workers"
 WORKER_TTL = 30.0  # a worker not seen for this long is gone
+GC_YOUNG = 10_000  # allocations between young collections after the warm-up (Python: 700)
 
 app = Celery("hebei.bots", set_as_current=False)
 _settings: dict[str, BotsConfig] = {}
@@ -280,13 +281,18 @@ def _warm(hands: int) -> None:
     """Fill the policies' tables in a thread, then move everything alive to the collector's
     permanent generation (:func:`gc.freeze`): a full collection no longer walks the tables, and
     so no longer stalls every seat of the process's event loop for a long moment (measured:
-    up to 200 ms on a loaded machine, the seat round trip's p99)."""
+    up to 200 ms on a loaded machine, the seat round trip's p99). The young generation is then
+    collected every :data:`GC_YOUNG` allocations instead of 700: a young collection walks what
+    is alive then, about as much at either count, so fewer of them cost less (measured: four
+    expert seats, 128 hands, collections 0.39-0.44 -> 0.24-0.25 ms of CPU a hand)."""
     from hebei.bots.player import warm_policies
 
     def warm() -> None:
         warm_policies(0, hands)
         gc.collect()
         gc.freeze()
+        _young, *older = gc.get_threshold()
+        gc.set_threshold(GC_YOUNG, *older)
 
     threading.Thread(target=warm, name="bots-warm", daemon=True).start()
 
