@@ -23,6 +23,7 @@ until the table's own ``reset`` group, while every other table carries on.
 
 from __future__ import annotations
 
+import base64
 import collections
 import datetime as dt
 import json
@@ -51,22 +52,26 @@ DATA_RETRIES = 3  # attempts of a batch failing for a reason other than an outag
 DURABLE_HISTORY = 256  # commit times kept per match (see EventStore.durable_time)
 
 # A whole batch in one statement (its data-modifying parts commit together, or none does):
-# the events, the outbox rows (a row already there is kept) and the match rows' new state.
+# the events, the outbox rows (a row already there is kept) and the match rows' new state,
+# all in one JSON document (one parameter: json.dumps is one C call for the batch, where
+# arrays cost psycopg a Python step per element; each event is stored as the jsonb it is in
+# the document, times are JSON numbers read back as the same float8, payloads base64).
 WRITE_BATCH = """
-WITH new_events AS (
+WITH batch AS (SELECT %s::jsonb AS doc), new_events AS (
     INSERT INTO events (match_id, seq, hand_no, event, logged_at, chain, mac)
-    SELECT m, s, h, e::jsonb, to_timestamp(t), c, x
-    FROM unnest(%b::text[], %b::int[], %b::int[], %b::text[], %b::float8[], %b::text[],
-                %b::text[]) AS r(m, s, h, e, t, c, x)
+    SELECT r.m, r.s, r.h, r.e, to_timestamp(r.t), r.c, r.x
+    FROM batch, jsonb_to_recordset(batch.doc->'events')
+        AS r(m text, s int, h int, e jsonb, t float8, c text, x text)
 ), new_outbox AS (
     INSERT INTO outbox (match_id, kind, key, payload)
-    SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], %b::bytea[])
+    SELECT r.m, r.k, r.y, decode(r.p, 'base64')
+    FROM batch, jsonb_to_recordset(batch.doc->'outbox') AS r(m text, k text, y text, p text)
     ON CONFLICT (kind, key) DO NOTHING
 )
-UPDATE matches SET status = u.status, hands_played = u.hands, scores = u.scores::jsonb,
+UPDATE matches SET status = u.status, hands_played = u.hands, scores = u.scores,
     event_count = u.events, ended_at = CASE WHEN u.ended THEN now() ELSE ended_at END
-FROM unnest(%b::text[], %b::text[], %b::int[], %b::text[], %b::bigint[], %b::bool[])
-    AS u(match_id, status, hands, scores, events, ended)
+FROM batch, jsonb_to_recordset(batch.doc->'matches')
+    AS u(match_id text, status text, hands int, scores jsonb, events bigint, ended bool)
 WHERE matches.match_id = u.match_id
 """
 
@@ -208,11 +213,6 @@ def _error_text(error: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in error[:1000])
 
 
-def _columns(rows: Sequence[tuple], width: int) -> list[list]:
-    """Rows as ``width`` column lists (the arrays a statement unnests)."""
-    return [list(column) for column in zip(*rows, strict=True)] if rows else [[]] * width
-
-
 def _ts(seconds: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds, dt.UTC)
 
@@ -242,6 +242,7 @@ class EventStore:
         self._failed: set[str] = set()  # matches whose groups are dropped until a reset
         self._outage_since: float | None = None
         self._conn: psycopg.Connection | None = None  # the writer's own (autocommit)
+        self._pool_autocommit = False
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="table-log-writer", daemon=True)
         self._thread.start()
@@ -252,7 +253,12 @@ class EventStore:
     ) -> EventStore:
         """Migrate ``schema`` and open a store on it."""
         migrate(url, schema, MIGRATIONS)
-        pool = create_pool(url, schema=schema, min_size=2, max_size=max_size, name="hebei-table")
+        # Autocommit: most of the store's calls are one statement (the outbox poster's, per
+        # settlement), each one round trip instead of three (BEGIN, statement, COMMIT); the
+        # few that must be atomic open a transaction (fail_match).
+        pool = create_pool(
+            url, schema=schema, min_size=2, max_size=max_size, name="hebei-table", autocommit=True
+        )
         return cls(pool, **kwargs)
 
     def close(self) -> None:
@@ -551,6 +557,7 @@ class EventStore:
         if self._conn is None or self._conn.closed:
             conn = self.pool.getconn()
             try:
+                self._pool_autocommit = conn.autocommit  # given back as the pool made it
                 conn.autocommit = True
             except BaseException:
                 self.pool.putconn(conn)
@@ -565,39 +572,52 @@ class EventStore:
             return
         try:
             if not conn.closed:
-                conn.autocommit = False
+                conn.autocommit = self._pool_autocommit
         except psycopg.Error:
             conn.close()
         self.pool.putconn(conn)
 
     def _write(self, batch: list[Group]) -> None:
-        events = [
-            (g.match_id, r.seq, r.hand_no, json.dumps(r.event), r.time, r.chain, r.mac)
-            for g in batch
-            for r in g.events
-        ]
-        outbox = [(g.match_id, o.kind, o.key, o.payload) for g in batch for o in g.outbox]
         ended = {g.match_id for g in batch if g.update is not None and g.update.ended}
         updates = {  # the last state of each match in the batch
-            g.match_id: (
-                g.match_id,
-                g.update.status,
-                g.update.hands_played,
-                json.dumps(list(g.update.scores)),
-                g.update.event_count,
-                g.match_id in ended,
-            )
+            g.match_id: {
+                "match_id": g.match_id,
+                "status": g.update.status,
+                "hands": g.update.hands_played,
+                "scores": list(g.update.scores),
+                "events": g.update.event_count,
+                "ended": g.match_id in ended,
+            }
             for g in batch
             if g.update is not None
         }
-        params = [
-            *_columns(events, 7),
-            *_columns(outbox, 4),
-            *_columns(list(updates.values()), 6),
-        ]
-        # %b: the arrays go in binary, element by element; in text each string is escaped
-        # for the array literal (a regex substitution per element: most of the dumping).
-        self._connection().execute(WRITE_BATCH, params)
+        doc = {
+            "events": [
+                {
+                    "m": g.match_id,
+                    "s": r.seq,
+                    "h": r.hand_no,
+                    "e": r.event,
+                    "t": r.time,
+                    "c": r.chain,
+                    "x": r.mac,
+                }
+                for g in batch
+                for r in g.events
+            ],
+            "outbox": [
+                {
+                    "m": g.match_id,
+                    "k": o.kind,
+                    "y": o.key,
+                    "p": base64.b64encode(o.payload).decode("ascii"),
+                }
+                for g in batch
+                for o in g.outbox
+            ],
+            "matches": list(updates.values()),
+        }
+        self._connection().execute(WRITE_BATCH, (json.dumps(doc),))
 
     # ------------------------------------------------------------------ the outbox
 

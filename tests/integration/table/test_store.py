@@ -78,6 +78,39 @@ def test_a_group_commits_its_events_outbox_and_update_together(store: EventStore
     assert [m.match_id for m in store.load_unfinished()] == []
 
 
+def test_what_is_written_reads_back_the_same(store: EventStore) -> None:
+    """Events, times, hashes, outbox payloads and match state come back exactly as given
+    (the batch travels as one JSON document): nested values, any text, floats to the
+    microsecond, every byte value, absent hashes, two groups of one match (likely one batch)."""
+    store.create_match(new_match("m1"))
+    at = 1733100000.123456
+    events = [
+        EventRow(1, 0, {"type": "match_start", "seats": [{"name": "Zoë 东", "n": -3}]}, at),
+        EventRow(2, 1, {"type": "discard", "tile": "5m", "why": 'a "quote" \\ \n'}, at + 1.5,
+                 "ab" * 32, "cd" * 32),
+        EventRow(3, 1, {"type": "x", "big": 2**40, "f": 0.1, "none": None, "t": True}, at + 2),
+    ]  # fmt: skip
+    payload = bytes(range(256))
+    store.submit(Group("m1", events=events[:2], update=MatchUpdate("playing", 0, (1, 2, 3, 4), 2)))
+    store.submit(
+        Group(
+            "m1",
+            events=events[2:],
+            outbox=[OutboxRow("settlement", "m1:1", payload)],
+            update=MatchUpdate("playing", 1, (5, -5, 0, 0), 3),
+        )
+    )
+    assert store.wait_durable("m1", 3, timeout=10)
+    stored = store.load_match("m1")
+    assert [(e.seq, e.hand_no, e.event, e.chain, e.mac) for e in stored.events] == [
+        (e.seq, e.hand_no, e.event, e.chain, e.mac) for e in events
+    ]
+    assert [round(e.time, 6) for e in stored.events] == [round(e.time, 6) for e in events]
+    assert stored.status == "playing" and stored.hands_played == 1
+    assert stored.scores == [5, -5, 0, 0] and stored.event_count == 3
+    assert [m.payload for m in store.due_messages()] == [payload]
+
+
 class Refused(grpc.RpcError):
     """What a stub raises when the receiver answers with a status."""
 
