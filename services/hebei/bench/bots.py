@@ -162,6 +162,10 @@ class PolicyResult:
             "seat_hands": self.hands,
             "points": self.points,
             "points_per_hand": estimate(self.per_sample).to_json(),
+            # One entry per wall seed, in seed order: two runs on the same walls (a change
+            # and the current policy) pair per seed, which is much tighter than comparing
+            # their intervals.
+            "points_per_hand_by_seed": [round(x, 6) for x in self.per_sample],
             "decisions": times.pop("decisions"),
             "decision_ms": times,
             "decision_cpu_ms": cpu,
