@@ -14,9 +14,10 @@ profile :func:`plays_classic` to the functions here:
   legal win, then the most useful tiles; a chow or pong when it lowers the distance;
 - ``expert`` (:func:`expert_rank`): the exact distance instead of the bound
   (:func:`hebei.bots.policies.classic_shanten.exact_shanten`: a hand whose sets leave its
-  long suit short is counted as far as it is; on the tuning walls of seed 5, 80 seeds, it
-  gained +0.61 ± 0.43 points a hand over the bound, paired per seed), and each action priced
-  in expected points,
+  long suit short is counted as far as it is; against three efficiency players it gained
+  +0.61 ± 0.43 points a hand over the bound on the tuning walls of seed 5 and +0.09 ± 0.46
+  on those of seed 7, 80 seeds each, paired per seed), and each action priced in expected
+  points,
   ``P(win) x (points of that win + what a win of another seat would cost)`` plus kong
   payments, minus a fixed cost per step from a win (speed first: the measured trade-offs are
   at :data:`STEP_COST`); the win's points exact on a ready hand (every legal wait scored by
@@ -441,6 +442,10 @@ AVERAGE_LOSS = 1.6
 # it may feed (a pong by any seat, a chow by the next) -0.17 ± 0.37; a bonus of 2 points on
 # every pong or chow (more claims at equal steps) -0.18 ± 0.25; a step cost of 8 with claim
 # weights 5 and 2 +0.00 ± 0.10 (nearly the same moves).
+# With the exact distance (EXACT_DISTANCE), a third round: a hand one step from ready priced
+# by the unseen waits of the ready hands its useful draws lead to (a two-step count, the best
+# three such options re-priced relative to their mean; 1-2 ms more at p99) -0.15 ± 0.20
+# (seed 5, 48 seeds).
 STEP_COST = 5.0
 EXACT_DISTANCE = True  # the exact distance (classic_shanten), not the lower bound
 CONCEALED_CLAIM_MAX = 99  # a concealed hand opens with a claim only this close to a win
