@@ -40,6 +40,8 @@ from typing import Any
 import redis
 import redis.asyncio
 
+from hebei.bots.metrics import name_os_thread
+
 log = logging.getLogger(__name__)
 
 PREFIX = "hebei:bots"
@@ -298,6 +300,7 @@ class LeaseKeeper:
             return list(self._leases)
 
     def _run(self) -> None:
+        name_os_thread()
         while True:
             leases = self._due()
             by_client: dict[int, list[SeatLease]] = {}

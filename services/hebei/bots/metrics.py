@@ -5,6 +5,11 @@ Labels are the policy and a failure reason only, never match or seat ids.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import sys
+import threading
+
 from prometheus_client import Counter, Gauge, Histogram
 
 DECISION_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5)
@@ -45,3 +50,23 @@ RECONNECTS = Counter("hebei_bot_reconnects_total", "Play streams opened again af
 ACTIONS_REJECTED = Counter(
     "hebei_bot_actions_rejected_total", "Actions the table engine refused.", ("code",)
 )
+
+
+_PR_SET_NAME = 15
+_libc: list[object] = []
+
+
+def name_os_thread() -> None:
+    """Give the calling thread its Python name in the operating system too (Linux, the first
+    15 bytes), so ``top -H``, ``/proc/<pid>/task/*/comm`` and profilers tell a worker's
+    threads apart (the seat loop, the lease keeper, the registry beat); else every thread of
+    the process is "python". Nothing elsewhere, nor when libc cannot be loaded."""
+    if sys.platform != "linux":
+        return
+    try:
+        if not _libc:
+            _libc.append(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"))
+        name = threading.current_thread().name.encode()[:15]
+        _libc[0].prctl(_PR_SET_NAME, ctypes.c_char_p(name), 0, 0, 0)  # type: ignore[attr-defined]
+    except (OSError, AttributeError):
+        pass

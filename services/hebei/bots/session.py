@@ -176,9 +176,13 @@ class SeatLoop:
     def __init__(self) -> None:
         self.loop = new_event_loop()
         self._channels: dict[tuple[str, Any], grpc.aio.Channel] = {}
-        self._thread = threading.Thread(target=self.loop.run_forever, name="bot-seats")
+        self._thread = threading.Thread(target=self._run, name="bot-seats")
         self._thread.daemon = True
         self._thread.start()
+
+    def _run(self) -> None:
+        metrics.name_os_thread()
+        self.loop.run_forever()
 
     def run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
         """Run ``coroutine`` on the loop and wait for its result (from another thread)."""
