@@ -206,7 +206,7 @@ def _register(hostname: str, sessions: int) -> None:
     }
 
     def beat() -> None:
-        metrics.name_os_thread()
+        metrics.name_os_threads()
         while True:
             info["seen"] = time.time()
             try:
@@ -289,7 +289,7 @@ def _warm(hands: int) -> None:
     from hebei.bots.player import warm_policies
 
     def warm() -> None:
-        metrics.name_os_thread()
+        metrics.name_os_threads()
         warm_policies(0, hands)
         gc.collect()
         gc.freeze()

@@ -40,7 +40,7 @@ from typing import Any
 import redis
 import redis.asyncio
 
-from hebei.bots.metrics import name_os_thread
+from hebei.bots.metrics import name_os_threads
 
 log = logging.getLogger(__name__)
 
@@ -300,7 +300,7 @@ class LeaseKeeper:
             return list(self._leases)
 
     def _run(self) -> None:
-        name_os_thread()
+        name_os_threads()
         while True:
             leases = self._due()
             by_client: dict[int, list[SeatLease]] = {}

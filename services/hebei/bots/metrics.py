@@ -5,8 +5,6 @@ Labels are the policy and a failure reason only, never match or seat ids.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import sys
 import threading
 
@@ -52,21 +50,21 @@ ACTIONS_REJECTED = Counter(
 )
 
 
-_PR_SET_NAME = 15
-_libc: list[object] = []
-
-
-def name_os_thread() -> None:
-    """Give the calling thread its Python name in the operating system too (Linux, the first
+def name_os_threads() -> None:
+    """Give this process's Python threads (but the main one, whose name is the process's)
+    their names in the operating system too (Linux: ``/proc/self/task/<id>/comm``, the first
     15 bytes), so ``top -H``, ``/proc/<pid>/task/*/comm`` and profilers tell a worker's
-    threads apart (the seat loop, the lease keeper, the registry beat); else every thread of
-    the process is "python". Nothing elsewhere, nor when libc cannot be loaded."""
+    threads apart (the seat loop, gRPC's asyncio poller, the lease keeper, the registry beat);
+    else each is "python" or the name of the thread that started it. Threads started later
+    need another call. Nothing elsewhere, nor for a thread that ended meanwhile."""
     if sys.platform != "linux":
         return
-    try:
-        if not _libc:
-            _libc.append(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"))
-        name = threading.current_thread().name.encode()[:15]
-        _libc[0].prctl(_PR_SET_NAME, ctypes.c_char_p(name), 0, 0, 0)  # type: ignore[attr-defined]
-    except (OSError, AttributeError):
-        pass
+    main = threading.main_thread()
+    for thread in threading.enumerate():
+        if thread is main or thread.native_id is None:
+            continue
+        try:
+            with open(f"/proc/self/task/{thread.native_id}/comm", "wb") as comm:
+                comm.write(thread.name.encode()[:15])
+        except OSError:
+            pass

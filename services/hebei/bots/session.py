@@ -181,7 +181,7 @@ class SeatLoop:
         self._thread.start()
 
     def _run(self) -> None:
-        metrics.name_os_thread()
+        metrics.name_os_threads()
         self.loop.run_forever()
 
     def run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -194,6 +194,7 @@ class SeatLoop:
         channel = self._channels.get(key)
         if channel is None:
             channel = self._channels[key] = create_aio_channel(target, tls=tls)
+            metrics.name_os_threads()  # gRPC's asyncio poller, started with the first channel
         return channel
 
 

@@ -1,5 +1,6 @@
 """A bot worker's threads carry their names in the operating system (per-thread CPU in
-``/proc`` and ``top -H`` tells the seat loop from the lease keeper and the registry beat)."""
+``/proc`` and ``top -H`` tells the seat loop from gRPC's poller, the lease keeper and the
+registry beat)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hebei.bots.lease import LeaseKeeper
-from hebei.bots.metrics import name_os_thread
+from hebei.bots.metrics import name_os_threads
 from hebei.bots.session import SeatLoop
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="thread names in /proc: Linux")
@@ -20,27 +21,39 @@ def os_name(thread: threading.Thread) -> str:
     return Path(f"/proc/self/task/{thread.native_id}/comm").read_text().strip()
 
 
-def test_a_thread_names_itself_in_the_os_cut_to_15_bytes() -> None:
-    seen: list[str] = []
+def test_threads_are_named_in_the_os_cut_to_15_bytes_but_the_main_one() -> None:
+    main_before = os_name(threading.main_thread())
+    started, stop = threading.Event(), threading.Event()
 
     def run() -> None:
-        name_os_thread()
-        seen.append(os_name(threading.current_thread()))
+        started.set()
+        stop.wait(10)
 
-    thread = threading.Thread(target=run, name="a-rather-long-thread-name")
+    thread = threading.Thread(target=run, name="a-rather-long-thread-name", daemon=True)
     thread.start()
-    thread.join()
-    assert seen == ["a-rather-long-t"]
+    started.wait(10)
+    try:
+        name_os_threads()
+        assert os_name(thread) == "a-rather-long-t"
+        assert os_name(threading.main_thread()) == main_before  # the process's name
+    finally:
+        stop.set()
+        thread.join()
 
 
-def test_the_seat_loop_and_the_lease_keeper_are_named() -> None:
+def test_the_seat_loop_grpc_poller_and_lease_keeper_are_named() -> None:
     seats = SeatLoop()
     try:
 
-        async def name() -> str:
+        async def open_channel() -> str:
+            channel = seats.channel("127.0.0.1:9", None)  # not connected; the poller starts
+            await channel.close()
             return os_name(threading.current_thread())
 
-        assert seats.run(name()) == "bot-seats"
+        assert seats.run(open_channel()) == "bot-seats"
+        pollers = [t for t in threading.enumerate() if "_poll_wrapper" in t.name]
+        assert pollers  # grpc.aio's poller, started on the seat loop's thread
+        assert all(os_name(t) == t.name[:15] for t in pollers)  # not "bot-seats"
     finally:
         seats.loop.call_soon_threadsafe(seats.loop.stop)
 
