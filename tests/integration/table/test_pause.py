@@ -29,6 +29,12 @@ def logged(engine, match_id: str) -> list[dict]:
         return [entry.event for entry in table.log]
 
 
+def _state(engine, match_id: str) -> str:
+    """What a failed wait saw: the match as GetMatch reports it and the log's last events."""
+    tail = [(e["type"], e.get("seat"), e.get("reason")) for e in logged(engine, match_id)[-12:]]
+    return f"{get(engine, match_id)} last events: {tail}"
+
+
 def test_a_match_nobody_joins_pauses_then_is_dissolved_as_a_technical_draw(
     start_engine, matchmaking
 ) -> None:
@@ -75,14 +81,15 @@ def test_a_seat_joining_a_paused_match_resumes_it(start_engine) -> None:
 def test_every_seat_dropping_at_once_pauses_without_any_auto_play(start_engine) -> None:
     """A bot worker holding all four seats dies: its four streams end together."""
     engine = start_engine(pause_seconds=60)
-    request = new_match_request(hands=2, per_decision=30.0)
+    # Four hands: on a loaded machine the match must still be on when the seats drop.
+    request = new_match_request(hands=4, per_decision=30.0)
     engine.stub.OpenMatch(request, metadata=OPERATOR, timeout=10)
     match_id = request.match_id
     clients = play_clients(engine.channel, match_id, delay=0.02)
     assert wait_for(lambda: sum(c.answers for c in clients) >= 8, timeout=30)
     for client in clients:
         client.close()
-    assert wait_for(lambda: get(engine, match_id).paused, timeout=20)
+    assert wait_for(lambda: get(engine, match_id).paused, timeout=20), _state(engine, match_id)
     time.sleep(1.0)  # well past the moment the engine would play for a dropped seat
     assert not auto_actions(logged(engine, match_id))
     # The seats come back (the worker's tasks are redelivered) and finish the match.
