@@ -3,11 +3,16 @@ engine served on port 0 for ``hebei play --address``."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pty
 import re
 import shutil
+import struct
+import subprocess
 import sys
 import tempfile
+import termios
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -15,6 +20,7 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from pexpect import fdpexpect
 
 from hebei.bots.policies import make_policy
 from hebei.bots.session import SeatTicket
@@ -79,14 +85,7 @@ def drive(
 ) -> Transcript:
     """Run ``hebei play ARGS`` in a pseudo-terminal; ``answer(prompt, n)`` types a line at each
     prompt until the match is over or the program ends."""
-    child = pexpect.spawn(
-        hebei_program(),
-        ["play", *args],
-        env=env,
-        encoding="utf-8",
-        dimensions=(60, 160),
-        timeout=timeout,
-    )
+    child, process = spawn_in_terminal([hebei_program(), "play", *args], env, timeout)
     chunks: list[str] = []
     prompts: list[str] = []
     try:
@@ -103,8 +102,32 @@ def drive(
             child.expect(pexpect.EOF)
             chunks.append(child.before)
     finally:
-        child.close(force=True)
-    return Transcript(strip_ansi("".join(chunks)), prompts, child.exitstatus)
+        child.close()
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+    return Transcript(strip_ansi("".join(chunks)), prompts, process.returncode)
+
+
+def spawn_in_terminal(
+    argv: list[str], env: dict[str, str], timeout: float
+) -> tuple[fdpexpect.fdspawn, subprocess.Popen]:
+    """``argv`` on a new pseudo-terminal of 60 × 160, read and written through pexpect.
+
+    Started by ``subprocess`` (vfork and exec in C), not ``pty.fork``: a fork in Python runs
+    gRPC's fork handlers, and with the in-process engine's threads inside gRPC at that moment
+    the child's gRPC poller broke (``epoll_wait error: Bad file descriptor``) before it could
+    exec, seen once in CI."""
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 160, 0, 0))
+    try:
+        process = subprocess.Popen(
+            argv, stdin=terminal, stdout=terminal, stderr=terminal, env=env,
+            start_new_session=True, close_fds=True,
+        )  # fmt: skip
+    finally:
+        os.close(terminal)
+    return fdpexpect.fdspawn(controller, encoding="utf-8", timeout=timeout), process
 
 
 def first_choice(prompt: str, _n: int) -> str:

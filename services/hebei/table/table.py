@@ -457,8 +457,9 @@ class Table:
     def leave(self, session: Outbound) -> None:
         """A seat's stream ended: the seat is disconnected and auto-played, from a moment
         later (:data:`SETTLE_SECONDS`): when every seat drops at once (a bot worker holding
-        all four dies) the table pauses before the machine has played anything for them. A
-        bot seat is waited for longer (:data:`BOT_SETTLE_SECONDS`): the fleet takes it over."""
+        all four dies) the table pauses before the machine has played anything for them, as
+        soon as the last one is gone. A bot seat is waited for longer
+        (:data:`BOT_SETTLE_SECONDS`): the fleet takes it over."""
         with self.lock:
             seat = next((s for s in self.seats if s.session is session), None)
             if seat is None:
@@ -472,7 +473,10 @@ class Table:
                 self._set_auto(seat, "disconnect")
                 settle = _settle_seconds(seat)
                 seat.settle_until = time.monotonic() + settle
-                self._continue_later(settle)
+                if all(s.auto_reason is not None for s in self.seats):
+                    self._progress()  # the last seat gone: the table pauses now
+                else:
+                    self._continue_later(settle)
             self._broadcast()
             self._commit()
 
