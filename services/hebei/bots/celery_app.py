@@ -41,6 +41,7 @@ from hebei.bots.lease import PREFIX, SeatLease
 from hebei.bots.policies import make_policy
 from hebei.bots.seat_task import decode_seat_task, encode_seat_task
 from hebei.bots.session import Outcome, SeatSession, SeatTicket
+from hebei.common.threads import name_os_threads
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +207,7 @@ def _register(hostname: str, sessions: int) -> None:
     }
 
     def beat() -> None:
-        metrics.name_os_threads()
+        name_os_threads()
         while True:
             info["seen"] = time.time()
             try:
@@ -289,7 +290,7 @@ def _warm(hands: int) -> None:
     from hebei.bots.player import warm_policies
 
     def warm() -> None:
-        metrics.name_os_threads()
+        name_os_threads()
         warm_policies(0, hands)
         gc.collect()
         gc.freeze()

@@ -40,7 +40,7 @@ from typing import Any
 import redis
 import redis.asyncio
 
-from hebei.bots.metrics import name_os_threads
+from hebei.common.threads import name_os_threads
 
 log = logging.getLogger(__name__)
 

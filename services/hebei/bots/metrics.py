@@ -5,9 +5,6 @@ Labels are the policy and a failure reason only, never match or seat ids.
 
 from __future__ import annotations
 
-import sys
-import threading
-
 from prometheus_client import Counter, Gauge, Histogram
 
 DECISION_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5)
@@ -48,23 +45,3 @@ RECONNECTS = Counter("hebei_bot_reconnects_total", "Play streams opened again af
 ACTIONS_REJECTED = Counter(
     "hebei_bot_actions_rejected_total", "Actions the table engine refused.", ("code",)
 )
-
-
-def name_os_threads() -> None:
-    """Give this process's Python threads (but the main one, whose name is the process's)
-    their names in the operating system too (Linux: ``/proc/self/task/<id>/comm``, the first
-    15 bytes), so ``top -H``, ``/proc/<pid>/task/*/comm`` and profilers tell a worker's
-    threads apart (the seat loop, gRPC's asyncio poller, the lease keeper, the registry beat);
-    else each is "python" or the name of the thread that started it. Threads started later
-    need another call. Nothing elsewhere, nor for a thread that ended meanwhile."""
-    if sys.platform != "linux":
-        return
-    main = threading.main_thread()
-    for thread in threading.enumerate():
-        if thread is main or thread.native_id is None:
-            continue
-        try:
-            with open(f"/proc/self/task/{thread.native_id}/comm", "wb") as comm:
-                comm.write(thread.name.encode()[:15])
-        except OSError:
-            pass

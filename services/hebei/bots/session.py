@@ -48,6 +48,7 @@ from hebei.common.client import create_aio_channel
 from hebei.common.convert import action_to_proto, observation_from_proto
 from hebei.common.metrics import ClientStreamMetrics
 from hebei.common.server import new_event_loop
+from hebei.common.threads import name_os_threads
 from hebei.common.tls import ClientTls
 from hebei.rules.actions import PASS, Action
 from hebei.rules.errors import NotationError
@@ -181,7 +182,7 @@ class SeatLoop:
         self._thread.start()
 
     def _run(self) -> None:
-        metrics.name_os_threads()
+        name_os_threads()
         self.loop.run_forever()
 
     def run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
@@ -194,7 +195,7 @@ class SeatLoop:
         channel = self._channels.get(key)
         if channel is None:
             channel = self._channels[key] = create_aio_channel(target, tls=tls)
-            metrics.name_os_threads()  # gRPC's asyncio poller, started with the first channel
+            name_os_threads()  # gRPC's asyncio poller, started with the first channel
         return channel
 
 

@@ -147,9 +147,7 @@ class Outbound:
         """Drop the queued messages about events after ``seq`` (events that were never
         written: see Table.fail_storage)."""
         with self._lock:
-            kept = [item for item in self._items if item[0] <= seq]
-            self._items.clear()  # in place: messages() holds the deque
-            self._items.extend(kept)
+            self._items = collections.deque(item for item in self._items if item[0] <= seq)
             self._wake()
 
     def finish(self) -> None:
@@ -172,7 +170,6 @@ class Outbound:
         the stream's task, which ends this."""
         self._event = asyncio.Event()
         self._waker = waker_of(asyncio.get_running_loop())
-        items = self._items
         try:
             while True:
                 with self._lock:
@@ -180,11 +177,10 @@ class Outbound:
                         raise self._error
                     # Every message whose events are durable, taken under one lock round.
                     ready = []
-                    durable = self._durable
-                    while items and items[0][0] <= durable:
-                        ready.append(items.popleft()[1])
+                    while self._ready():
+                        ready.append(self._items.popleft()[1])
                     if not ready:
-                        if self._finished and not items:
+                        if self._finished and not self._items:
                             return
                         self._event.clear()
                         self._waiting = True

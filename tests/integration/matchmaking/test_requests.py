@@ -12,7 +12,7 @@ from hebei.bots.policies import make_policy
 from hebei.bots.session import SeatSession, SeatTicket
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
-from tests.integration.matchmaking.conftest import Stack, purge_seat_queues
+from tests.integration.matchmaking.conftest import Stack
 from tests.integration.table.conftest import SERVICE_TOKEN
 
 
@@ -288,10 +288,6 @@ def test_a_client_in_any_language_gets_bots_for_its_own_match(served: Stack, sta
     from tests.integration.table.conftest import OPERATOR
 
     stack = served
-    # Seat tasks an earlier test may have left in the session's queues would take this
-    # worker's four sessions: dropped, so they are free for this match's seats within its
-    # ready check (5 s). The assertion below names the auto-played events if it fails again.
-    purge_seat_queues()
     start_worker(sessions=4)
     request = table_pb2.OpenMatchRequest(table_id="own-table", match_id="own-match-1")
     request.length.hands = 1
@@ -325,7 +321,7 @@ def test_a_client_in_any_language_gets_bots_for_its_own_match(served: Stack, sta
         time.sleep(0.2)
     events = list(table.Spectate(table_pb2.SpectateRequest(match_id="own-match-1", from_seq=1)))
     auto = [e.event for e in events if e.event.auto_played]
-    assert not auto, auto[:3]  # the bots played every decision
+    assert not auto, auto[:3]  # the bots played every decision (else: which, and why)
 
 
 def test_a_match_result_must_add_up_and_name_the_match_s_players(served: Stack) -> None:

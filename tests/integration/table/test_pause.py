@@ -81,8 +81,7 @@ def test_a_seat_joining_a_paused_match_resumes_it(start_engine) -> None:
 def test_every_seat_dropping_at_once_pauses_without_any_auto_play(start_engine) -> None:
     """A bot worker holding all four seats dies: its four streams end together."""
     engine = start_engine(pause_seconds=60)
-    # Four hands: on a loaded machine the match must still be on when the seats drop.
-    request = new_match_request(hands=4, per_decision=30.0)
+    request = new_match_request(hands=2, per_decision=30.0)
     engine.stub.OpenMatch(request, metadata=OPERATOR, timeout=10)
     match_id = request.match_id
     clients = play_clients(engine.channel, match_id, delay=0.02)

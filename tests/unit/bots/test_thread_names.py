@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from hebei.bots.lease import LeaseKeeper
-from hebei.bots.metrics import name_os_threads
 from hebei.bots.session import SeatLoop
+from hebei.common.threads import name_os_threads
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="thread names in /proc: Linux")
 

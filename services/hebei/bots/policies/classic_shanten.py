@@ -29,21 +29,15 @@ from hebei.rules.profile import RuleProfile
 
 _P = 2  # the tables' vector layout: index m * 2 + p
 _INF = tables._INF
-_SHIFT = tables._ID_SHIFT
 _MASK = tables._VID_MASK
 _PACK = tables._PACK_SHIFT
 _SUIT = tables._SUIT_PACKED
 _HONOR = tables._HONOR_PACKED
-_PAIR = tables._PAIR
 _VECTORS = tables._vectors
+_pair = tables._pair  # the pair memo: the min-plus convolution of two parts' vectors
 
 # (suit vector id, others' vector id, tiles the suit must carry, sets m) -> least cost
 _best: dict[tuple[int, int, int, int], int] = {}
-
-
-def _pair(a: int, b: int) -> int:
-    found = _PAIR.get(a << _SHIFT | b)
-    return tables._pair(a, b) if found is None else found
 
 
 def _suit_best(suit: int, others: int, need: int, m: int) -> int:
@@ -87,8 +81,7 @@ def exact_shanten(
         return exact_shanten(counts, n_melds, meld_suits, profile)
     v1, v2, v3, v4 = e1 & _MASK, e2 & _MASK, e3 & _MASK, e4 & _MASK
     m0, m1, m2, suited = meld_suits
-    if not 0 <= n_melds <= 4 or m + n_melds > 4:
-        raise ValueError("the declared melds do not fit beside the concealed tiles")
+    tables._check_melds(m, n_melds)
     minimum = profile.one_suit_minimum
     honors_pair = _pair(v3, v4)
     best = min(
