@@ -131,6 +131,11 @@ def lease_redis(bots_env: dict[str, str]) -> Iterator[redis.Redis]:
 class Worker:
     name: str
     process: subprocess.Popen
+    log_path: Path
+
+    def tail(self, lines: int = 40) -> str:
+        """The last lines of its log (for a failure message)."""
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
 
     def kill(self) -> None:
         """SIGKILL the worker and its processes (its whole process group)."""
@@ -168,7 +173,7 @@ def start_worker(bots_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        worker = Worker(name, process)
+        worker = Worker(name, process, tmp_path / f"{name}.log")
         started.append(worker)
         deadline = time.monotonic() + 60
         while not any(w.startswith(name) for w in celery_app.live_workers()):

@@ -205,9 +205,14 @@ def purge_seat_queues() -> None:
 
 
 @pytest.fixture
-def stack(database_url: str, bots_env: dict[str, str]) -> Iterator[Stack]:
+def stack(
+    request: pytest.FixtureRequest, database_url: str, bots_env: dict[str, str]
+) -> Iterator[Stack]:
     """Ledger, table engine and matchmaking on loopback (matchmaking started by the test via
-    ``stack.start_matchmaking()`` or in a process of its own); fresh schemas, dropped after."""
+    ``stack.start_matchmaking()`` or in a process of its own); fresh schemas, dropped after.
+    The engine's ready check is 5 s; a test may ask for another by parametrising this
+    fixture indirectly with ``{"ready_seconds": S}``."""
+    ready_seconds = getattr(request, "param", {}).get("ready_seconds", 5.0)
     suffix = uuid.uuid4().hex[:10]
     schemas = {name: f"t_{name[:4]}_{suffix}" for name in ("ledger", "table", "matchmaking")}
     ledger = Ledger.open(database_url, schemas["ledger"], min_size=1, max_size=8)
@@ -225,7 +230,7 @@ def stack(database_url: str, bots_env: dict[str, str]) -> Iterator[Stack]:
             schema=schemas["table"],
             ledger_address=f"127.0.0.1:{ledger_server.port}",
             matchmaking_address=f"127.0.0.1:{matchmaking_port}",
-            ready_seconds=5.0,
+            ready_seconds=ready_seconds,
         )
     )
     table_server = create_server(engine.spec(), engine.config.server)

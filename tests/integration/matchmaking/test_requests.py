@@ -282,13 +282,16 @@ def test_four_people_in_the_queue_are_seated_together(served: Stack) -> None:
     assert len({r.seating.seat_token for r in results.values()}) == 4
 
 
+# The match starts when its four bots have joined: a 5 s ready check lost that race once in
+# a while in CI (seat 3 absent from the start, so auto-played for the whole hand).
+@pytest.mark.parametrize("stack", [{"ready_seconds": 60.0}], indirect=True)
 def test_a_client_in_any_language_gets_bots_for_its_own_match(served: Stack, start_worker) -> None:
     """RequestBots: the seats of a match opened with OpenMatch are played by the fleet."""
     from hebei.v1 import table_pb2
     from tests.integration.table.conftest import OPERATOR
 
     stack = served
-    start_worker(sessions=4)
+    worker = start_worker(sessions=4)
     request = table_pb2.OpenMatchRequest(table_id="own-table", match_id="own-match-1")
     request.length.hands = 1
     tokens = [f"token-of-seat-{seat}-0123456789" for seat in range(4)]
@@ -321,7 +324,8 @@ def test_a_client_in_any_language_gets_bots_for_its_own_match(served: Stack, sta
         time.sleep(0.2)
     events = list(table.Spectate(table_pb2.SpectateRequest(match_id="own-match-1", from_seq=1)))
     auto = [e.event for e in events if e.event.auto_played]
-    assert not auto, auto[:3]  # the bots played every decision (else: which, and why)
+    # the bots played every decision (else: which, and the worker's account of its sessions)
+    assert not auto, f"{auto[:3]}\n{worker.tail()}"
 
 
 def test_a_match_result_must_add_up_and_name_the_match_s_players(served: Stack) -> None:
