@@ -1,6 +1,6 @@
 """The seat loop's CPU per decision outside the policy, against a stand-in Play server.
 
-Not a test (pytest does not collect it): a microbenchmark of the bot workers' transport. It
+A microbenchmark of the bot workers' transport. It
 runs ``--sessions`` real :class:`hebei.bots.session.SeatSession` s on this process's seat loop,
 each with a real :class:`hebei.bots.lease.SeatLease` on Redis (``--redis-url``, else an
 embedded one), against a stand-in ``TableService/Play`` server in another process that replays
@@ -11,10 +11,10 @@ gRPC reads and writes, metrics, the event loop. Figures: the seat-loop thread's 
 decision (``thread_time``), the process's CPU per decision (the lease keeper, gRPC's threads
 too), per repeat; the median of the repeats is the figure to compare.
 
-    .venv/bin/python tests/integration/bots/seat_loop_bench.py --sessions 32 --decisions 400
+    .venv/bin/python -m hebei.bench.seat_loop --sessions 32 --decisions 400 [--json]
 
-To compare trees, run this file with ``PYTHONPATH=<other tree>/services`` (it prints the
-``hebei`` package it imported).
+To compare trees, run it with ``PYTHONPATH=<other tree>/services`` (it prints the ``hebei``
+package it imported).
 """
 
 from __future__ import annotations
