@@ -406,6 +406,33 @@ def shanten(counts: Sequence[int], n_melds: int = 0, profile: RuleProfile = MAIN
     standard form is possible. Returns -1 for a complete hand, 0 when ready.
     Raises ValueError for a bad hand (not 3n+1/3n+2 tiles, a fifth copy, ...).
     """
+    m, special, v1, v2, v3, v4 = part_costs(counts, profile)
+    try:
+        std = _FINAL[_PAIR[v1 << _ID_SHIFT | v2] << _ID_SHIFT | _PAIR[v3 << _ID_SHIFT | v4]][m]
+    except KeyError:
+        std = _final(_pair(v1, v2), _pair(v3, v4))[m]
+    if n_melds:
+        _check_melds(m, n_melds)
+        return std
+    return special if special < std else std
+
+
+COST_INF = _INF  # a cost vector's entry for a target the part cannot reach
+
+
+def part_costs(
+    counts: Sequence[int], profile: RuleProfile = MAIN
+) -> tuple[int, int, int, int, int, int]:
+    """The tables' look-up of a hand (34 counts), per part: ``(m, special, v1, v2, v3, v4)``.
+
+    ``m`` is the number of sets the standard form needs (``tiles // 3``), ``special`` the
+    best of seven pairs and thirteen orphans (99 when they do not apply: not 13 or 14
+    tiles), and ``v1..v4`` the interned cost vectors of the three suits and the honors:
+    ``cost_vector(v)[m * 2 + p]`` is the least tiles to add so that the part holds ``m``
+    sets and ``p`` pairs (:data:`COST_INF`: never), and :func:`combine` convolves two
+    parts. Entries missing from the tables are computed on the way (ValueError for a bad
+    hand).
+    """
     try:
         b = bytes(counts)
         e1 = _SUIT_PACKED[b[0:9]]
@@ -415,17 +442,26 @@ def shanten(counts: Sequence[int], n_melds: int = 0, profile: RuleProfile = MAIN
         m, special = (_SPECIAL_MAIN if profile is MAIN else _special_table(profile))[
             (e1 + e2 + e3 + e4) >> _PACK_SHIFT
         ]
-        std = _FINAL[
-            _PAIR[(e1 & _VID_MASK) << _ID_SHIFT | e2 & _VID_MASK] << _ID_SHIFT
-            | _PAIR[(e3 & _VID_MASK) << _ID_SHIFT | e4 & _VID_MASK]
-        ][m]
     except (KeyError, ValueError, TypeError):
         _fill(counts, profile)
-        return shanten(counts, n_melds, profile)
-    if n_melds:
-        _check_melds(m, n_melds)
-        return std
-    return special if special < std else std
+        return part_costs(counts, profile)
+    return m, special, e1 & _VID_MASK, e2 & _VID_MASK, e3 & _VID_MASK, e4 & _VID_MASK
+
+
+def cost_vector(vid: int) -> tuple[int, ...]:
+    """The cost vector with id ``vid`` (see :func:`part_costs`): index ``m * 2 + p``."""
+    return _vectors[vid]
+
+
+def combine(a: int, b: int) -> int:
+    """The id of the min-plus convolution of cost vectors ``a`` and ``b``: the least cost
+    of each (sets, pairs) over the two parts together (memoised)."""
+    return _pair(a, b)
+
+
+def check_melds(m: int, n_melds: int) -> None:
+    """ValueError unless ``n_melds`` declared melds fit beside a part needing ``m`` sets."""
+    _check_melds(m, n_melds)
 
 
 def shanten_in(
@@ -871,23 +907,110 @@ def discard_options(
         raise ValueError("discard_options needs a 3n+2 hand (one tile to discard)")
     unseen = _unseen(counts, visible)
     options = []
-    hand = bytearray(counts)
     # (kind, copies unseen) of every kind, None for those with none left: a discard's
     # useful tiles are these rows of its improving kinds (unseen counts are >= 0).
     live = [(k, n) if n > 0 else None for k, n in enumerate(unseen)]
     live_row, unseen_of = live.__getitem__, unseen.__getitem__
-    for kind in range(N_KINDS):
-        if not hand[kind]:
-            continue
-        hand[kind] -= 1
-        # Unseen copies stay as counted on 14 tiles: the discard is seen now.
-        base, kinds = _ukeire_kinds(bytes(hand), n_melds, profile)
-        hand[kind] += 1
+    # Unseen copies stay as counted on 14 tiles: the discard is seen now.
+    for kind, base, kinds in _discard_shapes(bytes(counts), n_melds, profile):
         tiles = list(filter(None, map(live_row, kinds)))
         total = sum(map(unseen_of, kinds))
         options.append(_new_tuple(DiscardOption, (kind, base, tiles, total)))
     options.sort(key=lambda o: (o.shanten, -o.total, o.kind))
     return options
+
+
+# The four parts of a hand: (first kind, end, its entries' memo, the entry of a pattern).
+_PARTS = (
+    (0, 9, _SUIT, _suit_entry),
+    (9, 18, _SUIT, _suit_entry),
+    (18, 27, _SUIT, _suit_entry),
+    (27, 34, _HONOR, _honor_entry),
+)
+
+
+def _discard_shapes(
+    b: bytes, n_melds: int, profile: RuleProfile
+) -> list[tuple[int, int, tuple[int, ...]]]:
+    """``(kind, *_ukeire_kinds(hand without kind))`` for every kind held in the 3n+2 hand
+    with bytes ``b``, in kind order.
+
+    A discard changes one part only, so the other three parts' entries and combinations
+    are looked up once per part, not once per discard. Min-plus convolution is commutative
+    and associative and vectors are interned: every vector id, and so every memo key and
+    figure, is the one :func:`_ukeire_kinds` reaches by its own order of combination.
+    """
+    keys = [b[start:end] for start, end, _, _ in _PARTS]
+    entries = [entry(key) for key, (_, _, _, entry) in zip(keys, _PARTS, strict=True)]
+    vids = [vid for vid, _ in entries]
+    counters = sum(x for _, x in entries)
+    specials = _SPECIAL_MAIN if profile is MAIN else _special_table(profile)
+    final, draws, pair = _FINAL.get, _STD_DRAWS.get, _PAIR.get
+    firsts = (0, 9, 18, 27)
+    out = []
+    for s, (start, _, memo, entry_of) in enumerate(_PARTS):
+        key = keys[s]
+        if not any(key):
+            continue
+        # Beside each other part t: the two parts that are neither s nor t.
+        beside = [0, 0, 0, 0]
+        a, c, d = (t for t in range(4) if t != s)
+        beside[a], beside[c], beside[d] = (
+            _pair(vids[c], vids[d]),
+            _pair(vids[a], vids[d]),
+            _pair(vids[a], vids[c]),
+        )
+        rest = _pair(vids[a], beside[a])  # the other three parts
+        outside = counters - entries[s][1]
+        grown = bytearray(key)
+        for r, have in enumerate(key):
+            if not have:
+                continue
+            kind = start + r
+            grown[r] = have - 1
+            part = bytes(grown)
+            grown[r] = have
+            vid, x = memo.get(part) or entry_of(part)
+            packed = outside + x
+            found = specials.get(packed)
+            m, special = found if found is not None else _special(packed, profile)
+            if m * 3 + 1 != packed & 0xFF or not 0 <= n_melds <= 4 - m:
+                out.append((kind, *_ukeire_kinds(_without(b, kind), n_melds, profile)))  # raises
+                continue
+            if n_melds:
+                special = _NO_SPECIAL
+            finals = final(vid << _ID_SHIFT | rest)
+            std = (finals if finals is not None else _final(vid, rest))[m]
+            if special < std:
+                improves = _special_draws(packed, profile)
+                out.append((kind, special, tuple(_special_kinds(_without(b, kind), improves))))
+                continue
+            kinds: tuple[int, ...] = ()
+            for t in range(4):
+                if t == s:
+                    tkey, tvid, trest = part, vid, rest
+                else:
+                    tkey, tvid = keys[t], vids[t]
+                    trest = pair(vid << _ID_SHIFT | beside[t])
+                    if trest is None:
+                        trest = _pair(vid, beside[t])
+                found_kinds = draws((firsts[t], tkey, trest, m))
+                if found_kinds is None:
+                    found_kinds = _std_draws(firsts[t], tkey, tvid, trest, m)
+                kinds += found_kinds
+            if special == std:
+                extra = _special_kinds(_without(b, kind), _special_draws(packed, profile))
+                if extra:
+                    kinds = tuple(sorted(set(kinds).union(extra))) if kinds else tuple(extra)
+            out.append((kind, std, kinds))
+    return out
+
+
+def _without(b: bytes, kind: int) -> bytes:
+    """The hand bytes ``b`` with one copy of ``kind`` less."""
+    left = bytearray(b)
+    left[kind] -= 1
+    return bytes(left)
 
 
 _WARM_SUIT_TILES = 8  # warm_up builds every suit pattern of up to this many tiles

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hebei.rules.profile import MAIN, RuleProfile
+from hebei.rules.profile import MAIN, RuleProfile, get_profile
 from hebei.rules.shanten import (
     discard_options,
     shanten,
@@ -390,3 +390,23 @@ def test_improving_ranks_from_the_tables_are_the_definition(seed: int) -> None:
             checked += bool(fast)
     assert checked > 300
     assert all(sh._DROPS[key] for key, _ in parts)  # the bounds held: tables served them
+
+
+@pytest.mark.parametrize("profile", [MAIN, get_profile("classic")], ids=lambda p: p.name)
+def test_discard_options_with_melds_match_ukeire_of_each_discard(profile: RuleProfile) -> None:
+    """Discard options look a hand up once per part, not once per discard: the shanten and
+    useful tiles of every discard are still :func:`ukeire` of the hand it leaves, with
+    declared melds beside it and under either profile's special forms."""
+    rng = random.Random(17)
+    for _ in range(200):
+        n_melds = rng.randrange(4)
+        c = hand_from_wall(rng, 14 - 3 * n_melds)
+        visible = [rng.randint(0, 4 - n) if rng.random() < 0.3 else 0 for n in c]
+        options = discard_options(c, n_melds, visible, profile)
+        assert sorted(o.kind for o in options) == [k for k in range(N_KINDS) if c[k]]
+        for o in options:
+            c[o.kind] -= 1
+            seen = list(visible)
+            seen[o.kind] += 1
+            assert (o.shanten, o.tiles) == tuple(ukeire(c, n_melds, seen, profile)), (c, o)
+            c[o.kind] += 1

@@ -8,13 +8,14 @@ are split by suit, and a suit ``s`` that holds ``ms`` sets and ``ps`` pairs of t
 carries ``3 ms + 2 ps`` of its tiles, so the target is legal when that (plus the suit's
 tiles in the declared melds) reaches the minimum, or when it holds no suited tile at all
 (清风, without a suited meld). It reads the per-suit cost vectors of the rules' shanten
-tables (``cost[m][p]``: the tiles to add so that a part holds ``m`` sets and ``p`` pairs):
+tables (:func:`hebei.rules.shanten.part_costs`; ``cost[m][p]``: the tiles to add so that a
+part holds ``m`` sets and ``p`` pairs):
 
     standard = min over s, (ms, ps) legal for s of
                cost_s[ms][ps] + cost_others[m - ms][1 - ps]   (minus one)
 
-where ``cost_others`` is the min-plus convolution of the three other parts (the tables'
-pair memo). Seven pairs and thirteen orphans need no suit and count as in
+where ``cost_others`` is the min-plus convolution of the three other parts
+(:func:`hebei.rules.shanten.combine`). Seven pairs and thirteen orphans need no suit and count as in
 :func:`hebei.rules.shanten.shanten`. The result is -1 exactly on a legal win and 0 exactly
 on a hand with a legal wait (tests/unit/bots/test_classic_shanten.py checks it against
 :func:`hebei.rules.wincheck.legal_waits` and, one exchange at a time, against itself).
@@ -24,17 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hebei.rules import shanten as tables
 from hebei.rules.profile import RuleProfile
+from hebei.rules.shanten import COST_INF, check_melds, combine, cost_vector, part_costs
 
-_P = 2  # the tables' vector layout: index m * 2 + p
-_INF = tables._INF
-_MASK = tables._VID_MASK
-_PACK = tables._PACK_SHIFT
-_SUIT = tables._SUIT_PACKED
-_HONOR = tables._HONOR_PACKED
-_VECTORS = tables._vectors
-_pair = tables._pair  # the pair memo: the min-plus convolution of two parts' vectors
+_P = 2  # the cost vectors' layout: index m * 2 + p
 
 # (suit vector id, others' vector id, tiles the suit must carry, sets m) -> least cost
 _best: dict[tuple[int, int, int, int], int] = {}
@@ -46,8 +40,8 @@ def _suit_best(suit: int, others: int, need: int, m: int) -> int:
     key = (suit, others, need, m)
     found = _best.get(key)
     if found is None:
-        a, b = _VECTORS[suit], _VECTORS[others]
-        found = _INF
+        a, b = cost_vector(suit), cost_vector(others)
+        found = COST_INF
         for ms in range(m + 1):
             for ps in (0, 1):
                 if 3 * ms + 2 * ps < need:
@@ -69,28 +63,18 @@ def exact_shanten(
     hand; ``meld_suits``: the tiles of each suit in the declared melds and whether any is
     suited, as :func:`hebei.bots.policies.classic.meld_suits`, of the ``n_melds``). -1: a legal win; 0: ready
     with a legal wait. Without melds the special forms count too."""
-    b = bytes(counts)
-    try:
-        e1 = _SUIT[b[0:9]]
-        e2 = _SUIT[b[9:18]]
-        e3 = _SUIT[b[18:27]]
-        e4 = _HONOR[b[27:]]
-        m, special = tables._special_table(profile)[(e1 + e2 + e3 + e4) >> _PACK]
-    except KeyError:
-        tables._fill(counts, profile)
-        return exact_shanten(counts, n_melds, meld_suits, profile)
-    v1, v2, v3, v4 = e1 & _MASK, e2 & _MASK, e3 & _MASK, e4 & _MASK
+    m, special, v1, v2, v3, v4 = part_costs(counts, profile)
     m0, m1, m2, suited = meld_suits
-    tables._check_melds(m, n_melds)
+    check_melds(m, n_melds)
     minimum = profile.one_suit_minimum
-    honors_pair = _pair(v3, v4)
+    honors_pair = combine(v3, v4)
     best = min(
-        _suit_best(v1, _pair(v2, honors_pair), minimum - m0, m),
-        _suit_best(v2, _pair(v1, honors_pair), minimum - m1, m),
-        _suit_best(v3, _pair(_pair(v1, v2), v4), minimum - m2, m),
+        _suit_best(v1, combine(v2, honors_pair), minimum - m0, m),
+        _suit_best(v2, combine(v1, honors_pair), minimum - m1, m),
+        _suit_best(v3, combine(combine(v1, v2), v4), minimum - m2, m),
     )
     if not suited:  # 清风: every set and the pair in the honors
-        clear = _VECTORS[v4][m * _P + 1]
+        clear = cost_vector(v4)[m * _P + 1]
         if clear < best:
             best = clear
     best -= 1
