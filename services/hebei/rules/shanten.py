@@ -634,12 +634,13 @@ def _special_draws(packed: int, profile: RuleProfile) -> tuple[bool, ...]:
     return found
 
 
-# (part bytes, rest vector id, m) -> ranks of the part whose draw lowers the
-# standard shanten; (part start, part bytes, rest vector id, m) -> the same as kinds
-# (start + rank, ascending). Each is cleared when it grows past _DRAWS_LIMIT (a
-# long-lived bot).
-_STD_RANKS: dict[tuple[bytes, int, int], tuple[int, ...]] = {}
+# (part start, part bytes, rest vector id, m) -> the kinds of the part (start + rank,
+# ascending) whose draw lowers the standard shanten beside the rest with m sets; cleared
+# when it grows past _DRAWS_LIMIT (a long-lived bot). Behind it, (part start, part bytes,
+# tight mask) -> the same kinds (see _std_ranks): far fewer keys, so a first sight of a
+# (part, rest) pair is mostly two look-ups.
 _STD_DRAWS: dict[tuple[int, bytes, int, int], tuple[int, ...]] = {}
+_MASKED_DRAWS: dict[tuple[int, bytes, int], tuple[int, ...]] = {}
 _DRAWS_LIMIT = 500_000
 
 
@@ -647,24 +648,16 @@ def _std_ranks(key: bytes, v: int, rest: int, m: int) -> tuple[int, ...]:
     """The ranks of the part ``key`` (vector ``v``) whose draw lowers the standard shanten
     beside the rest ``rest`` with ``m`` sets: :func:`_std_ranks_plain`, read from two small
     tables (see :func:`_drops` and :func:`_tight`)."""
-    memo_key = (key, rest, m)
-    found = _STD_RANKS.get(memo_key)
-    if found is None:
-        drops = _DROPS.get(key)
-        if drops is None:
-            drops = _drops(key, v)
-        if drops:
-            tight = _TIGHT.get(v << _ID_SHIFT | rest)
-            if tight is None:
-                tight = _tight(v, rest)
-            mask = tight[m]
-            found = tuple(r for r, d in enumerate(drops) if d & mask)
-        else:  # not the bounds _drops needs (never seen): by definition
-            found = _std_ranks_plain(key, v, rest, m)
-        if len(_STD_RANKS) >= _DRAWS_LIMIT:
-            _STD_RANKS.clear()
-        _STD_RANKS[memo_key] = found
-    return found
+    drops = _DROPS.get(key)
+    if drops is None:
+        drops = _drops(key, v)
+    if not drops:  # not the bounds _drops needs (never seen): by definition
+        return _std_ranks_plain(key, v, rest, m)
+    tight = _TIGHT.get(v << _ID_SHIFT | rest)
+    if tight is None:
+        tight = _tight(v, rest)
+    mask = tight[m]
+    return tuple(r for r, d in enumerate(drops) if d & mask)
 
 
 def _std_ranks_plain(key: bytes, v: int, rest: int, m: int) -> tuple[int, ...]:
@@ -746,14 +739,34 @@ def _tight(a: int, b: int) -> tuple[int, ...]:
 
 
 def _std_draws(start: int, key: bytes, v: int, rest: int, m: int) -> tuple[int, ...]:
+    """:func:`_std_ranks` as kinds (``start + rank``), memoised."""
     memo_key = (start, key, rest, m)
     found = _STD_DRAWS.get(memo_key)
     if found is None:
-        ranks = _std_ranks(key, v, rest, m)
+        drops = _DROPS.get(key)
+        if drops is None:
+            drops = _drops(key, v)
+        if drops:  # the ranks depend on the rest only through the tight mask
+            tight = _TIGHT.get(v << _ID_SHIFT | rest)
+            if tight is None:
+                tight = _tight(v, rest)
+            masked_key = (start, key, tight[m])
+            found = _MASKED_DRAWS.get(masked_key)
+            if found is None:
+                found = _kinds(start, _std_ranks(key, v, rest, m))
+                if len(_MASKED_DRAWS) >= _DRAWS_LIMIT:
+                    _MASKED_DRAWS.clear()
+                _MASKED_DRAWS[masked_key] = found
+        else:
+            found = _kinds(start, _std_ranks(key, v, rest, m))
         if len(_STD_DRAWS) >= _DRAWS_LIMIT:
             _STD_DRAWS.clear()
-        found = _STD_DRAWS[memo_key] = tuple(start + r for r in ranks) if start else ranks
+        _STD_DRAWS[memo_key] = found
     return found
+
+
+def _kinds(start: int, ranks: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(start + r for r in ranks) if start else ranks
 
 
 def _special_kinds(b: bytes, improves: tuple[bool, ...]) -> list[int]:

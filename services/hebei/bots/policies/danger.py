@@ -201,19 +201,21 @@ class _Opponent:
         "cost",
         "discards",
         "meld_suits",
-        "others",
         "ready",
+        "rows",
         "suit_share",
         "terms",
         "times",
     )
 
-    def __init__(self, opp: OpponentRead, cost: float, others: tuple[int, ...]) -> None:
+    def __init__(
+        self, opp: OpponentRead, cost: float, rows: tuple[Sequence[int | None], ...]
+    ) -> None:
         self.discards = opp.discards
         self.ready = opp.ready
         self.cost = cost
         self.times = opp.times
-        self.others = others  # the other seats, in seat order
+        self.rows = rows  # TableRead.last_seen of the other seats, in seat order
         self.suit_share = opp.suit_share
         self.meld_suits = opp.meld_suits
         self.terms: list[tuple[float, float, float] | None] = [None, None, None, None]
@@ -244,8 +246,9 @@ class DangerMap:
         self.seen = [4 - u for u in self.unseen]
         self.costs = [win_cost(opp, dealer) for opp in table.opponents]
         self._memo: dict[int, float] = {}
+        last_seen = table.last_seen
         self._opponents = tuple(
-            _Opponent(opp, cost, _OTHERS[opp.seat])  # last_seen has the four seats' rows
+            _Opponent(opp, cost, tuple(last_seen[seat] for seat in _OTHERS[opp.seat]))
             for opp, cost in zip(table.opponents, self.costs, strict=True)
         )
 
@@ -267,11 +270,23 @@ class DangerMap:
 
     def _cost(self, kind: int) -> float:
         """``sum(t.expected for t in self.threats(kind))``, the same floats in the same
-        order, without building the threats: the wait model's kind-only parts are tables
-        and each opponent's suit terms are computed once per map."""
-        last_seen = self.table.last_seen
+        order, without building the threats: the wait model's kind-only parts are tables,
+        each opponent's suit terms are computed once per map and the suited part of
+        :func:`_wait_logit` is inline."""
         suit = _SUIT[kind]
         left = self.unseen[kind]
+        honor = suit == 3
+        if not honor:
+            rank_w = _RANK_W[kind]
+            unseen_w = _UNSEEN_W[left if left < 4 else 4]
+            sides, near1, near2 = _SIDES[kind], _NEAR1[kind], _NEAR2[kind]
+            seen = self.seen
+            s1 = 0
+            for k in near1:
+                s1 += seen[k]
+            s2 = 0
+            for k in near2:
+                s2 += seen[k]
         total = 0.0
         for opp in self._opponents:
             thrown = opp.discards
@@ -280,8 +295,8 @@ class DangerMap:
             else:
                 # TableRead.passed_by and OpponentRead.turns_since
                 when = None
-                for seat in opp.others:
-                    t = last_seen[seat][kind]
+                for row in opp.rows:
+                    t = row[kind]
                     if t is not None and (when is None or t > when):
                         when = t
                 if when is not None:
@@ -294,14 +309,35 @@ class DangerMap:
                 x += a
                 x += b
                 x += c
-                if suit == 3:
+                if honor:
                     x += _W_HONOR
                     if left <= 1:
                         x += _W_HONOR_LAST
                     elif left == 2:
                         x += _W_HONOR_TWO
                 else:
-                    x = _suited_logit(x, kind, left, thrown, self.seen)
+                    if rank_w is not None:
+                        x += rank_w
+                    if unseen_w is not None:
+                        x += unseen_w
+                    hits = 0
+                    for k in sides:
+                        if k in thrown:
+                            hits += 1
+                    if hits:
+                        x += _W_SUJI * (1.0 if hits == len(sides) else 0.5)
+                    n1 = 0
+                    for k in near1:
+                        if k in thrown:
+                            n1 += 1
+                    n2 = 0
+                    for k in near2:
+                        if k in thrown:
+                            n2 += 1
+                    x += _W_NEAR1 * n1
+                    x += _W_NEAR2 * n2
+                    x += _W_SEEN1 * s1 / 8
+                    x += _W_SEEN2 * s2 / 8
                 if x >= 0:  # sigmoid(x), inline
                     wait = 1.0 / (1.0 + exp(-x))
                 else:
@@ -314,40 +350,3 @@ class DangerMap:
         """``(seat, P(ready))`` of the opponent most likely ready."""
         opp = max(self.table.opponents, key=lambda o: (o.ready, -o.seat))
         return opp.seat, opp.ready
-
-
-def _suited_logit(
-    x: float, kind: int, left: int, thrown: frozenset[int], seen: Sequence[int]
-) -> float:
-    """The suited tile's part of :func:`_wait_logit`, added to ``x`` in the same order."""
-    rank_w = _RANK_W[kind]
-    if rank_w is not None:
-        x += rank_w
-    unseen_w = _UNSEEN_W[left if left < 4 else 4]
-    if unseen_w is not None:
-        x += unseen_w
-    sides = _SIDES[kind]
-    hits = 0
-    for s in sides:
-        if s in thrown:
-            hits += 1
-    if hits:
-        x += _W_SUJI * (1.0 if hits == len(sides) else 0.5)
-    near1, near2 = _NEAR1[kind], _NEAR2[kind]
-    n1 = 0
-    s1 = 0
-    for s in near1:
-        if s in thrown:
-            n1 += 1
-        s1 += seen[s]
-    n2 = 0
-    s2 = 0
-    for s in near2:
-        if s in thrown:
-            n2 += 1
-        s2 += seen[s]
-    x += _W_NEAR1 * n1
-    x += _W_NEAR2 * n2
-    x += _W_SEEN1 * s1 / 8
-    x += _W_SEEN2 * s2 / 8
-    return x

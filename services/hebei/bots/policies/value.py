@@ -102,4 +102,7 @@ def route_bonus(
 
 def extra_points(points: float, dealer: bool) -> float:
     """How much more than an average win ``points`` is (negative: less)."""
-    return points - win_points(AVERAGE_BONUS, dealer)
+    return points - _AVERAGE_WIN[dealer]
+
+
+_AVERAGE_WIN = {dealer: win_points(AVERAGE_BONUS, dealer) for dealer in (True, False)}
