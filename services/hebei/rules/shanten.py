@@ -958,8 +958,7 @@ def _discard_shapes(
     vids = [vid for vid, _ in entries]
     counters = sum(x for _, x in entries)
     specials = _SPECIAL_MAIN if profile is MAIN else _special_table(profile)
-    final, draws, pair = _FINAL.get, _STD_DRAWS.get, _PAIR.get
-    firsts = (0, 9, 18, 27)
+    final, draws = _FINAL.get, _STD_DRAWS.get
     out = []
     for s, (start, _, memo, entry_of) in enumerate(_PARTS):
         key = keys[s]
@@ -976,6 +975,10 @@ def _discard_shapes(
         rest = _pair(vids[a], beside[a])  # the other three parts
         outside = counters - entries[s][1]
         grown = bytearray(key)
+        # Per vector of the changed part (discards often leave equal ones): the standard
+        # shanten, and the draws of the parts before and after it, which depend on the
+        # changed part only through its vector.
+        by_vector: dict[int, list] = {}
         for r, have in enumerate(key):
             if not have:
                 continue
@@ -992,31 +995,52 @@ def _discard_shapes(
                 continue
             if n_melds:
                 special = _NO_SPECIAL
-            finals = final(vid << _ID_SHIFT | rest)
-            std = (finals if finals is not None else _final(vid, rest))[m]
+            shared = by_vector.get(vid)
+            if shared is None:
+                finals = final(vid << _ID_SHIFT | rest)
+                std = (finals if finals is not None else _final(vid, rest))[m]
+                shared = by_vector[vid] = [std, None, None]
+            std = shared[0]
             if special < std:
                 improves = _special_draws(packed, profile)
                 out.append((kind, special, tuple(_special_kinds(_without(b, kind), improves))))
                 continue
-            kinds: tuple[int, ...] = ()
-            for t in range(4):
-                if t == s:
-                    tkey, tvid, trest = part, vid, rest
-                else:
-                    tkey, tvid = keys[t], vids[t]
-                    trest = pair(vid << _ID_SHIFT | beside[t])
-                    if trest is None:
-                        trest = _pair(vid, beside[t])
-                found_kinds = draws((firsts[t], tkey, trest, m))
-                if found_kinds is None:
-                    found_kinds = _std_draws(firsts[t], tkey, tvid, trest, m)
-                kinds += found_kinds
+            if shared[1] is None:  # the other parts' draws: the same for the same vector
+                shared[1], shared[2] = _other_draws(s, vid, beside, keys, vids, m)
+            own = draws((start, part, rest, m))
+            if own is None:
+                own = _std_draws(start, part, vid, rest, m)
+            kinds = shared[1] + own + shared[2]
             if special == std:
                 extra = _special_kinds(_without(b, kind), _special_draws(packed, profile))
                 if extra:
                     kinds = tuple(sorted(set(kinds).union(extra))) if kinds else tuple(extra)
             out.append((kind, std, kinds))
     return out
+
+
+def _other_draws(
+    s: int, vid: int, beside: list[int], keys: list[bytes], vids: list[int], m: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The improving kinds of the parts before and after part ``s`` (vector ``vid``): part
+    ``t`` beside the combination of ``vid`` and ``beside[t]``, the two other parts."""
+    before: tuple[int, ...] = ()
+    after: tuple[int, ...] = ()
+    for t in range(4):
+        if t == s:
+            continue
+        rest = _PAIR.get(vid << _ID_SHIFT | beside[t])
+        if rest is None:
+            rest = _pair(vid, beside[t])
+        start = _PARTS[t][0]
+        found = _STD_DRAWS.get((start, keys[t], rest, m))
+        if found is None:
+            found = _std_draws(start, keys[t], vids[t], rest, m)
+        if t < s:
+            before += found
+        else:
+            after += found
+    return before, after
 
 
 def _without(b: bytes, kind: int) -> bytes:
