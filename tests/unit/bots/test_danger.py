@@ -15,7 +15,7 @@ from hebei.bots.policies.danger import (
 )
 from hebei.bots.policies.reading import read_opponent, read_table
 from hebei.rules.tiles import parse_tile
-from tests.unit.bots.observations import pongs, turn
+from tests.unit.bots.observations import pongs, random_positions, turn
 
 HAND = "2468m2468p1357s56z"
 LATE = {1: ((), "9m1p9s2z3z4z8p"), 2: ((), "1z1z9p"), 3: ((), "7z7z")}
@@ -88,3 +88,19 @@ def test_the_map_adds_up_its_threats() -> None:
     assert danger.cost(kind) == pytest.approx(sum(t.expected for t in danger.threats(kind)))
     seat, ready = danger.most_likely_ready()
     assert seat in (1, 2, 3) and 0 < ready < 1
+
+
+def test_the_map_s_costs_are_its_threats_to_the_last_bit() -> None:
+    """The map computes each cost inline, from tables and per-opponent terms; the wait model
+    spelled out (:meth:`DangerMap.threats`) gives the same floats, summed in the same order,
+    for every kind (not approximately: the expert's rankings are pinned to them)."""
+    checked = 0
+    for obs in random_positions(60, seed=11):
+        danger = DangerMap(read_table(obs), obs.counts(), obs.visible(), obs.dealer == obs.seat)
+        for kind in range(34):
+            expected = 0.0
+            for threat in danger.threats(kind):
+                expected += threat.expected
+            assert danger.cost(kind) == expected, (obs, kind)
+            checked += expected > 0
+    assert checked > 1000
