@@ -254,10 +254,7 @@ class AsyncHandlerInterceptor(grpc.aio.ServerInterceptor):
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
-        handler = await continuation(handler_call_details)
-        if handler is None or not self.applies(handler):
-            return handler
-        return wrap_scopes(handler, RpcInfo.of(handler_call_details.method, handler), (self,))
+        return await intercept_with((self,), continuation, handler_call_details)
 
     def applies(self, handler: grpc.RpcMethodHandler) -> bool:
         """Whether calls of ``handler`` are wrapped at all (else served as they are)."""
@@ -290,13 +287,24 @@ class AsyncInterceptorChain(grpc.aio.ServerInterceptor):
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return None
-        active = tuple(i for i in self.interceptors if i.applies(handler))
-        if not active:
-            return handler
-        return wrap_scopes(handler, RpcInfo.of(handler_call_details.method, handler), active)
+        return await intercept_with(self.interceptors, continuation, handler_call_details)
+
+
+async def intercept_with(
+    interceptors: Sequence[AsyncHandlerInterceptor],
+    continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+    handler_call_details: grpc.HandlerCallDetails,
+) -> grpc.RpcMethodHandler | None:
+    """The handler ``continuation`` gives, inside the scopes of those ``interceptors`` that
+    apply to it (as it is when none does): one interceptor's and a chain's
+    ``intercept_service`` alike."""
+    handler = await continuation(handler_call_details)
+    if handler is None:
+        return None
+    active = tuple(i for i in interceptors if i.applies(handler))
+    if not active:
+        return handler
+    return wrap_scopes(handler, RpcInfo.of(handler_call_details.method, handler), active)
 
 
 def wrap_scopes(
