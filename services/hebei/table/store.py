@@ -651,11 +651,13 @@ class EventStore:
             ).fetchall()
         return {kind: (int(count), max(0.0, float(age))) for kind, count, age in rows}
 
-    def mark_delivered(self, message_id: int) -> None:
+    def mark_delivered(self, message_ids: Sequence[int]) -> None:
+        """Mark the rows delivered, in one statement."""
         with database_errors(), self.pool.connection() as conn:
             conn.execute(
-                "UPDATE outbox SET delivered_at = now(), attempts = attempts + 1 WHERE id = %s",
-                (message_id,),
+                "UPDATE outbox SET delivered_at = now(), attempts = attempts + 1"
+                " WHERE id = ANY(%s)",
+                (list(message_ids),),
             )
 
     def mark_retry(self, message_id: int, error: str, delay: float) -> None:
