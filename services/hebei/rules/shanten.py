@@ -634,13 +634,14 @@ def _special_draws(packed: int, profile: RuleProfile) -> tuple[bool, ...]:
     return found
 
 
-# (part start, part bytes, rest vector id, m) -> the kinds of the part (start + rank,
-# ascending) whose draw lowers the standard shanten beside the rest with m sets; cleared
-# when it grows past _DRAWS_LIMIT (a long-lived bot). Behind it, (part start, part bytes,
-# tight mask) -> the same kinds (see _std_ranks): far fewer keys, so a first sight of a
-# (part, rest) pair is mostly two look-ups.
-_STD_DRAWS: dict[tuple[int, bytes, int, int], tuple[int, ...]] = {}
+# The kinds of a part whose draw lowers the standard shanten beside the rest of the hand
+# (:func:`_std_draws`) depend on the rest only through the tight mask (see _std_ranks):
+# (part start, part bytes, tight mask) -> the kinds (start + rank, ascending). Far fewer
+# keys than (part, rest) pairs, so it is nearly always found. The parts whose successors
+# break the tables' bounds (rare) are memoised by (part start, part bytes, rest id, m).
+# Each is cleared when it grows past _DRAWS_LIMIT (a long-lived bot).
 _MASKED_DRAWS: dict[tuple[int, bytes, int], tuple[int, ...]] = {}
+_PLAIN_DRAWS: dict[tuple[int, bytes, int, int], tuple[int, ...]] = {}
 _DRAWS_LIMIT = 500_000
 
 
@@ -739,29 +740,34 @@ def _tight(a: int, b: int) -> tuple[int, ...]:
 
 
 def _std_draws(start: int, key: bytes, v: int, rest: int, m: int) -> tuple[int, ...]:
-    """:func:`_std_ranks` as kinds (``start + rank``), memoised."""
-    memo_key = (start, key, rest, m)
-    found = _STD_DRAWS.get(memo_key)
+    """:func:`_std_ranks` as kinds (``start + rank``), memoised: two look-ups when warm."""
+    tight = _TIGHT.get(v << _ID_SHIFT | rest)
+    if tight is not None:
+        found = _MASKED_DRAWS.get((start, key, tight[m]))
+        if found is not None:
+            return found
+    return _std_draws_slow(start, key, v, rest, m)
+
+
+def _std_draws_slow(start: int, key: bytes, v: int, rest: int, m: int) -> tuple[int, ...]:
+    """:func:`_std_draws`, filling the tables it reads."""
+    drops = _DROPS.get(key)
+    if drops is None:
+        drops = _drops(key, v)
+    if drops:
+        tight = _TIGHT.get(v << _ID_SHIFT | rest)
+        if tight is None:
+            tight = _tight(v, rest)
+        memo: dict = _MASKED_DRAWS
+        memo_key: tuple = (start, key, tight[m])
+    else:
+        memo, memo_key = _PLAIN_DRAWS, (start, key, rest, m)
+    found = memo.get(memo_key)
     if found is None:
-        drops = _DROPS.get(key)
-        if drops is None:
-            drops = _drops(key, v)
-        if drops:  # the ranks depend on the rest only through the tight mask
-            tight = _TIGHT.get(v << _ID_SHIFT | rest)
-            if tight is None:
-                tight = _tight(v, rest)
-            masked_key = (start, key, tight[m])
-            found = _MASKED_DRAWS.get(masked_key)
-            if found is None:
-                found = _kinds(start, _std_ranks(key, v, rest, m))
-                if len(_MASKED_DRAWS) >= _DRAWS_LIMIT:
-                    _MASKED_DRAWS.clear()
-                _MASKED_DRAWS[masked_key] = found
-        else:
-            found = _kinds(start, _std_ranks(key, v, rest, m))
-        if len(_STD_DRAWS) >= _DRAWS_LIMIT:
-            _STD_DRAWS.clear()
-        _STD_DRAWS[memo_key] = found
+        found = _kinds(start, _std_ranks(key, v, rest, m))
+        if len(memo) >= _DRAWS_LIMIT:
+            memo.clear()
+        memo[memo_key] = found
     return found
 
 
@@ -843,19 +849,10 @@ def _ukeire_kinds(b: bytes, n_melds: int, profile: RuleProfile) -> tuple[int, tu
         rest2 = _PAIR[v1 << _ID_SHIFT | v34]
         rest3 = _PAIR[v12 << _ID_SHIFT | v4]
         rest4 = _PAIR[v12 << _ID_SHIFT | v3]
-        draws = _STD_DRAWS.get
-        d1 = draws((0, k1, rest1, m))
-        if d1 is None:
-            d1 = _std_draws(0, k1, v1, rest1, m)
-        d2 = draws((9, k2, rest2, m))
-        if d2 is None:
-            d2 = _std_draws(9, k2, v2, rest2, m)
-        d3 = draws((18, k3, rest3, m))
-        if d3 is None:
-            d3 = _std_draws(18, k3, v3, rest3, m)
-        d4 = draws((27, k4, rest4, m))
-        if d4 is None:
-            d4 = _std_draws(27, k4, v4, rest4, m)
+        d1 = _std_draws(0, k1, v1, rest1, m)
+        d2 = _std_draws(9, k2, v2, rest2, m)
+        d3 = _std_draws(18, k3, v3, rest3, m)
+        d4 = _std_draws(27, k4, v4, rest4, m)
         kinds = d1 + d2 + d3 + d4
         if special == std:
             improves = (
@@ -958,7 +955,7 @@ def _discard_shapes(
     vids = [vid for vid, _ in entries]
     counters = sum(x for _, x in entries)
     specials = _SPECIAL_MAIN if profile is MAIN else _special_table(profile)
-    final, draws = _FINAL.get, _STD_DRAWS.get
+    final = _FINAL.get
     out = []
     for s, (start, _, memo, entry_of) in enumerate(_PARTS):
         key = keys[s]
@@ -1007,9 +1004,7 @@ def _discard_shapes(
                 continue
             if shared[1] is None:  # the other parts' draws: the same for the same vector
                 shared[1], shared[2] = _other_draws(s, vid, beside, keys, vids, m)
-            own = draws((start, part, rest, m))
-            if own is None:
-                own = _std_draws(start, part, vid, rest, m)
+            own = _std_draws(start, part, vid, rest, m)
             kinds = shared[1] + own + shared[2]
             if special == std:
                 extra = _special_kinds(_without(b, kind), _special_draws(packed, profile))
@@ -1033,9 +1028,7 @@ def _other_draws(
         if rest is None:
             rest = _pair(vid, beside[t])
         start = _PARTS[t][0]
-        found = _STD_DRAWS.get((start, keys[t], rest, m))
-        if found is None:
-            found = _std_draws(start, keys[t], vids[t], rest, m)
+        found = _std_draws(start, keys[t], vids[t], rest, m)
         if t < s:
             before += found
         else:
