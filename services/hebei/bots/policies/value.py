@@ -26,26 +26,27 @@ AVERAGE_BONUS = 1.0  # bonus fan of an average win in self-play (门清 on 40% o
 
 
 def flush_bonus(counts: Sequence[int], melds: Sequence[Meld]) -> float:
-    """Expected 清一色/混一色 fan of the hand: the best suit's fan times its odds."""
+    """Expected 清一色/混一色 fan of the hand: the best suit's fan times its odds.
+
+    The odds fall with the off-suit tiles to shed, so the best suit is the one open to a
+    flush (its melds, if any, in it or in honors) with the fewest of them.
+    """
     per_suit = (sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27]))
-    honors = sum(counts[27:34])
     meld_suits: set[int] = set()
     for meld in melds:
         meld_suits.add(meld.tile // 9 if 0 <= meld.tile < 27 else 3)
-    honors_in = honors > 0 or 3 in meld_suits
-    fan = 2 if honors_in else 3
-    total = per_suit[0] + per_suit[1] + per_suit[2]
-    best = 0.0
-    for suit in range(3):
-        if meld_suits and meld_suits - {suit, 3}:
-            continue
-        off = total - per_suit[suit]
-        if off >= _FLUSH_REACH:
-            continue
-        odds = fan * FLUSH_ODDS[off]
-        if odds > best:
-            best = odds
-    return best
+    if meld_suits:
+        open_suits = [s for s in range(3) if not meld_suits - {s, 3}]
+        if not open_suits:
+            return 0.0
+        most = max(per_suit[s] for s in open_suits)
+    else:
+        most = max(per_suit)
+    off = per_suit[0] + per_suit[1] + per_suit[2] - most
+    if off >= _FLUSH_REACH:
+        return 0.0
+    honors_in = 3 in meld_suits or any(counts[27:34])
+    return (2 if honors_in else 3) * FLUSH_ODDS[off]
 
 
 _FLUSH_REACH = len(FLUSH_ODDS)

@@ -30,7 +30,12 @@ _fan_cache: dict[tuple[bytes, tuple[Meld, ...], int], int] = {}
 def win_fan(counts: Sequence[int], melds: tuple[Meld, ...], tile: int) -> int:
     """Bonus fan of the win completing ``counts`` (3n+1, without ``tile``) with ``tile``,
     scored as a plain self-draw (no 海底 or 杠上开花); 0 when it is not a win."""
-    key = (bytes(counts), melds, tile)
+    return _win_fan(bytes(counts), counts, melds, tile)
+
+
+def _win_fan(b: bytes, counts: Sequence[int], melds: tuple[Meld, ...], tile: int) -> int:
+    """:func:`win_fan` of ``counts``, whose bytes ``b`` the caller already has."""
+    key = (b, melds, tile)
     fan = _fan_cache.get(key)
     if fan is None:
         full = list(counts)
@@ -55,12 +60,13 @@ def wait_value(
     ``unseen[k]`` is how many copies of ``k`` may still come (neither held nor visible)."""
     live = 0
     points = 0.0
+    b = bytes(counts)
     for tile in waits_of(counts, n_melds):
         copies = unseen[tile]
         if copies <= 0:
             continue
         live += copies
-        points += copies * win_points(win_fan(counts, melds, tile), dealer)
+        points += copies * win_points(_win_fan(b, counts, melds, tile), dealer)
     return live, (points / live if live else 0.0)
 
 
@@ -77,13 +83,14 @@ def weighted_waits(
     ``waits``: its winning tiles when already known (a ready hand's ukeire)."""
     live = 0.0
     points = 0.0
+    b = bytes(counts)
     for tile in waits_of(counts, n_melds) if waits is None else waits:
         copies = unseen[tile]
         if copies <= 0:
             continue
         weight = copies * LIVE_WEIGHT[tile]
         live += weight
-        points += weight * win_points(win_fan(counts, melds, tile), dealer)
+        points += weight * win_points(_win_fan(b, counts, melds, tile), dealer)
     return live, (points / live if live else 0.0)
 
 
