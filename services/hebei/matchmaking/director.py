@@ -20,6 +20,11 @@ One pass (a *tick*) does what is due, each step idempotent and recorded before t
    the reported results (a mismatch still there after a grace period is reported, not hidden):
    its standings are kept and published, and the tournament finishes after its last round.
 
+The director passes when a change is notified in this process (a tournament started, a match
+ended or reported, a round seated or closed), again after ``tick_seconds`` while something is
+left to do (a step failed, a round waits for the ledger), else every ``idle_seconds``; between
+passes it only follows the open matches (3), every ``follow_seconds``.
+
 After a crash (even ``kill -9``) the next process simply ticks again: every step reads its
 state from PostgreSQL. Only one director acts at a time, the holder of a PostgreSQL advisory
 lock, so several replicas can run for availability.
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import secrets
 import threading
 import time
@@ -38,6 +44,7 @@ from datetime import UTC, datetime
 
 import psycopg
 
+from hebei.common.db import check_idle_connection
 from hebei.common.errors import DomainError, FailedPrecondition, NotFound
 from hebei.matchmaking import metrics, seating
 from hebei.matchmaking.gateways import Line
@@ -65,6 +72,9 @@ log = logging.getLogger(__name__)
 LEDGER_GRACE_SECONDS = 30.0  # how long a round waits for the ledger to catch up
 BOT_REQUEUE_SECONDS = 1.5  # a bot seat not connected this long is queued again
 BOT_REQUEUE_BACKOFF = 12.0  # ... and queued again only this long after
+IDLE_SECONDS = 5.0  # a full pass at least this often when nothing is waiting or changed
+COALESCE_SECONDS = 0.1  # passes for changes at least this far apart (a burst makes one)
+GAUGE_SECONDS = 1.0  # the tournament gauges' query at most this often
 ENGINE_ENDED = {pb.MATCH_STATUS_FINISHED: "finished", pb.MATCH_STATUS_DISSOLVED: "dissolved"}
 
 
@@ -224,6 +234,12 @@ def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
 # ---------------------------------------------------------------------------- the director
 
 
+def next_wake(full_due: float, follow_due: float | None) -> float:
+    """When the director wakes next unless a change wakes it first: its next full pass, or
+    its next follow of the open matches when there are any (``None``: none open)."""
+    return full_due if follow_due is None else min(full_due, follow_due)
+
+
 class Director:
     """Runs :meth:`tick` on its own thread while it holds the director lock (see the module
     docstring). ``tick`` may also be called directly (tests)."""
@@ -236,6 +252,8 @@ class Director:
         *,
         tick_seconds: float = 0.5,
         follow_seconds: float = 1.0,
+        idle_seconds: float = IDLE_SECONDS,
+        coalesce_seconds: float = COALESCE_SECONDS,
         ledger_grace: float = LEDGER_GRACE_SECONDS,
     ) -> None:
         self.ts = ts
@@ -249,6 +267,8 @@ class Director:
         )
         self.tick_seconds = tick_seconds
         self.follow_seconds = follow_seconds
+        self.idle_seconds = max(idle_seconds, tick_seconds)
+        self.coalesce_seconds = min(coalesce_seconds, tick_seconds)
         self.ledger_grace = ledger_grace
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -256,6 +276,8 @@ class Director:
         self._absent: dict[tuple[str, int], float] = {}
         self._ledger_waits: dict[tuple[str, int], float] = {}
         self._followed = 0.0
+        self._opened = False  # the last pass saw open matches (to follow every follow_seconds)
+        self._counted = -math.inf  # when the tournament gauges were last set
         self._errors: dict[str, str] = {}
 
     # -- the thread and the lock ------------------------------------------------------------
@@ -278,8 +300,8 @@ class Director:
 
     def _take_lock(self) -> bool:
         if self.leading:
-            try:
-                self._lock_conn.execute("SELECT 1")
+            try:  # a round trip only when the socket says the server spoke or closed it
+                check_idle_connection(self._lock_conn)
                 return True
             except psycopg.Error:
                 self._lock_conn.close()
@@ -302,55 +324,110 @@ class Director:
         return False
 
     def _run(self) -> None:
+        """A full pass when something changed (``changes``: a tournament started, a round
+        seated or closed, a match ended or was created, a player registered, ...), at most one
+        every ``coalesce_seconds`` (registering 64 players made 64 passes); soon again while
+        something is left to do; else every ``idle_seconds`` (a change another replica made, a
+        plan that could not be seated). Between them only the open matches are followed, every
+        ``follow_seconds``. A full pass is 7 queries or more."""
         seen = self.ts.changes.version
+        changed = True
+        passed = -math.inf
+        full_due = follow_due = 0.0
         while not self._stop.is_set():
             if self._take_lock():
-                started = time.perf_counter()
-                try:
-                    self.tick()
-                except Exception:  # a bug must not stop every tournament: log, go on
-                    log.exception("director tick failed")
-                metrics.DIRECTOR_TICK_SECONDS.observe(time.perf_counter() - started)
-            seen = self.ts.changes.wait(seen, self.tick_seconds)
+                now = time.monotonic()
+                if (changed and now >= passed + self.coalesce_seconds) or now >= full_due:
+                    changed, passed = False, now
+                    busy = self._timed(self.tick)
+                    full_due = now + (self.tick_seconds if busy else self.idle_seconds)
+                    follow_due = self._followed + self.follow_seconds
+                elif self._opened and now >= follow_due:
+                    if self._timed(self.follow_opened):
+                        full_due = now
+                    follow_due = self._followed + self.follow_seconds
+                wake = next_wake(full_due, follow_due if self._opened else None)
+                if changed:  # a change within coalesce_seconds of the last pass
+                    wake = min(wake, passed + self.coalesce_seconds)
+                wait = wake - time.monotonic()
+            else:
+                wait = self.tick_seconds
+            before = seen
+            seen = self.ts.changes.wait(seen, max(0.0, wait))
+            changed = changed or seen != before
+
+    def _timed(self, one_pass) -> bool:
+        """Run a pass (a bug must not stop every tournament: logged, retried soon); True when
+        it asks to be run again soon."""
+        started = time.perf_counter()
+        try:
+            return bool(one_pass())
+        except Exception:
+            log.exception("director pass failed")
+            return True
+        finally:
+            metrics.DIRECTOR_TICK_SECONDS.observe(time.perf_counter() - started)
 
     # -- one pass ---------------------------------------------------------------------------
 
-    def _guard(self, what: str, step, *args) -> None:
+    def _guard(self, what: str, step, *args) -> bool:
         """Run one step; a domain error (a service down, ...) is logged once and retried on
-        the next tick."""
+        the next tick. True when the step ran through."""
         try:
             step(*args)
-            self._errors.pop(what, None)
         except DomainError as error:
             if self._errors.get(what) != error.message:
                 log.warning("%s: %s", what, error.message)
                 self._errors[what] = error.message
+            return False
+        self._errors.pop(what, None)
+        return True
 
-    def tick(self) -> None:
-        """One pass over every live tournament and match (see the module docstring)."""
+    def tick(self) -> bool:
+        """One pass over every live tournament and match (see the module docstring); True
+        when something may be left to do soon (a step failed, a match was opened or settled, a
+        round waits for the ledger), so the next pass comes after ``tick_seconds`` rather than
+        ``idle_seconds``."""
         with self.ts.store.reading() as conn:
             tournaments = self.ts.store.active_tournaments(conn)
             live = self.ts.store.live_matches(conn)
             unsettled = self.ts.store.unsettled_matches(conn)
-            counts = conn.execute(
-                "SELECT status, count(*) AS n FROM tournaments GROUP BY status"
-            ).fetchall()
+            if time.monotonic() - self._counted >= GAUGE_SECONDS:
+                self._counted = time.monotonic()
+                self._count_tournaments(conn)
+        metrics.MATCHES_LIVE.labels("pending").set(sum(m.status == "pending" for m in live))
+        metrics.MATCHES_LIVE.labels("opened").set(sum(m.status == "opened" for m in live))
+        pending = [m for m in live if m.status == "pending"]
+        done = [self._guard(f"open {m.match_id}", self.open_match, m) for m in pending]
+        self._opened = any(m.status == "opened" for m in live) or bool(pending)
+        if time.monotonic() - self._followed >= self.follow_seconds:
+            done.append(self._follow([m for m in live if m.status == "opened"]))
+        done += [self._guard(f"settle {m.match_id}", self.settle, m) for m in unsettled]
+        done += [self._guard(f"tournament {t}", self.step, t) for t in tournaments]
+        return bool(pending or unsettled or self._ledger_waits) or not all(done)
+
+    @staticmethod
+    def _count_tournaments(conn: psycopg.Connection) -> None:
+        counts = conn.execute(
+            "SELECT status, count(*) AS n FROM tournaments GROUP BY status"
+        ).fetchall()
         for status in ("registration", "running", "paused", "finished", "cancelled"):
             metrics.TOURNAMENTS.labels(status).set(
                 next((r["n"] for r in counts if r["status"] == status), 0)
             )
-        metrics.MATCHES_LIVE.labels("pending").set(sum(m.status == "pending" for m in live))
-        metrics.MATCHES_LIVE.labels("opened").set(sum(m.status == "opened" for m in live))
-        for match in live:
-            if match.status == "pending":
-                self._guard(f"open {match.match_id}", self.open_match, match)
-        if time.monotonic() - self._followed >= self.follow_seconds:
-            self._followed = time.monotonic()
-            self._guard("follow", self.follow, [m for m in live if m.status == "opened"])
-        for match in unsettled:
-            self._guard(f"settle {match.match_id}", self.settle, match)
-        for tournament_id in tournaments:
-            self._guard(f"tournament {tournament_id}", self.step, tournament_id)
+
+    def follow_opened(self) -> bool:
+        """The follow pass alone, between full passes (see :meth:`follow`); True when a full
+        pass is due (the follow failed, or a match waits to be opened)."""
+        with self.ts.store.reading() as conn:
+            live = self.ts.store.live_matches(conn)
+        self._opened = any(m.status == "opened" for m in live)
+        followed = self._follow([m for m in live if m.status == "opened"])
+        return not followed or any(m.status == "pending" for m in live)
+
+    def _follow(self, opened: Sequence[MatchRow]) -> bool:
+        self._followed = time.monotonic()
+        return self._guard("follow", self.follow, opened)
 
     def step(self, tournament_id: str) -> None:
         """Seat the next round, or close the current one, or finish the tournament."""
@@ -442,39 +519,39 @@ class Director:
             if tournament_id:
                 with self.ts.store.reading() as conn:
                     settings = Settings(self.ts._load(conn, tournament_id).config)
-            progressed: list[tuple[MatchRow, object]] = []
-            for match in matches:
-                info = infos.get(match.match_id)
-                if info is not None:
-                    self._follow_one(match, info, settings, progressed)
+            progressed = [
+                (match, infos[match.match_id])
+                for match in matches
+                if match.match_id in infos
+                and self._follow_one(match, infos[match.match_id], settings)
+            ]
             if progressed:
                 self._progress(tournament_id, progressed, _now())
 
-    def _follow_one(
-        self, match: MatchRow, info, settings: Settings | None, progressed: list
-    ) -> None:
-        """Follow one open match; one that moved is added to ``progressed`` (written with
-        the tournament's others in one transaction: see :meth:`_progress`)."""
+    def _follow_one(self, match: MatchRow, info, settings: Settings | None) -> bool:
+        """Follow one open match; True when it moved (its progress is then written with the
+        tournament's others in one transaction: see :meth:`_progress`)."""
         if info.status in ENGINE_ENDED:
             scores = [s.score for s in sorted(info.seats, key=lambda s: s.seat)]
             self.ts.record_result(
                 match.match_id, ENGINE_ENDED[info.status], scores, info.hands_played
             )
-            return
+            return False
         now = _now()
-        if info.event_count != match.event_count:
-            progressed.append((match, info))
-        elif (now - (match.progress_at or now)).total_seconds() > (
-            settings.stall_seconds if settings else 600.0
-        ):
-            seconds = settings.stall_seconds if settings else 600.0
-            reason = f"stalled: no event for {seconds:.0f} s"
+        moved = info.event_count != match.event_count
+        stall_seconds = settings.stall_seconds if settings else 600.0
+        if not moved and (now - (match.progress_at or now)).total_seconds() > stall_seconds:
+            reason = f"stalled: no event for {stall_seconds:.0f} s"
             self.ts.dissolve_match(match, reason)
             if match.tournament_id:
                 self._problem(match.tournament_id, f"match {match.match_id} {reason}; dissolved")
-            return
-        if info.status != pb.MATCH_STATUS_PLAYING:
-            return
+            return False
+        if info.status == pb.MATCH_STATUS_PLAYING:
+            self._check_seats(match, info, settings)
+        return moved
+
+    def _check_seats(self, match: MatchRow, info, settings: Settings | None) -> None:
+        """Queue a bot seat left empty again; replace a person absent too long."""
         absent_after = settings.replace_absent_seconds if settings else 30.0
         now_mono = time.monotonic()
         for seat in info.seats:

@@ -557,7 +557,6 @@ class Store:
             "INSERT INTO tournament_events (tournament_id, seq, payload) VALUES (%s, %s, %s)",
             (tournament_id, seq, event.SerializeToString()),
         )
-        conn.execute("SELECT pg_notify('hebei_matchmaking', %s)", (tournament_id,))
         return seq
 
     @staticmethod

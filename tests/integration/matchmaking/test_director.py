@@ -1,0 +1,24 @@
+"""The round director passes when something changed and rests otherwise: a pass over a
+finished tournament finds nothing left to do, so the next full pass waits for a change or the
+idle period instead of coming after ``tick_seconds``."""
+
+from __future__ import annotations
+
+from hebei.v1 import matchmaking_pb2 as mm
+from tests.integration.matchmaking.conftest import Stack
+
+
+def test_the_director_rests_once_every_match_is_settled_and_the_tournament_finished(
+    stack: Stack, start_worker
+) -> None:
+    start_worker(sessions=4)
+    stack.start_matchmaking()
+    director = stack.matchmaking.director
+    assert director.tick() is False  # nothing to direct yet
+    tournament = stack.create(rounds=1, hands=1, seating=mm.SEATING_MODE_RANDOM)
+    stack.register_bots(tournament.tournament_id, 4, "efficiency")
+    stack.mm().StartTournament(mm.StartTournamentRequest(tournament_id=tournament.tournament_id))
+    finished = stack.wait_finished(tournament.tournament_id)
+    assert finished.status == mm.TOURNAMENT_STATUS_FINISHED
+    assert director.tick() is False  # nothing open, unsettled or waiting for the ledger
+    assert director.follow_opened() is False and not director._opened
