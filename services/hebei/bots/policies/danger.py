@@ -287,6 +287,8 @@ class DangerMap:
             s2 = 0
             for k in near2:
                 s2 += seen[k]
+            seen1_term = _W_SEEN1 * s1 / 8  # the same for every opponent
+            seen2_term = _W_SEEN2 * s2 / 8
         total = 0.0
         for opp in self._opponents:
             thrown = opp.discards
@@ -336,8 +338,8 @@ class DangerMap:
                             n2 += 1
                     x += _W_NEAR1 * n1
                     x += _W_NEAR2 * n2
-                    x += _W_SEEN1 * s1 / 8
-                    x += _W_SEEN2 * s2 / 8
+                    x += seen1_term
+                    x += seen2_term
                 if x >= 0:  # sigmoid(x), inline
                     wait = 1.0 / (1.0 + exp(-x))
                 else:
