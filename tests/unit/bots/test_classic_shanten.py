@@ -120,3 +120,33 @@ def test_the_expert_counts_discards_by_the_exact_distance() -> None:
         hand = list(best.counts)
         hand[kind] += 1
         assert exact_shanten(hand, 0, meld_suits(()), CLASSIC) == 1
+
+
+def test_the_policies_read_the_shanten_tables_through_public_names_only() -> None:
+    """The policies use hebei.rules.shanten's public look-up (part_costs, combine, ...), not
+    its private tables: a change of the tables' layout cannot break them unseen."""
+    import ast
+    from pathlib import Path
+
+    import hebei.bots.policies as policies
+
+    private = []
+    for path in sorted(Path(policies.__file__).parent.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        modules = {}  # local name -> hebei.rules module it stands for
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hebei.rules"):
+                for alias in node.names:
+                    if alias.name.startswith("_"):
+                        private.append(f"{path.name}: from {node.module} import {alias.name}")
+                    modules[alias.asname or alias.name] = node.module
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                private.append(f"{path.name}: {node.value.id}.{node.attr}")
+    assert private == []
