@@ -538,9 +538,14 @@ def _percentiles(buckets: list[tuple[float, float]]) -> dict[str, float | None]:
 
 def _latencies(table: Samples, bots: Samples) -> dict[str, dict[str, float | None]]:
     """Where a seat's round trip goes: the event log's commits (an observation waits for its
-    events' commit), the bots' thinking (measured in the workers), the whole round trip."""
+    events' commit), from handing the decision to gRPC to the answer (transport both ways,
+    the worker's loop and its thinking), the bots' thinking (measured in the workers), the
+    whole round trip."""
     return {
         "event_log_commit": _percentiles(buckets_of(table, "hebei_table_event_log_write_seconds")),
+        "decision_sent_to_answer": _percentiles(
+            buckets_of(table, "hebei_table_decision_answer_seconds", seat_kind="bot")
+        ),
         "bot_decision": _percentiles(buckets_of(bots, "hebei_bot_decision_seconds")),
         "seat_round_trip": _percentiles(
             buckets_of(table, "hebei_table_decision_wait_seconds", seat_kind="bot")

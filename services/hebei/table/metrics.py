@@ -17,6 +17,14 @@ DECISION_WAIT_SECONDS = Histogram(
     ("seat_kind",),
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32),
 )
+DECISION_ANSWER_SECONDS = Histogram(
+    "hebei_table_decision_answer_seconds",
+    "Time from a decisions-only stream handing a seat its decision to gRPC to the seat's"
+    " answer (the seat round trip without the event log's commit and the engine's wake-up),"
+    " by seat kind.",
+    ("seat_kind",),
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32),
+)
 AUTO_PLAYS = Counter(
     "hebei_table_auto_plays_total",
     "Actions the engine played for a seat, by reason (timeout, disconnect, hand_over, absent).",

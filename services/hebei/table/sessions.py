@@ -16,6 +16,7 @@ import asyncio
 import collections
 import contextlib
 import threading
+import time
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any
@@ -95,6 +96,7 @@ class Outbound:
         self._finished = False
         self._error: DomainError | None = None
         self.dropped = 0
+        self.sent_at = 0.0  # when the last message was handed to the stream (monotonic)
         self._durable = store.watch(match_id, self)  # the last durable event of the match
 
     @property
@@ -190,6 +192,7 @@ class Outbound:
                 for message in ready:
                     if self._error is not None:  # failed meanwhile: end now, as before
                         raise self._error
+                    self.sent_at = time.monotonic()
                     yield message
         finally:
             with self._lock:

@@ -546,8 +546,14 @@ class Table:
             self.hand.apply(seat.spec.seat, action)
         except IllegalActionError as exc:
             return rejection(decision, "FAILED_PRECONDITION", str(exc))
-        took = seat.clock.close(time.monotonic())
+        now = time.monotonic()
+        took = seat.clock.close(now)
         metrics.DECISION_WAIT_SECONDS.labels(seat.kind_name).observe(took)
+        session = seat.session
+        if session is not None and session.decisions_only and session.sent_at:
+            # Such a stream's last message is the decision it answers (nothing else is sent
+            # to it meanwhile): the round trip's part outside the engine's commit and wake-up.
+            metrics.DECISION_ANSWER_SECONDS.labels(seat.kind_name).observe(now - session.sent_at)
         self._close_decision(seat)
         self._after_apply()
         self._progress()
