@@ -38,7 +38,7 @@ from celery.exceptions import Reject
 from hebei.bots import metrics
 from hebei.bots.config import BotsConfig
 from hebei.bots.lease import PREFIX, SeatLease
-from hebei.bots.policies import make_policy
+from hebei.bots.policies import make_policy, resolve_level
 from hebei.bots.seat_task import decode_seat_task, encode_seat_task
 from hebei.bots.session import Outcome, SeatSession, SeatTicket
 from hebei.common.threads import name_os_threads
@@ -173,7 +173,7 @@ def play_seat(self: Any, ticket: bytes | dict, sent_at: float | None = None) -> 
 
 def send_seat(ticket: SeatTicket, **options: Any) -> str:
     """Queue a seat task on its policy's queue; returns the task id."""
-    make_policy(ticket.policy, ticket.level)  # ValueError for an unknown policy or level
+    resolve_level(ticket.policy, ticket.level)  # ValueError for an unknown policy or level
     result = play_seat.apply_async(
         args=(encode_seat_task(ticket, time.time()),),
         queue=settings().queue_of(ticket.policy),
