@@ -863,10 +863,12 @@ def _ukeire_kinds(b: bytes, n_melds: int, profile: RuleProfile) -> tuple[int, tu
         rest2 = _PAIR[v1 << _ID_SHIFT | v34]
         rest3 = _PAIR[v12 << _ID_SHIFT | v4]
         rest4 = _PAIR[v12 << _ID_SHIFT | v3]
-        d1 = _std_draws(0, k1, v1, rest1, m)
-        d2 = _std_draws(9, k2, v2, rest2, m)
-        d3 = _std_draws(18, k3, v3, rest3, m)
-        d4 = _std_draws(27, k4, v4, rest4, m)
+        # _std_draws, its warm path inline: the tight masks, then the draws they select.
+        masked = _MASKED_DRAWS
+        d1 = masked[(0, k1, _TIGHT[v1 << _ID_SHIFT | rest1][m])]
+        d2 = masked[(9, k2, _TIGHT[v2 << _ID_SHIFT | rest2][m])]
+        d3 = masked[(18, k3, _TIGHT[v3 << _ID_SHIFT | rest3][m])]
+        d4 = masked[(27, k4, _TIGHT[v4 << _ID_SHIFT | rest4][m])]
         kinds = d1 + d2 + d3 + d4
         if special == std:
             improves = (
