@@ -12,6 +12,12 @@ of seats; a thread each made them queue for the interpreter lock behind each oth
 decisions). :meth:`SeatSession.run` may be called from any thread (a Celery task's): it
 waits for the session to end on the loop.
 
+Joins are paced: a process has at most :data:`MAX_JOINING` Play streams to one engine waiting
+for their Join to be answered (the engine's first message), so a round of 64 tables starting at once
+does not open 128 unanswered streams from one address, which the engine refuses beyond its
+per-address bound (``HEBEI_TABLE_MAX_STREAMS_PER_PEER``, 32: up to four worker processes on
+one host stay within it).
+
 Failures:
 
 - the stream drops or the engine restarts (UNAVAILABLE, a closed stream...): join again with
@@ -34,6 +40,7 @@ import inspect
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable, Coroutine
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -61,6 +68,7 @@ log = logging.getLogger(__name__)
 CLIENT_NAME = "hebei-bot/0.1"
 PLAY_METHOD = "/hebei.v1.TableService/Play"
 STOP_POLL = 0.1  # seconds between looks at the stop event while a session waits
+MAX_JOINING = 8  # Play streams of one event loop (a process) waiting for their Join's answer
 # Not worth retrying: the seat or the match is not ours to play.
 REFUSED_CODES = frozenset(
     {
@@ -167,6 +175,20 @@ class _Stream:
     answered: int = 0  # decision id answered on this stream
     took_over_at: int = -1  # decision id when TAKE_OVER was last sent
     current: pb.Observation | None = None
+
+
+_join_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]]
+_join_gates = weakref.WeakKeyDictionary()
+
+
+def join_gate(target: str) -> asyncio.Semaphore:
+    """The running event loop's gate of streams joining the engine at ``target``
+    (:data:`MAX_JOINING` at once; an engine that never answers holds up only its own)."""
+    gates = _join_gates.setdefault(asyncio.get_running_loop(), {})
+    gate = gates.get(target)
+    if gate is None:
+        gate = gates[target] = asyncio.Semaphore(MAX_JOINING)
+    return gate
 
 
 class SeatLoop:
@@ -323,12 +345,20 @@ class SeatSession:
         stream = _Stream()
         channel = self._channel()
         calls = ClientStreamMetrics(PLAY_METHOD)
-        call = table_pb2_grpc.TableServiceStub(channel).Play()
         code = grpc.StatusCode.CANCELLED
+        gate = join_gate(self.ticket.target)
+        joining = False  # holding the gate: from the call's start to the engine's first message
+        call = None  # started once the gate lets it (the engine counts it from its start)
         try:
+            await gate.acquire()
+            joining = True
+            call = table_pb2_grpc.TableServiceStub(channel).Play()
             await self._send(call, calls, self._join())
             while True:
                 response = await call.read()
+                if joining:
+                    joining = False
+                    gate.release()
                 if response is grpc.aio.EOF:
                     code = grpc.StatusCode.OK
                     return False
@@ -355,8 +385,11 @@ class SeatSession:
             code = exc.code()
             raise
         finally:
+            if joining:
+                gate.release()
             calls.finished(code)
-            call.cancel()
+            if call is not None:
+                call.cancel()
             if self._channel_factory is not None:
                 closing = channel.close()
                 if inspect.isawaitable(closing):

@@ -66,12 +66,17 @@ class Engine:
 
 
 @pytest.fixture
-def engine(database_url: str, fresh_schema: str) -> Iterator[Engine]:
+def engine(
+    request: pytest.FixtureRequest, database_url: str, fresh_schema: str
+) -> Iterator[Engine]:
+    """A table engine on port 0; a test may set other :class:`TableConfig` fields by
+    parametrising this fixture indirectly with a dict of them."""
     config = TableConfig(
         server=server_config("table", max_workers=200),
         database_url=database_url,
         schema=fresh_schema,
         ready_seconds=30.0,
+        **getattr(request, "param", {}),
     )
     table_engine = TableEngine(config)
     server = create_server(table_engine.spec(), config.server)

@@ -7,7 +7,9 @@ import asyncio
 import threading
 
 import grpc
+import pytest
 
+import hebei.bots.session
 from hebei.bots.policies import make_policy
 from hebei.bots.session import Backoff, Outcome, SeatSession, SeatTicket
 from hebei.v1 import table_pb2
@@ -61,6 +63,21 @@ def test_four_sessions_play_a_match_and_take_back_seats_after_timeouts(engine: E
     assert timeouts and all(e.reason == "timeout" for e in timeouts)
     assert len(take_overs) >= len(timeouts) - 1  # every timeout but maybe the last taken back
     assert engine.match(match_id).status == pb.MATCH_STATUS_FINISHED
+
+
+@pytest.mark.parametrize("engine", [{"max_streams_per_peer": 2}], indirect=True)
+def test_many_seats_joining_at_once_stay_within_the_engine_s_bound_per_address(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round of tables starting together: one process's sessions keep at most MAX_JOINING
+    joins to an engine unanswered, so an engine allowing that many per address refuses none
+    of them (with every session joining at once it refused some, and their seats reconnected)."""
+    monkeypatch.setattr(hebei.bots.session, "MAX_JOINING", 2)  # the engine's bound above
+    matches = [open_bot_match(engine, hands=1, seed=40 + n, per_decision=5.0) for n in range(8)]
+    sessions = [session(ticket(engine, m, s), "random") for m in matches for s in range(4)]
+    results = run_all(sessions)
+    assert [r.outcome for r in results] == [Outcome.FINISHED] * len(sessions)
+    assert sum(r.reconnects for r in results) == 0, [r.detail for r in results if r.reconnects]
 
 
 def test_a_second_stream_on_the_seat_supersedes_the_first(engine: Engine) -> None:
