@@ -394,7 +394,8 @@ def _fill(counts: Sequence[int], profile: RuleProfile) -> None:
     _final(_pair(v1, v2), _pair(v3, v4))
 
 
-def _check_melds(m: int, n_melds: int) -> None:
+def check_melds(m: int, n_melds: int) -> None:
+    """ValueError unless ``n_melds`` declared melds fit beside a part needing ``m`` sets."""
     if not 0 <= n_melds <= 4 or m + n_melds > 4:
         raise ValueError(f"{n_melds} declared melds do not fit beside {3 * m + 1}+ concealed tiles")
 
@@ -426,7 +427,7 @@ def shanten(counts: Sequence[int], n_melds: int = 0, profile: RuleProfile = MAIN
         m, special, v1, v2, v3, v4 = part_costs(counts, profile)  # fills the tables
         std = _final(_pair(v1, v2), _pair(v3, v4))[m]
     if n_melds:
-        _check_melds(m, n_melds)
+        check_melds(m, n_melds)
         return std
     return special if special < std else std
 
@@ -473,11 +474,6 @@ def combine(a: int, b: int) -> int:
     return _pair(a, b)
 
 
-def check_melds(m: int, n_melds: int) -> None:
-    """ValueError unless ``n_melds`` declared melds fit beside a part needing ``m`` sets."""
-    _check_melds(m, n_melds)
-
-
 def shanten_in(
     counts: Sequence[int], melds: Sequence[Meld] = (), profile: RuleProfile = MAIN
 ) -> int:
@@ -518,7 +514,7 @@ def shanten_standard(counts: Sequence[int], n_melds: int = 0) -> int:
     """Shanten of the standard form only: ``tiles // 3`` sets (pung/chow) and one pair."""
     _, (v1, x1), (v2, x2), (v3, x3), (v4, x4) = _entries(counts)
     m, _ = _special(x1 + x2 + x3 + x4, MAIN)
-    _check_melds(m, n_melds)
+    check_melds(m, n_melds)
     return _final(_pair(v1, v2), _pair(v3, v4))[m]
 
 
@@ -810,7 +806,7 @@ def _ukeire_slow(b: bytes, n_melds: int, profile: RuleProfile) -> tuple[int, tup
     if m * 3 + 1 != packed & 0xFF:
         raise ValueError("ukeire needs a 3n+1 hand (one tile short of complete)")
     if n_melds:
-        _check_melds(m, n_melds)
+        check_melds(m, n_melds)
         special = _NO_SPECIAL
     v12, v34 = _pair(v1, v2), _pair(v3, v4)
     std = _final(v12, v34)[m]
@@ -937,126 +933,19 @@ def discard_options(
     # useful tiles are these rows of its improving kinds (unseen counts are >= 0).
     live = [(k, n) if n > 0 else None for k, n in enumerate(unseen)]
     live_row, unseen_of = live.__getitem__, unseen.__getitem__
-    # Unseen copies stay as counted on 14 tiles: the discard is seen now.
-    for kind, base, kinds in _discard_shapes(bytes(counts), n_melds, profile):
+    hand = bytearray(counts)
+    for kind in range(N_KINDS):
+        if not hand[kind]:
+            continue
+        hand[kind] -= 1
+        # Unseen copies stay as counted on 14 tiles: the discard is seen now.
+        base, kinds = _ukeire_kinds(bytes(hand), n_melds, profile)
+        hand[kind] += 1
         tiles = list(filter(None, map(live_row, kinds)))
         total = sum(map(unseen_of, kinds))
         options.append(_new_tuple(DiscardOption, (kind, base, tiles, total)))
     options.sort(key=lambda o: (o.shanten, -o.total, o.kind))
     return options
-
-
-# The four parts of a hand: (first kind, end, its entries' memo, the entry of a pattern).
-_PARTS = (
-    (0, 9, _SUIT, _suit_entry),
-    (9, 18, _SUIT, _suit_entry),
-    (18, 27, _SUIT, _suit_entry),
-    (27, 34, _HONOR, _honor_entry),
-)
-
-
-def _discard_shapes(
-    b: bytes, n_melds: int, profile: RuleProfile
-) -> list[tuple[int, int, tuple[int, ...]]]:
-    """``(kind, *_ukeire_kinds(hand without kind))`` for every kind held in the 3n+2 hand
-    with bytes ``b``, in kind order.
-
-    A discard changes one part only, so the other three parts' entries and combinations
-    are looked up once per part, not once per discard. Min-plus convolution is commutative
-    and associative and vectors are interned: every vector id, and so every memo key and
-    figure, is the one :func:`_ukeire_kinds` reaches by its own order of combination.
-    """
-    keys = [b[start:end] for start, end, _, _ in _PARTS]
-    entries = [entry(key) for key, (_, _, _, entry) in zip(keys, _PARTS, strict=True)]
-    vids = [vid for vid, _ in entries]
-    counters = sum(x for _, x in entries)
-    specials = _SPECIAL_MAIN if profile is MAIN else _special_table(profile)
-    final = _FINAL.get
-    out = []
-    for s, (start, _, memo, entry_of) in enumerate(_PARTS):
-        key = keys[s]
-        if not any(key):
-            continue
-        # Beside each other part t: the two parts that are neither s nor t.
-        beside = [0, 0, 0, 0]
-        a, c, d = (t for t in range(4) if t != s)
-        beside[a], beside[c], beside[d] = (
-            _pair(vids[c], vids[d]),
-            _pair(vids[a], vids[d]),
-            _pair(vids[a], vids[c]),
-        )
-        rest = _pair(vids[a], beside[a])  # the other three parts
-        outside = counters - entries[s][1]
-        grown = bytearray(key)
-        # Per vector of the changed part (discards often leave equal ones): the standard
-        # shanten, and the draws of the parts before and after it, which depend on the
-        # changed part only through its vector.
-        by_vector: dict[int, list] = {}
-        for r, have in enumerate(key):
-            if not have:
-                continue
-            kind = start + r
-            grown[r] = have - 1
-            part = bytes(grown)
-            grown[r] = have
-            vid, x = memo.get(part) or entry_of(part)
-            packed = outside + x
-            found = specials.get(packed)
-            m, special = found if found is not None else _special(packed, profile)
-            if m * 3 + 1 != packed & 0xFF or not 0 <= n_melds <= 4 - m:
-                out.append((kind, *_ukeire_kinds(_without(b, kind), n_melds, profile)))  # raises
-                continue
-            if n_melds:
-                special = _NO_SPECIAL
-            shared = by_vector.get(vid)
-            if shared is None:
-                finals = final(vid << _ID_SHIFT | rest)
-                std = (finals if finals is not None else _final(vid, rest))[m]
-                shared = by_vector[vid] = [std, None, None]
-            std = shared[0]
-            if special < std:
-                improves = _special_draws(packed, profile)
-                out.append((kind, special, tuple(_special_kinds(_without(b, kind), improves))))
-                continue
-            if shared[1] is None:  # the other parts' draws: the same for the same vector
-                shared[1], shared[2] = _other_draws(s, vid, beside, keys, vids, m)
-            own = _std_draws(start, part, vid, rest, m)
-            kinds = shared[1] + own + shared[2]
-            if special == std:
-                extra = _special_kinds(_without(b, kind), _special_draws(packed, profile))
-                if extra:
-                    kinds = tuple(sorted(set(kinds).union(extra))) if kinds else tuple(extra)
-            out.append((kind, std, kinds))
-    return out
-
-
-def _other_draws(
-    s: int, vid: int, beside: list[int], keys: list[bytes], vids: list[int], m: int
-) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The improving kinds of the parts before and after part ``s`` (vector ``vid``): part
-    ``t`` beside the combination of ``vid`` and ``beside[t]``, the two other parts."""
-    before: tuple[int, ...] = ()
-    after: tuple[int, ...] = ()
-    for t in range(4):
-        if t == s:
-            continue
-        rest = _PAIR.get(vid << _ID_SHIFT | beside[t])
-        if rest is None:
-            rest = _pair(vid, beside[t])
-        start = _PARTS[t][0]
-        found = _std_draws(start, keys[t], vids[t], rest, m)
-        if t < s:
-            before += found
-        else:
-            after += found
-    return before, after
-
-
-def _without(b: bytes, kind: int) -> bytes:
-    """The hand bytes ``b`` with one copy of ``kind`` less."""
-    left = bytearray(b)
-    left[kind] -= 1
-    return bytes(left)
 
 
 _WARM_SUIT_TILES = 8  # warm_up builds every suit pattern of up to this many tiles
