@@ -393,9 +393,8 @@ def test_improving_ranks_from_the_tables_are_the_definition(seed: int) -> None:
 
 @pytest.mark.parametrize("profile", [MAIN, get_profile("classic")], ids=lambda p: p.name)
 def test_discard_options_with_melds_match_ukeire_of_each_discard(profile: RuleProfile) -> None:
-    """Discard options look a hand up once per part, not once per discard: the shanten and
-    useful tiles of every discard are still :func:`ukeire` of the hand it leaves, with
-    declared melds beside it and under either profile's special forms."""
+    """The shanten and useful tiles of every discard are :func:`ukeire` of the hand it
+    leaves, with declared melds beside it and under either profile's special forms."""
     rng = random.Random(17)
     for _ in range(200):
         n_melds = rng.randrange(4)
