@@ -396,6 +396,9 @@ def run_stack_bench(
             )
             if monitor is not None:
                 monitor.restart()
+        if not _workers_warm(bot_addresses):
+            status("waiting for the bot workers' warm-up")
+            _wait_workers_warm(bot_addresses)
         before = {name: scrape(address) for name, address in metrics_addresses.items()}
         bots_before = _scrape_all(bot_addresses)
         cpu_before = {name: _cpu(ps) for name, ps in components.processes().items()}
@@ -518,6 +521,22 @@ def _errors(
     }
     found = {name: int(value) for name, value in counts.items() if value}
     return {"total": sum(found.values()), **found, **({"died": died} if died else {})}
+
+
+def _workers_warm(addresses: Iterable[str]) -> bool:
+    """Whether every bot worker process has warmed up (``hebei_bot_warm``; a worker that
+    does not say counts as warm)."""
+    return all(scrape(address).get(("hebei_bot_warm", ()), 1.0) >= 1.0 for address in addresses)
+
+
+def _wait_workers_warm(addresses: Iterable[str], timeout: float = 300.0) -> None:
+    """Wait until the workers' warm-up (a thread that fills the policies' tables) is done:
+    measured play must not pay for it. TimeoutError after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not _workers_warm(addresses):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the bot workers did not warm up within {timeout:g} s")
+        time.sleep(0.25)
 
 
 def _scrape_all(addresses: Iterable[str]) -> Samples:

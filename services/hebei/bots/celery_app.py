@@ -296,6 +296,7 @@ def _warm(hands: int) -> None:
         gc.freeze()
         _young, *older = gc.get_threshold()
         gc.set_threshold(GC_YOUNG, *older)
+        metrics.WARM.set(1)
 
     threading.Thread(target=warm, name="bots-warm", daemon=True).start()
 
@@ -312,6 +313,8 @@ def _on_ready(sender: Any = None, **_: Any) -> None:
         log.info("metrics on :%d/metrics", port)
     if config.warm_hands:
         _warm(config.warm_hands)
+    else:
+        metrics.WARM.set(1)
     log.info("bot worker %s serves %s", hostname, ", ".join(config.policies))
 
 

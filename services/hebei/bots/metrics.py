@@ -41,6 +41,10 @@ QUEUE_LENGTH = Gauge(
     " process every 10 s: aggregate with max by queue).",
     ("queue",),
 )
+WARM = Gauge(
+    "hebei_bot_warm",
+    "1 once this process has warmed up (the policies' tables filled, the collector frozen).",
+)
 RECONNECTS = Counter("hebei_bot_reconnects_total", "Play streams opened again after a drop.")
 ACTIONS_REJECTED = Counter(
     "hebei_bot_actions_rejected_total", "Actions the table engine refused.", ("code",)
