@@ -41,6 +41,7 @@ __all__ = [
     "meld_to_proto",
     "observation_from_proto",
     "observation_to_proto",
+    "set_timestamp",
     "settlement_to_proto",
     "tile_from_proto",
     "tile_to_proto",
@@ -260,8 +261,17 @@ def _action_from_proto(message: pb.Action) -> Action:
 
 def timestamp_from_seconds(seconds: float) -> timestamp_pb2.Timestamp:
     """A ``Timestamp`` of a ``time.time()`` value."""
+    stamp = timestamp_pb2.Timestamp()
+    set_timestamp(stamp, seconds)
+    return stamp
+
+
+def set_timestamp(stamp: timestamp_pb2.Timestamp, seconds: float) -> None:
+    """Set a message's ``Timestamp`` field in place to a ``time.time()`` value (no message
+    built and copied in)."""
     nanos = int(seconds * 1e9)
-    return timestamp_pb2.Timestamp(seconds=nanos // 1_000_000_000, nanos=nanos % 1_000_000_000)
+    stamp.seconds = nanos // 1_000_000_000
+    stamp.nanos = nanos % 1_000_000_000
 
 
 def duration_from_seconds(seconds: float) -> duration_pb2.Duration:
@@ -477,7 +487,7 @@ def event_to_proto(
         if event.get("seed") is not None:
             message.seed = int(event["seed"])
     if time is not None:
-        message.time.CopyFrom(timestamp_from_seconds(time))
+        set_timestamp(message.time, time)
     return message
 
 
@@ -574,7 +584,7 @@ def observation_to_proto(
         for action in obs.legal_actions:
             add_action(**_action_fields(action), decision_id=decision_id)
     if deadline is not None:
-        message.deadline.CopyFrom(timestamp_from_seconds(deadline))
+        set_timestamp(message.deadline, deadline)
     if time_bank is not None:
         message.time_bank.CopyFrom(duration_from_seconds(time_bank))
     if last_event is not None:

@@ -331,7 +331,9 @@ class Table:
         self.log: list[LogEntry] = []
         # Every rules event is chained and signed as it is logged (hebei.rules.chain).
         self.chain = Chain(spec.match_id, getattr(store, "log_key", None))
-        self.public: list[tuple[int, pb.Event]] = []  # (log seq, spectator's event)
+        # What spectators see: (log seq, the public event, its hand number, its time), the
+        # message built only when someone reads it (see _public_message).
+        self.public: list[tuple[int, dict, int, float]] = []
         self.spectators: list[Outbound] = []
         self.settlements: dict[int, pb.Settlement] = {}  # by 1-based hand number
         self.hand: HandState | None = None  # the hand being played, or the last one
@@ -709,7 +711,7 @@ class Table:
             durable = self.store.durable_seq(self.match_id)
             del self.log[durable:]
             self.chain.rewind(next((e.chain for e in reversed(self.log) if e.chain), None))
-            self.public = [(seq, event) for seq, event in self.public if seq <= durable]
+            self.public = [entry for entry in self.public if entry[0] <= durable]
             for queue in [*(s.session for s in self.seats if s.session), *self.spectators]:
                 queue.discard_after(durable)
             hands = [e.event for e in self.log if e.event["type"] == "hand_end"]
@@ -726,12 +728,14 @@ class Table:
         with self.lock:
             if self.suspended:
                 raise Unavailable(STOPPING)
-            backlog = [] if from_seq == 0 else self.public[max(0, from_seq - 1) :]
+            start = len(self.public) if from_seq == 0 else max(0, from_seq - 1)
+            backlog = range(start, len(self.public))
             queue = Outbound(
                 self.match_id, self.store, maxsize=len(backlog) + 1024, droppable=False
             )
-            for seq, event in backlog:
-                queue.push(seq, table_pb2.SpectateResponse(event=event))
+            for index in backlog:
+                event = self._public_message(index)
+                queue.push(self.public[index][0], table_pb2.SpectateResponse(event=event))
             if self.over:
                 queue.finish()
             else:
@@ -1062,22 +1066,25 @@ class Table:
         if stored is not None and link is not None:
             self._check_stored(stored, link)
         public = self._view(event, None)
-        message = None
-        if public is not None:
-            message = self._to_proto(public, hand_no, at, len(self.public) + 1)
+        public_seq = None  # its number among the events spectators see (None: not one)
+        if public is not None and public["type"] in convert.EVENT_TYPE_NAMES:
+            public_seq = len(self.public) + 1
         chain = None if link is None else link.hash
-        self.log.append(
-            LogEntry(event, hand_no, at, None if message is None else message.seq, chain)
-        )
+        self.log.append(LogEntry(event, hand_no, at, public_seq, chain))
         if write:
             mac = None if link is None else link.mac
             self._group.events.append(EventRow(seq, hand_no, event, at, chain, mac))
-        if message is not None:
-            self.public.append((seq, message))
-            if self.spectators:  # a response copies the event: only for someone to read it
-                response = table_pb2.SpectateResponse(event=message)
+        if public_seq is not None:
+            self.public.append((seq, public, hand_no, at))
+            if self.spectators:  # the message is built only for someone to read it
+                response = table_pb2.SpectateResponse(event=self._public_message(public_seq - 1))
                 for queue in self.spectators:
                     queue.push(seq, response)
+
+    def _public_message(self, index: int) -> pb.Event:
+        """The spectators' message of ``self.public[index]`` (its public seq: index + 1)."""
+        _seq, public, hand_no, at = self.public[index]
+        return self._to_proto(public, hand_no, at, index + 1)
 
     def _check_stored(self, row: EventRow, link: Link) -> None:
         """A stored event must carry the hash and signature the engine gives it (rows logged
