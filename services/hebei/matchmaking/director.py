@@ -75,6 +75,7 @@ BOT_REQUEUE_BACKOFF = 12.0  # ... and queued again only this long after
 IDLE_SECONDS = 5.0  # a full pass at least this often when nothing is waiting or changed
 COALESCE_SECONDS = 0.1  # passes for changes at least this far apart (a burst makes one)
 GAUGE_SECONDS = 1.0  # the tournament gauges' query at most this often
+SETTINGS_KEPT = 1024  # tournaments whose settings the director keeps (see Director._settings)
 ENGINE_ENDED = {pb.MATCH_STATUS_FINISHED: "finished", pb.MATCH_STATUS_DISSOLVED: "dissolved"}
 
 
@@ -279,6 +280,7 @@ class Director:
         self._opened = False  # the last pass saw open matches (to follow every follow_seconds)
         self._counted = -math.inf  # when the tournament gauges were last set
         self._errors: dict[str, str] = {}
+        self._settings_of: dict[str, Settings] = {}  # see _settings
 
     # -- the thread and the lock ------------------------------------------------------------
 
@@ -452,14 +454,15 @@ class Director:
 
     def open_match(self, match: MatchRow) -> None:
         """Open a pending match on the engine and queue its bot seats."""
+        policy, level = "expert", 0
         if match.tournament_id:
             with self.ts.store.reading() as conn:
                 row = self.ts._load(conn, match.tournament_id)
             if row.status == "cancelled":
                 self.ts.record_result(match.match_id, "dissolved", [0, 0, 0, 0], 0, "cancelled")
                 return
+            policy, level = self._settings(match.tournament_id, row).filler
         self.ts.table.open_match(match.request)
-        policy, level = self._filler(match)
         for seat in match.request.seats:
             if seat.kind == pb.SEAT_KIND_BOT:
                 self.ts.fleet.send(
@@ -488,17 +491,28 @@ class Director:
         if current.status == "dissolved":  # dissolved (cancelled) while it was being opened
             self.ts.table.dissolve(match.match_id, current.reason or "dissolved")
 
+    def _settings(self, tournament_id: str, row: TournamentRow | None = None) -> Settings:
+        """A tournament's settings, read once (``row``: already read) and kept: its config is
+        written when it is created and never changes (the last SETTINGS_KEPT tournaments)."""
+        found = self._settings_of.get(tournament_id)
+        if found is None:
+            if row is None:
+                with self.ts.store.reading() as conn:
+                    row = self.ts._load(conn, tournament_id)
+            if len(self._settings_of) >= SETTINGS_KEPT:
+                self._settings_of.clear()
+            found = self._settings_of[tournament_id] = Settings(row.config)
+        return found
+
     def _filler(self, match: MatchRow) -> tuple[str, int]:
         if not match.tournament_id:
             return "expert", 0
-        with self.ts.store.reading() as conn:
-            return Settings(self.ts._load(conn, match.tournament_id).config).filler
+        return self._settings(match.tournament_id).filler
 
     def _stall_seconds(self, match: MatchRow) -> float:
         if not match.tournament_id:
             return 600.0
-        with self.ts.store.reading() as conn:
-            return Settings(self.ts._load(conn, match.tournament_id).config).stall_seconds
+        return self._settings(match.tournament_id).stall_seconds
 
     def follow(self, opened: Sequence[MatchRow]) -> None:
         """Read the open matches' state from the engine (one ListTables per tournament)."""
@@ -515,10 +529,7 @@ class Director:
                         infos[match.match_id] = self.ts.table.get_match(match.match_id)
                     except NotFound:
                         continue
-            settings = None
-            if tournament_id:
-                with self.ts.store.reading() as conn:
-                    settings = Settings(self.ts._load(conn, tournament_id).config)
+            settings = self._settings(tournament_id) if tournament_id else None
             progressed = [
                 (match, infos[match.match_id])
                 for match in matches
