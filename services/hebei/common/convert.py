@@ -536,14 +536,16 @@ def observation_to_proto(
     rule_profile: str | None = None,
     length: MatchLength | None = None,
     wind_round: bool = False,
+    into: pb.Observation | None = None,
 ) -> pb.Observation:
     """A rules observation plus the table's fields as an ``Observation`` message
     (``rule_profile``: by default the observation's own).
 
     ``legal_actions`` are sent only with a ``decision_id`` (a seat with nothing to decide
-    gets none); ``match_finished`` turns the phase into PHASE_MATCH_END.
+    gets none); ``match_finished`` turns the phase into PHASE_MATCH_END. ``into``: an empty
+    message to build it in (the field of a response: no copy of the whole observation).
     """
-    message = pb.Observation(
+    header = pb.Observation(
         table_id=table_id,
         match_id=match_id,
         hand_no=obs.hand_no + 1,
@@ -557,6 +559,11 @@ def observation_to_proto(
         phase=pb.PHASE_MATCH_END if match_finished else _PHASES[obs.phase],
         match_finished=match_finished,
     )
+    if into is None:
+        message = header
+    else:  # the scalars in one small merge; the nested fields below are built in place
+        message = into
+        message.MergeFrom(header)
     message.rule_profile.SetInParent()
     message.rule_profile.name = obs.profile.name if rule_profile is None else rule_profile
     add_seat = message.seats.add  # built in place: a message passed in would be copied

@@ -242,6 +242,7 @@ class Seat:
     """The live state of one seat."""
 
     __slots__ = (
+        "_public",
         "auto_reason",
         "clock",
         "connected",
@@ -269,6 +270,7 @@ class Seat:
         self.deadline_wall = 0.0
         self.timer: Timer | None = None
         self.settle_until = 0.0  # a dropped seat is not played for before (monotonic)
+        self._public: convert.SeatPublic | None = None  # see public()
 
     def new_decision_id(self) -> int:
         """A fresh decision id: this seat's own decision count above 31 random bits. It grows
@@ -282,12 +284,15 @@ class Seat:
         return SEAT_KIND_NAMES.get(self.spec.kind, "person")
 
     def public(self) -> convert.SeatPublic:
-        return convert.SeatPublic(
-            shown_name(self.spec.player_name),
-            self.spec.kind,
-            self.connected,
-            self.auto_reason is not None,
-        )
+        """What others see of the seat (kept while it holds: every observation shows all
+        four seats, and a seat connects or is auto-played again rarely)."""
+        auto = self.auto_reason is not None
+        kept = self._public
+        if kept is None or kept.connected != self.connected or kept.auto_played != auto:
+            kept = self._public = convert.SeatPublic(
+                shown_name(self.spec.player_name), self.spec.kind, self.connected, auto
+            )
+        return kept
 
 
 def _settle_seconds(seat: Seat) -> float:
@@ -1168,7 +1173,8 @@ class Table:
             return table_pb2.PlayResponse(observation=message)
         hand_no = self.hand.hand_no + 1
         decision = seat.decision_id
-        message = convert.observation_to_proto(
+        response = table_pb2.PlayResponse()
+        convert.observation_to_proto(
             observe(self.hand, seat_no, self.match.scores),
             table_id=self.spec.table_id,
             match_id=self.match_id,
@@ -1182,8 +1188,9 @@ class Table:
             rule_profile=self.spec.profile,
             length=self.spec.length,
             wind_round=self.spec.length.wind_round,
+            into=response.observation,
         )
-        return table_pb2.PlayResponse(observation=message)
+        return response
 
     def _broadcast(self) -> None:
         for seat in self.seats:
