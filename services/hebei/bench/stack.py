@@ -459,6 +459,13 @@ def run_stack_bench(
             name: round(1000 * seconds / played.hands, 1) if played.hands else None
             for name, seconds in _cpu_by_component(cpu).items()
         },
+        # The policies' own time (wall clock around choose, in the workers): what of the
+        # bots' CPU per hand is thinking, the rest being transport, leases and the loop.
+        "bot_decision_ms_per_hand": (
+            round(1000 * total(bots_moved, "hebei_bot_decision_seconds_sum") / played.hands, 1)
+            if played.hands
+            else None
+        ),
         "events_per_second": round(
             total(moved["table"], "hebei_table_event_log_batch_size_sum") / elapsed, 1
         ),
