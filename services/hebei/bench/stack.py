@@ -459,12 +459,14 @@ def run_stack_bench(
             name: round(1000 * seconds / played.hands, 1) if played.hands else None
             for name, seconds in _cpu_by_component(cpu).items()
         },
-        # The policies' own time (wall clock around choose, in the workers): what of the
-        # bots' CPU per hand is thinking, the rest being transport, leases and the loop.
-        "bot_decision_ms_per_hand": (
-            round(1000 * total(bots_moved, "hebei_bot_decision_seconds_sum") / played.hands, 1)
-            if played.hands
-            else None
+        # The policies' own time in the workers, wall clock and CPU (the seat loop thread's
+        # around choose): what of the bots' CPU per hand is thinking, the rest being
+        # transport, leases and the loop.
+        "bot_decision_ms_per_hand": _per_hand(
+            bots_moved, "hebei_bot_decision_seconds_sum", played.hands
+        ),
+        "bot_decision_cpu_ms_per_hand": _per_hand(
+            bots_moved, "hebei_bot_decision_cpu_seconds_total", played.hands
         ),
         "events_per_second": round(
             total(moved["table"], "hebei_table_event_log_batch_size_sum") / elapsed, 1
@@ -528,6 +530,11 @@ def _errors(
     }
     found = {name: int(value) for name, value in counts.items() if value}
     return {"total": sum(found.values()), **found, **({"died": died} if died else {})}
+
+
+def _per_hand(samples: Samples, name: str, hands: int) -> float | None:
+    """Milliseconds of ``name`` (seconds summed over its labels) per hand played."""
+    return round(1000 * total(samples, name) / hands, 1) if hands else None
 
 
 def _workers_warm(addresses: Iterable[str]) -> bool:

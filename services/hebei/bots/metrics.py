@@ -16,6 +16,12 @@ DECISION_SECONDS = Histogram(
     ("policy",),
     buckets=DECISION_BUCKETS,
 )
+DECISION_CPU_SECONDS = Counter(
+    "hebei_bot_decision_cpu_seconds",
+    "CPU time of the seat loop's thread spent in a policy choosing (the policy's own cost:"
+    " without the time it waits for a core, which the decision's seconds include).",
+    ("policy",),
+)
 SESSIONS_ACTIVE = Gauge(
     "hebei_bot_seat_sessions_active", "Seat sessions playing now in this process.", ("policy",)
 )

@@ -261,6 +261,7 @@ class SeatSession:
         self._channel_factory = channel_factory
         self.result = SessionResult(Outcome.STOPPED)
         self._decision_seconds = metrics.DECISION_SECONDS.labels(policy.name)
+        self._decision_cpu = metrics.DECISION_CPU_SECONDS.labels(policy.name)
         self._progress = time.monotonic()
 
     def run(self) -> SessionResult:
@@ -443,9 +444,10 @@ class SeatSession:
             # The record leaves now, the policy thinks meanwhile.
             recording = await self.lease.send_record(obs.decision_id)
         try:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
             action = self._choose(view, obs.decision_id)
             took = time.perf_counter() - started
+            self._decision_cpu.inc(time.thread_time() - cpu)
             self._decision_seconds.observe(took)
             if self.ticket.pace > took and await self._wait_stop(self.ticket.pace - took):
                 return None

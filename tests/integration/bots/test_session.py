@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import grpc
 import pytest
@@ -205,6 +206,48 @@ def flaky_session(messages: int, rounds: int, ended: bool = False) -> CountingSe
         backoff=Backoff(first=0.1, cap=5.0),
         channel_factory=lambda target: FlakyChannel(messages, ended),
     )
+
+
+class TimedPolicy:
+    """Plays its last legal action after ``seconds`` of thread CPU (busy) or of sleep."""
+
+    level = 1
+
+    def __init__(self, name: str, seconds: float, busy: bool) -> None:
+        self.name, self.seconds, self.busy = name, seconds, busy
+
+    def choose(self, obs):
+        if self.busy:
+            until = time.thread_time() + self.seconds
+            while time.thread_time() < until:
+                pass
+        else:
+            time.sleep(self.seconds)
+        return obs.legal_actions[-1]
+
+
+def test_a_policy_s_cpu_is_counted_apart_from_the_wait(engine: Engine) -> None:
+    """``hebei_bot_decision_cpu_seconds``: the seat loop thread's CPU in the policy (what the
+    stack bench reports per hand as thinking); a policy that waits costs none of it."""
+    from hebei.bots import metrics
+
+    match_id = open_bot_match(engine, hands=1, seed=5, per_decision=2.0)
+    busy = SeatSession(
+        ticket(engine, match_id, 0), TimedPolicy("busy-test", 0.004, True), backoff=Backoff()
+    )
+    idle = SeatSession(
+        ticket(engine, match_id, 1), TimedPolicy("idle-test", 0.004, False), backoff=Backoff()
+    )
+    others = [session(ticket(engine, match_id, s)) for s in (2, 3)]
+    results = run_all([busy, idle, *others])
+    assert [r.outcome for r in results] == [Outcome.FINISHED] * 4
+    busy_cpu = metrics.DECISION_CPU_SECONDS.labels("busy-test")._value.get()
+    idle_cpu = metrics.DECISION_CPU_SECONDS.labels("idle-test")._value.get()
+    idle_wall = metrics.DECISION_SECONDS.labels("idle-test")._sum.get()
+    assert results[0].decisions > 5 and results[1].decisions > 5
+    assert busy_cpu >= 0.004 * results[0].decisions
+    assert idle_wall >= 0.004 * results[1].decisions
+    assert idle_cpu < 0.001 * results[1].decisions
 
 
 def test_the_reconnect_delay_starts_over_after_a_stream_that_worked() -> None:
