@@ -291,12 +291,15 @@ def _warm(hands: int) -> None:
 
     def warm() -> None:
         name_os_threads()
-        warm_policies(0, hands)
+        try:
+            warm_policies(0, hands)
+        except Exception:  # the seats play on, the tables filling as they go
+            log.exception("the policies' warm-up failed")
         gc.collect()
         gc.freeze()
         _young, *older = gc.get_threshold()
         gc.set_threshold(GC_YOUNG, *older)
-        metrics.WARM.set(1)
+        metrics.WARM.set(1)  # done (the stack bench waits for it before measuring)
 
     threading.Thread(target=warm, name="bots-warm", daemon=True).start()
 
