@@ -26,7 +26,7 @@ point of expected speed (see :mod:`hebei.bots.policies.speed`).
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import exp
 
@@ -115,177 +115,6 @@ def _wait_logit(
     x += W["seen_near1"] * sum(seen[s] for s in near1) / 8
     x += W["seen_near2"] * sum(seen[s] for s in near2) / 8
     return x
-
-
-# The wait model of a threatened table (some opponent read ready with at least
-# THREAT_READY): fitted by :mod:`hebei.bench.waitfit` on positions where the opponent is truly
-# ready at such a table; it reads, besides the calm model's terms, the opponent's latest
-# discards (suji and neighbours of its last RECENT discards), honours of a concealed hand,
-# a suit it has not thrown, and how far on it is. Names: :data:`THREAT_NAMES`.
-THREAT_READY = 0.5
-# Off: screened at level 3 against three efficiency players, paired seed by seed with the
-# calm model on the tuning walls (300 seeds x 4 rotations each), it gained +0.02 ± 0.09
-# (--seed 5) and +0.01 ± 0.09 (--seed 7) points per hand, pooled +0.015 ± 0.063: nothing
-# measurable, at 0.05 ms more per decision (CPU median 0.68 -> 0.74 ms, p99 1.55 -> 1.80).
-THREATENED = False  # use the threatened-table model (False: the calm one everywhere)
-RECENT = 3
-THREAT_NAMES = (
-    "bias",
-    "age0",
-    "age1",
-    "age2",
-    "age3",
-    "age45",
-    "age6",
-    "honor",
-    "honor_last",
-    "honor_two",
-    "honor_concealed",
-    "rank19",
-    "rank28",
-    "rank37",
-    "rank46",
-    "unseen0",
-    "unseen1",
-    "unseen2",
-    "unseen3",
-    "suji",
-    "suji_recent",
-    "near1",
-    "near2",
-    "near1_recent",
-    "near2_recent",
-    "seen_near1",
-    "seen_near2",
-    "suit_share",
-    "suit_void",
-    "meld_suit",
-    "meld_other",
-    "concealed",
-    "discards",
-)
-_AGE_NAMES = ("age0", "age1", "age2", "age3", "age45", "age45", "age6")
-
-
-def threat_features(
-    kind: int,
-    opp: OpponentRead,
-    own_row: Sequence[int | None],
-    unseen: Sequence[int],
-    age: int | None,
-    seen: Sequence[int],
-) -> dict[str, float]:
-    """What the threatened-table wait model reads of ``kind`` against ``opp`` (non-zero
-    terms only); ``own_row``: :attr:`TableRead.last_seen` of ``opp``'s own seat."""
-    f: dict[str, float] = {"bias": 1.0}
-    if age is not None:
-        f[_AGE_NAMES[min(age, 6)]] = 1.0
-    suit = suit_of_kind(kind)
-    if opp.suit_share[suit]:
-        f["suit_share"] = opp.suit_share[suit]
-    melds = opp.meld_suits
-    if melds[suit]:
-        f["meld_suit"] = float(melds[suit])
-    if sum(melds) - melds[suit]:
-        f["meld_other"] = float(sum(melds) - melds[suit])
-    if opp.concealed:
-        f["concealed"] = 1.0
-    n = len(opp.times)
-    f["discards"] = min(n, 18) / 18
-    left = unseen[kind]
-    if suit == 3:
-        f["honor"] = 1.0
-        if left <= 1:
-            f["honor_last"] = 1.0
-        elif left == 2:
-            f["honor_two"] = 1.0
-        if opp.concealed:
-            f["honor_concealed"] = 1.0
-        return f
-    if n >= 6 and not opp.suit_share[suit]:
-        f["suit_void"] = 1.0
-    rank = kind % 9
-    key = RANK_KEYS[min(rank, 8 - rank)]
-    if key:
-        f[key] = 1.0
-    key = UNSEEN_KEYS[min(left, 4)]
-    if key:
-        f[key] = 1.0
-    thrown = opp.discards
-    since = opp.times[-RECENT] if n >= RECENT else (opp.times[0] if n else 0)
-    recent = {k for k in thrown if (t := own_row[k]) is not None and t >= since}
-    sides, near1, near2 = _SIDES[kind], _NEAR1[kind], _NEAR2[kind]
-    hits = sum(1 for s in sides if s in thrown)
-    if hits:
-        f["suji"] = 1.0 if hits == len(sides) else 0.5
-    if any(s in recent for s in sides):
-        f["suji_recent"] = 1.0
-    for name, kinds, among in (
-        ("near1", near1, thrown),
-        ("near2", near2, thrown),
-        ("near1_recent", near1, recent),
-        ("near2_recent", near2, recent),
-    ):
-        hits = sum(1 for s in kinds if s in among)
-        if hits:
-            f[name] = float(hits)
-    for name, kinds in (("seen_near1", near1), ("seen_near2", near2)):
-        copies = sum(seen[s] for s in kinds)
-        if copies:
-            f[name] = copies / 8
-    return f
-
-
-# Fitted by :mod:`hebei.bench.waitfit` (tuning walls, matches 1000-1159 of --seed 5 and 7:
-# 392,526 rows at threatened tables, 137,552 with the opponent truly ready; every fourth
-# match held out: AUC 0.714 against the calm model's 0.689 on the same rows, mean 0.087 for
-# a true 0.090 where the calm model says 0.074).
-W_THREAT = {
-    "bias": -2.575,
-    "age0": -1.930,
-    "age1": -1.543,
-    "age2": -1.427,
-    "age3": -0.982,
-    "age45": -0.633,
-    "age6": -0.463,
-    "honor": -1.520,
-    "honor_last": -3.170,
-    "honor_two": -1.302,
-    "honor_concealed": 0.817,
-    "rank19": -1.446,
-    "rank28": -0.548,
-    "rank37": -0.065,
-    "rank46": -0.316,
-    "unseen0": -0.110,
-    "unseen1": 0.610,
-    "unseen2": 0.516,
-    "unseen3": 0.504,
-    "suji": -0.712,
-    "suji_recent": 0.081,
-    "near1": -0.456,
-    "near2": -0.357,
-    "near1_recent": 0.486,
-    "near2_recent": 0.315,
-    "seen_near1": -1.086,
-    "seen_near2": -0.422,
-    "suit_share": 0.033,
-    "suit_void": -0.205,
-    "meld_suit": -0.172,
-    "meld_other": 0.038,
-    "concealed": 0.005,
-    "discards": 1.921,
-}
-
-
-def threat_wait_probability(kind: int, opp: OpponentRead, features: Mapping[str, float]) -> float:
-    """P(``opp`` waits on ``kind`` | it is ready) at a threatened table, from ``kind``'s
-    :func:`threat_features` (see :data:`W_THREAT`)."""
-    if kind in opp.discards:
-        return OWN_DISCARD_WAIT
-    x = 0.0
-    for name, value in features.items():
-        x += W_THREAT[name] * value
-    return sigmoid(x)
 
 
 def wait_probability(
@@ -417,8 +246,6 @@ class DangerMap:
         self.seen = [4 - u for u in self.unseen]
         self.costs = [win_cost(opp, dealer) for opp in table.opponents]
         self._memo: dict[int, float] = {}
-        # Some opponent reads ready: the waits come from the threatened-table model.
-        self.threatened = THREATENED and max(o.ready for o in table.opponents) >= THREAT_READY
         last_seen = table.last_seen
         self._opponents = tuple(
             _Opponent(opp, cost, tuple(last_seen[seat] for seat in _OTHERS[opp.seat]))
@@ -428,15 +255,9 @@ class DangerMap:
     def threats(self, kind: int) -> list[Threat]:
         """Each opponent's chance to be ready, to wait on ``kind``, and its cost."""
         out = []
-        table = self.table
-        for opp, cost in zip(table.opponents, self.costs, strict=True):
-            age = table.passed_by(opp, kind)
-            if self.threatened:
-                own_row = table.last_seen[opp.seat]
-                features = threat_features(kind, opp, own_row, self.unseen, age, self.seen)
-                wait = threat_wait_probability(kind, opp, features)
-            else:
-                wait = wait_probability(kind, opp, self.unseen, age, self.seen)
+        for opp, cost in zip(self.table.opponents, self.costs, strict=True):
+            age = self.table.passed_by(opp, kind)
+            wait = wait_probability(kind, opp, self.unseen, age, self.seen)
             out.append(Threat(opp.seat, opp.ready, wait, cost))
         return out
 
@@ -444,13 +265,7 @@ class DangerMap:
         """Expected points lost by discarding ``kind`` now."""
         value = self._memo.get(kind)
         if value is None:
-            if self.threatened:  # the threatened-table wait model, spelled out
-                value = 0.0
-                for threat in self.threats(kind):
-                    value += threat.expected
-            else:
-                value = self._cost(kind)
-            self._memo[kind] = value
+            value = self._memo[kind] = self._cost(kind)
         return value
 
     def _cost(self, kind: int) -> float:
