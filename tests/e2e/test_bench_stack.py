@@ -46,3 +46,24 @@ def test_bad_options_get_one_line(tmp_path):
         capture_output=True, text=True, timeout=60, cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 2 and result.stderr.startswith("hebei: --tables must be 1-256")
+
+
+def test_embedded_servers_are_the_run_s_own_and_removed_after_it(tmp_path):
+    """Without configured URLs the run starts PostgreSQL and Redis in a fresh folder of its
+    own (an interrupted run's unfinished tournament in the shared data would be resumed and
+    played beside the measured one), removes it afterwards and keeps the logs."""
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("HEBEI_DATABASE_URL", "HEBEI_BROKER_URL")
+    }
+    env["HEBEI_DATA_DIR"] = str(tmp_path / "data")
+    result = subprocess.run(
+        [hebei_program(), "bench", "stack", "--tables", "1", "--hands", "1", "--processes", "1",
+         "--policy", "random", "--json"],
+        env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert json.loads(result.stdout)["hands"] == 1
+    data = tmp_path / "data"
+    assert not (data / "postgres").exists() and not (data / "redis").exists()
+    assert list((data / "bench").iterdir()) == []  # the run's folder is gone
+    assert (data / "logs" / "table.log").stat().st_size > 0

@@ -17,6 +17,11 @@ table up with one hand (the in-process anchor warms up too), runs a one-round to
 - events and settlements written per second;
 - the errors of the run (:func:`_errors`).
 
+Embedded PostgreSQL and Redis (no URL configured) are this run's own, in a fresh folder under
+``<data dir>/bench/`` that is removed afterwards (the logs stay in ``<data dir>/logs``): a
+tournament that an interrupted earlier run left unfinished would otherwise be resumed by the
+director and played beside the measured one.
+
 ``soak_seconds`` turns it into a soak: one-round tournaments are played back to back until
 that time has passed (the last one to its end), while the memory of every process (each
 Celery process on its own) and the seat round trip's p99 are sampled per window; the summary
@@ -30,16 +35,22 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import secrets
+import shutil
 import time
 import urllib.request
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import psutil
 from prometheus_client.parser import text_string_to_metric_families
+
+if TYPE_CHECKING:
+    from hebei.stack.processes import StackOptions
 
 __all__ = ["TARGETS", "StackBenchOptions", "histogram_quantile", "run_stack_bench"]
 
@@ -356,19 +367,44 @@ def run_stack_bench(
     options: StackBenchOptions, status: Callable[[str], None] = lambda _text: None
 ) -> dict[str, Any]:
     """Run the benchmark (see the module docstring); return its figures."""
-    from hebei.common.client import create_channel
-    from hebei.stack.processes import StackOptions, start_stack
-    from hebei.v1 import matchmaking_pb2_grpc, table_pb2_grpc
+    from hebei.stack.processes import StackOptions
 
     seats = 4 * options.tables
     sessions = -(-seats // options.worker_processes) + 4
+    run = f"bench-{secrets.token_hex(4)}"
+    run_dir = _run_data_dir(run)
     stack_options = StackOptions(
         worker_processes=options.worker_processes,
         worker_sessions=sessions,
-        # Queues of this run's own: seat tasks an interrupted earlier run left in the
-        # (persistent) embedded Redis name engines that are gone, and would hold sessions.
-        env={"HEBEI_BOTS_QUEUE_PREFIX": f"bench-{secrets.token_hex(4)}"},
+        data_dir=run_dir,
+        log_dir=None if run_dir is None else run_dir.parent.parent / "logs",
+        # Queues of this run's own: seat tasks an interrupted earlier run left in a
+        # configured Redis name engines that are gone, and would hold sessions.
+        env={"HEBEI_BOTS_QUEUE_PREFIX": run},
     )
+    try:
+        return _run_on_stack(options, stack_options, status)
+    finally:
+        if run_dir is not None:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _run_data_dir(run: str) -> Path | None:
+    """A fresh data folder for this run's embedded servers (None: both are configured)."""
+    from hebei.common import embedded
+
+    if os.environ.get(embedded.DATABASE_URL_ENV) and os.environ.get(embedded.BROKER_URL_ENV):
+        return None
+    return embedded.default_data_dir() / "bench" / run
+
+
+def _run_on_stack(
+    options: StackBenchOptions, stack_options: StackOptions, status: Callable[[str], None]
+) -> dict[str, Any]:
+    from hebei.common.client import create_channel
+    from hebei.stack.processes import start_stack
+    from hebei.v1 import matchmaking_pb2_grpc, table_pb2_grpc
+
     soak = options.soak_seconds > 0
     with start_stack(stack_options, status=status) as stack:
         channel = create_channel(
