@@ -14,6 +14,7 @@ spectator's view is built from spectator events only, which never carry one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf.message import Message
@@ -343,6 +344,20 @@ def match_json(info: table_pb2.MatchInfo) -> dict[str, Any]:
     }
 
 
+# The claims of a discard, by their priority when several seats answer (a win beats them all).
+_CLAIM_PRIORITY = {pb.MELD_KIND_PONG: 2, pb.MELD_KIND_EXPOSED_KONG: 2, pb.MELD_KIND_CHOW: 1}
+
+
+@dataclass
+class _ClaimWindow:
+    """The answers to one discard seen so far (see :meth:`PublicTable._claim`)."""
+
+    claims: list[pb.Event] = field(default_factory=list)
+    won: bool = False
+    # each seat's melds, concealed count and discards, and the turn, before the first claim
+    before: tuple[list[tuple[Any, Any, Any]], dict[str, Any]] | None = None
+
+
 class PublicTable:
     """A spectator's table view, folded from the public events of one match.
 
@@ -363,6 +378,7 @@ class PublicTable:
         self.draws = 0
         self.replacements = 0
         self.seq = 0
+        self._window: _ClaimWindow | None = None  # the answers to the last discard (_claim)
         seats = sorted(info.seats, key=lambda s: s.seat)
         self.state: dict[str, Any] = {
             "mode": "spectator",
@@ -433,6 +449,8 @@ class PublicTable:
         seat = self._seat(event.seat) if event.HasField("seat") else None
         if data.get("time_ms"):
             state["turn_since_ms"] = data["time_ms"]
+        if kind in (pb.EVENT_TYPE_HAND_START, pb.EVENT_TYPE_DRAW, pb.EVENT_TYPE_DISCARD):
+            self._window = None  # a new turn: the last discard's answers are settled
         if kind == pb.EVENT_TYPE_HAND_START:
             self._hand_start(event)
         elif kind == pb.EVENT_TYPE_DRAW and seat is not None:
@@ -450,10 +468,19 @@ class PublicTable:
                 current_seat=event.seat,
                 offer={"tile": data.get("tile"), "from": event.seat},
             )
+            self._window = _ClaimWindow()
         elif kind in (pb.EVENT_TYPE_PONG, pb.EVENT_TYPE_KONG, pb.EVENT_TYPE_CHOW) and seat:
-            self._meld(event, seat)
-        elif kind == pb.EVENT_TYPE_WIN and "win" in data:
-            state["wins"] = [*state["wins"], data["win"]]
+            if self._window is not None and event.meld.kind in _CLAIM_PRIORITY:
+                self._claim(event)
+            else:  # a kong of the seat's own turn
+                self._window = None
+                self._meld(event, seat)
+        elif kind == pb.EVENT_TYPE_WIN:
+            if "win" in data:
+                state["wins"] = [*state["wins"], data["win"]]
+            if self._window is not None:  # a win (or false win) ends the hand: no claim is made
+                self._window.won = True
+                self._settle_window()
         elif kind == pb.EVENT_TYPE_HAND_END and "settlement" in data:
             settlement = data["settlement"]
             for result in settlement["results"]:
@@ -499,6 +526,37 @@ class PublicTable:
             status="playing",
             wall=self._live(),
         )
+
+    def _claim(self, event: pb.Event) -> None:
+        """A seat's answer claiming the last discard. The log holds every answer as it came,
+        and the rules make only the best: a win takes the tile from any claim, a pong or kong
+        from a chow (RULES.md §3, §9). So the table shows the best claim so far, none once a
+        seat has won on the tile, and puts back what a lesser claim had moved."""
+        window = self._window
+        assert window is not None
+        if window.before is None:
+            seats = self.state["seats"]
+            window.before = (
+                [(s["melds"], s["concealed"], s["discards"]) for s in seats],
+                {k: self.state[k] for k in ("phase", "offer", "current_seat")},
+            )
+        window.claims.append(event)
+        self._settle_window()
+
+    def _settle_window(self) -> None:
+        window = self._window
+        if window is None or window.before is None:
+            return
+        parts, turn = window.before
+        for seat, (melds, concealed, discards) in zip(self.state["seats"], parts, strict=True):
+            seat.update(melds=melds, concealed=concealed, discards=discards)
+        self.state.update(turn)
+        if window.won or not window.claims:
+            return
+        best = max(window.claims, key=lambda e: _CLAIM_PRIORITY[e.meld.kind])  # first of equals
+        seat = self._seat(best.seat)
+        if seat is not None:
+            self._meld(best, seat)
 
     def _meld(self, event: pb.Event, seat: dict[str, Any]) -> None:
         meld = meld_json(event.meld)
