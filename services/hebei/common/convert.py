@@ -41,6 +41,7 @@ __all__ = [
     "meld_to_proto",
     "observation_from_proto",
     "observation_to_proto",
+    "set_timestamp",
     "settlement_to_proto",
     "tile_from_proto",
     "tile_to_proto",
@@ -260,8 +261,17 @@ def _action_from_proto(message: pb.Action) -> Action:
 
 def timestamp_from_seconds(seconds: float) -> timestamp_pb2.Timestamp:
     """A ``Timestamp`` of a ``time.time()`` value."""
+    stamp = timestamp_pb2.Timestamp()
+    set_timestamp(stamp, seconds)
+    return stamp
+
+
+def set_timestamp(stamp: timestamp_pb2.Timestamp, seconds: float) -> None:
+    """Set a message's ``Timestamp`` field in place to a ``time.time()`` value (no message
+    built and copied in)."""
     nanos = int(seconds * 1e9)
-    return timestamp_pb2.Timestamp(seconds=nanos // 1_000_000_000, nanos=nanos % 1_000_000_000)
+    stamp.seconds = nanos // 1_000_000_000
+    stamp.nanos = nanos % 1_000_000_000
 
 
 def duration_from_seconds(seconds: float) -> duration_pb2.Duration:
@@ -477,7 +487,7 @@ def event_to_proto(
         if event.get("seed") is not None:
             message.seed = int(event["seed"])
     if time is not None:
-        message.time.CopyFrom(timestamp_from_seconds(time))
+        set_timestamp(message.time, time)
     return message
 
 
@@ -526,14 +536,16 @@ def observation_to_proto(
     rule_profile: str | None = None,
     length: MatchLength | None = None,
     wind_round: bool = False,
+    into: pb.Observation | None = None,
 ) -> pb.Observation:
     """A rules observation plus the table's fields as an ``Observation`` message
     (``rule_profile``: by default the observation's own).
 
     ``legal_actions`` are sent only with a ``decision_id`` (a seat with nothing to decide
-    gets none); ``match_finished`` turns the phase into PHASE_MATCH_END.
+    gets none); ``match_finished`` turns the phase into PHASE_MATCH_END. ``into``: an empty
+    message to build it in (the field of a response: no copy of the whole observation).
     """
-    message = pb.Observation(
+    header = pb.Observation(
         table_id=table_id,
         match_id=match_id,
         hand_no=obs.hand_no + 1,
@@ -547,6 +559,11 @@ def observation_to_proto(
         phase=pb.PHASE_MATCH_END if match_finished else _PHASES[obs.phase],
         match_finished=match_finished,
     )
+    if into is None:
+        message = header
+    else:  # the scalars in one small merge; the nested fields below are built in place
+        message = into
+        message.MergeFrom(header)
     message.rule_profile.SetInParent()
     message.rule_profile.name = obs.profile.name if rule_profile is None else rule_profile
     add_seat = message.seats.add  # built in place: a message passed in would be copied
@@ -574,7 +591,7 @@ def observation_to_proto(
         for action in obs.legal_actions:
             add_action(**_action_fields(action), decision_id=decision_id)
     if deadline is not None:
-        message.deadline.CopyFrom(timestamp_from_seconds(deadline))
+        set_timestamp(message.deadline, deadline)
     if time_bank is not None:
         message.time_bank.CopyFrom(duration_from_seconds(time_bank))
     if last_event is not None:

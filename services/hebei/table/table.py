@@ -242,6 +242,7 @@ class Seat:
     """The live state of one seat."""
 
     __slots__ = (
+        "_public",
         "auto_reason",
         "clock",
         "connected",
@@ -269,6 +270,7 @@ class Seat:
         self.deadline_wall = 0.0
         self.timer: Timer | None = None
         self.settle_until = 0.0  # a dropped seat is not played for before (monotonic)
+        self._public: convert.SeatPublic | None = None  # see public()
 
     def new_decision_id(self) -> int:
         """A fresh decision id: this seat's own decision count above 31 random bits. It grows
@@ -282,12 +284,15 @@ class Seat:
         return SEAT_KIND_NAMES.get(self.spec.kind, "person")
 
     def public(self) -> convert.SeatPublic:
-        return convert.SeatPublic(
-            shown_name(self.spec.player_name),
-            self.spec.kind,
-            self.connected,
-            self.auto_reason is not None,
-        )
+        """What others see of the seat (kept while it holds: every observation shows all
+        four seats, and a seat connects or is auto-played again rarely)."""
+        auto = self.auto_reason is not None
+        kept = self._public
+        if kept is None or kept.connected != self.connected or kept.auto_played != auto:
+            kept = self._public = convert.SeatPublic(
+                shown_name(self.spec.player_name), self.spec.kind, self.connected, auto
+            )
+        return kept
 
 
 def _settle_seconds(seat: Seat) -> float:
@@ -331,7 +336,9 @@ class Table:
         self.log: list[LogEntry] = []
         # Every rules event is chained and signed as it is logged (hebei.rules.chain).
         self.chain = Chain(spec.match_id, getattr(store, "log_key", None))
-        self.public: list[tuple[int, pb.Event]] = []  # (log seq, spectator's event)
+        # What spectators see: (log seq, the public event, its hand number, its time), the
+        # message built only when someone reads it (see _public_message).
+        self.public: list[tuple[int, dict, int, float]] = []
         self.spectators: list[Outbound] = []
         self.settlements: dict[int, pb.Settlement] = {}  # by 1-based hand number
         self.hand: HandState | None = None  # the hand being played, or the last one
@@ -709,7 +716,7 @@ class Table:
             durable = self.store.durable_seq(self.match_id)
             del self.log[durable:]
             self.chain.rewind(next((e.chain for e in reversed(self.log) if e.chain), None))
-            self.public = [(seq, event) for seq, event in self.public if seq <= durable]
+            self.public = [entry for entry in self.public if entry[0] <= durable]
             for queue in [*(s.session for s in self.seats if s.session), *self.spectators]:
                 queue.discard_after(durable)
             hands = [e.event for e in self.log if e.event["type"] == "hand_end"]
@@ -726,12 +733,14 @@ class Table:
         with self.lock:
             if self.suspended:
                 raise Unavailable(STOPPING)
-            backlog = [] if from_seq == 0 else self.public[max(0, from_seq - 1) :]
+            start = len(self.public) if from_seq == 0 else max(0, from_seq - 1)
+            backlog = range(start, len(self.public))
             queue = Outbound(
                 self.match_id, self.store, maxsize=len(backlog) + 1024, droppable=False
             )
-            for seq, event in backlog:
-                queue.push(seq, table_pb2.SpectateResponse(event=event))
+            for index in backlog:
+                event = self._public_message(index)
+                queue.push(self.public[index][0], table_pb2.SpectateResponse(event=event))
             if self.over:
                 queue.finish()
             else:
@@ -1062,22 +1071,25 @@ class Table:
         if stored is not None and link is not None:
             self._check_stored(stored, link)
         public = self._view(event, None)
-        message = None
-        if public is not None:
-            message = self._to_proto(public, hand_no, at, len(self.public) + 1)
+        public_seq = None  # its number among the events spectators see (None: not one)
+        if public is not None and public["type"] in convert.EVENT_TYPE_NAMES:
+            public_seq = len(self.public) + 1
         chain = None if link is None else link.hash
-        self.log.append(
-            LogEntry(event, hand_no, at, None if message is None else message.seq, chain)
-        )
+        self.log.append(LogEntry(event, hand_no, at, public_seq, chain))
         if write:
             mac = None if link is None else link.mac
             self._group.events.append(EventRow(seq, hand_no, event, at, chain, mac))
-        if message is not None:
-            self.public.append((seq, message))
-            if self.spectators:  # a response copies the event: only for someone to read it
-                response = table_pb2.SpectateResponse(event=message)
+        if public_seq is not None:
+            self.public.append((seq, public, hand_no, at))
+            if self.spectators:  # the message is built only for someone to read it
+                response = table_pb2.SpectateResponse(event=self._public_message(public_seq - 1))
                 for queue in self.spectators:
                     queue.push(seq, response)
+
+    def _public_message(self, index: int) -> pb.Event:
+        """The spectators' message of ``self.public[index]`` (its public seq: index + 1)."""
+        _seq, public, hand_no, at = self.public[index]
+        return self._to_proto(public, hand_no, at, index + 1)
 
     def _check_stored(self, row: EventRow, link: Link) -> None:
         """A stored event must carry the hash and signature the engine gives it (rows logged
@@ -1161,7 +1173,8 @@ class Table:
             return table_pb2.PlayResponse(observation=message)
         hand_no = self.hand.hand_no + 1
         decision = seat.decision_id
-        message = convert.observation_to_proto(
+        response = table_pb2.PlayResponse()
+        convert.observation_to_proto(
             observe(self.hand, seat_no, self.match.scores),
             table_id=self.spec.table_id,
             match_id=self.match_id,
@@ -1175,8 +1188,9 @@ class Table:
             rule_profile=self.spec.profile,
             length=self.spec.length,
             wind_round=self.spec.length.wind_round,
+            into=response.observation,
         )
-        return table_pb2.PlayResponse(observation=message)
+        return response
 
     def _broadcast(self) -> None:
         for seat in self.seats:

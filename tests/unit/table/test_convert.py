@@ -14,6 +14,7 @@ from hebei.rules.hand import HandState
 from hebei.rules.match import MatchLength
 from hebei.rules.melds import Meld, MeldKind
 from hebei.rules.views import HIDDEN, observe, public_event
+from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.unit.table.greedy import greedy_choice
 
@@ -126,6 +127,43 @@ def test_observation_round_trip_through_a_whole_hand(seed: int) -> None:
         seat = state.to_act()[0]
         state.apply(seat, rng.choice(state.legal_actions(seat)))
         steps += 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_observation_built_into_a_response_is_the_same_message(seed: int) -> None:
+    """``into``: the engine builds an observation in its response's field (no copy); every
+    field as built on its own, byte for byte, whatever the table's extras."""
+    rng = random.Random(seed)
+    state = HandState(seed, dealer=seed % 4, hand_no=1)
+    seats = [convert.SeatPublic(f"P{s}", pb.SEAT_KIND_BOT, s != 2, s == 3) for s in range(4)]
+    extras = {
+        "table_id": "t",
+        "match_id": "m",
+        "seats": seats,
+        "deadline": 1_700_000_000.25,
+        "time_bank": 12.5,
+        "last_event": pb.Event(seq=4, match_id="m", type=pb.EVENT_TYPE_DISCARD, tile=5),
+        "rule_profile": "main",
+        "length": MatchLength(hands=8),
+        "wind_round": bool(seed % 2),
+    }
+    compared = 0
+    while not state.ended:
+        for seat in range(4):
+            for decision in (0, compared + 1):
+                obs = observe(state, seat, (1, 2, 3, -6))
+                alone = convert.observation_to_proto(obs, decision_id=decision, **extras)
+                response = table_pb2.PlayResponse()
+                built = convert.observation_to_proto(
+                    obs, decision_id=decision, into=response.observation, **extras
+                )
+                assert built is response.observation
+                expected = table_pb2.PlayResponse(observation=alone).SerializeToString()
+                assert response.SerializeToString() == expected
+                compared += 1
+        seat = state.to_act()[0]
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    assert compared > 100
 
 
 def test_observation_without_decision_has_no_legal_actions() -> None:
