@@ -12,6 +12,14 @@ import pytest
 from tests.e2e.conftest import hebei_program
 
 
+def run_bench(env: dict[str, str], cwd, *options: str) -> subprocess.CompletedProcess:
+    """``hebei bench stack --hands 1 --processes 1 --json`` with ``options``."""
+    argv = [hebei_program(), "bench", "stack", "--hands", "1", "--processes", "1", *options]
+    return subprocess.run(
+        [*argv, "--json"], env=env, capture_output=True, text=True, timeout=600, cwd=cwd
+    )
+
+
 def test_a_small_stack_bench_reports_every_figure(database_url, broker_url, tmp_path):
     env = dict(
         os.environ,
@@ -19,11 +27,7 @@ def test_a_small_stack_bench_reports_every_figure(database_url, broker_url, tmp_
         HEBEI_BROKER_URL=broker_url,
         HEBEI_DATA_DIR=str(tmp_path / "data"),
     )
-    result = subprocess.run(
-        [hebei_program(), "bench", "stack", "--tables", "2", "--hands", "1", "--processes", "1",
-         "--policy", "efficiency", "--json"],
-        env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
-    )  # fmt: skip
+    result = run_bench(env, tmp_path, "--tables", "2", "--policy", "efficiency")
     assert result.returncode == 0, result.stderr[-3000:]
     figures = json.loads(result.stdout)
     assert figures["hands"] == 2 and figures["in_process_hands"] == 2
@@ -56,11 +60,7 @@ def test_embedded_servers_are_the_run_s_own_and_removed_after_it(tmp_path):
         k: v for k, v in os.environ.items() if k not in ("HEBEI_DATABASE_URL", "HEBEI_BROKER_URL")
     }
     env["HEBEI_DATA_DIR"] = str(tmp_path / "data")
-    result = subprocess.run(
-        [hebei_program(), "bench", "stack", "--tables", "1", "--hands", "1", "--processes", "1",
-         "--policy", "random", "--json"],
-        env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
-    )  # fmt: skip
+    result = run_bench(env, tmp_path, "--tables", "1", "--policy", "random")
     assert result.returncode == 0, result.stderr[-3000:]
     assert json.loads(result.stdout)["hands"] == 1
     data = tmp_path / "data"
