@@ -4,6 +4,7 @@ are recorded; registration, withdrawal, late registration, preview and swap; qui
 from __future__ import annotations
 
 import threading
+import time
 
 import grpc
 import pytest
@@ -139,12 +140,21 @@ def test_start_twice_and_registration_after_it_closed(served: Stack) -> None:
     assert cancelled.tables[0].status == pb.MATCH_STATUS_DISSOLVED
     from hebei.v1 import table_pb2
 
-    try:  # on the engine too, unless it was cancelled before it was opened there
-        request = table_pb2.GetMatchRequest(match_id=started.tables[0].match_id)
-        match = stack.table().GetMatch(request).match
-        assert match.status == pb.MATCH_STATUS_DISSOLVED
-    except grpc.RpcError as error:
-        assert error.code() == grpc.StatusCode.NOT_FOUND
+    # On the engine too, unless it was cancelled before it was opened there. A cancel that
+    # finds the match still pending while the director is opening it marks it dissolved, and
+    # the director dissolves it on the engine once its opening is done: soon, not at once.
+    request = table_pb2.GetMatchRequest(match_id=started.tables[0].match_id)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            status = stack.table().GetMatch(request).match.status
+        except grpc.RpcError as error:
+            assert error.code() == grpc.StatusCode.NOT_FOUND
+            break
+        if status == pb.MATCH_STATUS_DISSOLVED:
+            break
+        assert time.monotonic() < deadline, f"still {pb.MatchStatus.Name(status)} on the engine"
+        time.sleep(0.1)
 
 
 def test_late_registration_withdrawal_preview_and_swap(served: Stack) -> None:
