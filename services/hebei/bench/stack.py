@@ -371,13 +371,15 @@ def run_stack_bench(
 
     seats = 4 * options.tables
     sessions = -(-seats // options.worker_processes) + 4
+    from hebei.common import embedded
+
     run = f"bench-{secrets.token_hex(4)}"
     run_dir = _run_data_dir(run)
     stack_options = StackOptions(
         worker_processes=options.worker_processes,
         worker_sessions=sessions,
         data_dir=run_dir,
-        log_dir=None if run_dir is None else run_dir.parent.parent / "logs",
+        log_dir=embedded.default_data_dir() / "logs",  # the usual place, kept after the run
         # Queues of this run's own: seat tasks an interrupted earlier run left in a
         # configured Redis name engines that are gone, and would hold sessions.
         env={"HEBEI_BOTS_QUEUE_PREFIX": run},

@@ -454,14 +454,14 @@ class Director:
 
     def open_match(self, match: MatchRow) -> None:
         """Open a pending match on the engine and queue its bot seats."""
-        policy, level = "expert", 0
+        row = None
         if match.tournament_id:
             with self.ts.store.reading() as conn:
                 row = self.ts._load(conn, match.tournament_id)
             if row.status == "cancelled":
                 self.ts.record_result(match.match_id, "dissolved", [0, 0, 0, 0], 0, "cancelled")
                 return
-            policy, level = self._settings(match.tournament_id, row).filler
+        policy, level = self._filler(match, row)
         self.ts.table.open_match(match.request)
         for seat in match.request.seats:
             if seat.kind == pb.SEAT_KIND_BOT:
@@ -504,10 +504,10 @@ class Director:
             found = self._settings_of[tournament_id] = Settings(row.config)
         return found
 
-    def _filler(self, match: MatchRow) -> tuple[str, int]:
+    def _filler(self, match: MatchRow, row: TournamentRow | None = None) -> tuple[str, int]:
         if not match.tournament_id:
             return "expert", 0
-        return self._settings(match.tournament_id).filler
+        return self._settings(match.tournament_id, row).filler
 
     def _stall_seconds(self, match: MatchRow) -> float:
         if not match.tournament_id:
