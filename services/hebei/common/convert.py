@@ -12,9 +12,11 @@ Malformed messages raise :class:`~hebei.rules.errors.NotationError` (gRPC INVALI
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from google.protobuf import duration_pb2, timestamp_pb2
 
@@ -603,6 +605,39 @@ def observation_to_proto(
     return message
 
 
+def _slot_setters(cls: type) -> tuple[Any, ...]:
+    """The setters of a frozen slotted dataclass's fields, in their order (see _frozen)."""
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__} checks its fields: build it through __init__")
+    return tuple(getattr(cls, f.name).__set__ for f in dataclasses.fields(cls))
+
+
+# A frozen dataclass built through its slots' setters: the same instance as its __init__
+# makes from every field in order, without an object.__setattr__ per field.
+_SEAT_VIEW_SETTERS = _slot_setters(SeatView)
+_OBSERVATION_SETTERS = _slot_setters(Observation)
+
+
+def _frozen(cls: type, setters: tuple[Any, ...], *values: Any) -> Any:
+    instance = object.__new__(cls)
+    for setter, value in zip(setters, values, strict=True):
+        setter(instance, value)
+    return instance
+
+
+def _seat_view_from_proto(message: pb.SeatView) -> SeatView:
+    seat, melds = message.seat, message.melds
+    return _frozen(
+        SeatView,
+        _SEAT_VIEW_SETTERS,
+        seat,
+        tuple([meld_from_proto(m) for m in melds]) if melds else (),
+        _required_tiles(message.discards[:], "seat {}'s discards", seat),
+        message.concealed_count,
+        message.score,
+    )
+
+
 def observation_from_proto(message: pb.Observation) -> Observation:
     """An ``Observation`` message as the rules view a bot policy reads (with its rule
     profile, so a policy can play the table's rules).
@@ -613,22 +648,12 @@ def observation_from_proto(message: pb.Observation) -> Observation:
     phase = _PHASES_BACK.get(message.phase)
     if phase is None:
         raise NotationError(f"an observation in phase {message.phase!r} has no rules view")
-    if len(message.seats) != 4 or [s.seat for s in message.seats] != [0, 1, 2, 3]:
+    seat_messages = message.seats[:]
+    if len(seat_messages) != 4 or any(s.seat != i for i, s in enumerate(seat_messages)):
         raise NotationError("an observation needs the four seats 0-3 in order")
-    seats = tuple(
-        [
-            SeatView(
-                s.seat,
-                tuple([meld_from_proto(m) for m in s.melds]) if s.melds else (),
-                _required_tiles(s.discards, "seat {}'s discards", s.seat),
-                s.concealed_count,
-                s.score,
-            )
-            for s in message.seats
-        ]
-    )
+    seats = tuple([_seat_view_from_proto(s) for s in seat_messages])
     claim = None
-    if phase in (Phase.CLAIMS, Phase.ROB):
+    if phase is Phase.CLAIMS or phase is Phase.ROB:
         tile = tile_from_proto(message.last_discard)
         if tile is None or not message.HasField("last_discarder"):
             raise NotationError("a claim observation needs last_discard and last_discarder")
@@ -641,17 +666,19 @@ def observation_from_proto(message: pb.Observation) -> Observation:
         profile = get_profile(message.rule_profile.name or MAIN.name)
     except ValueError as exc:
         raise NotationError(f"rule_profile: {exc}") from None
-    return Observation(
-        seat=message.seat,
-        hand_no=max(0, message.hand_no - 1),
-        dealer=message.dealer,
-        phase=phase,
-        current=message.current_seat,
-        hand=tuple(sorted(_required_tiles(message.concealed, "the hand"))),
-        drawn=tile_from_proto(message.drawn),
-        seats=seats,
-        wall=message.wall_count,
-        claim=claim,
-        legal_actions=legal,
-        profile=profile,
+    return _frozen(
+        Observation,
+        _OBSERVATION_SETTERS,
+        message.seat,
+        max(0, message.hand_no - 1),
+        message.dealer,
+        phase,
+        message.current_seat,
+        tuple(sorted(_required_tiles(message.concealed[:], "the hand"))),
+        tile_from_proto(message.drawn),
+        seats,
+        message.wall_count,
+        claim,
+        legal,
+        profile,
     )

@@ -243,6 +243,7 @@ class Seat:
 
     __slots__ = (
         "_public",
+        "answer_seconds",
         "auto_reason",
         "clock",
         "connected",
@@ -255,6 +256,7 @@ class Seat:
         "settle_until",
         "spec",
         "timer",
+        "wait_seconds",
     )
 
     def __init__(self, spec: SeatSpec, control: TimeControl) -> None:
@@ -271,6 +273,9 @@ class Seat:
         self.timer: Timer | None = None
         self.settle_until = 0.0  # a dropped seat is not played for before (monotonic)
         self._public: convert.SeatPublic | None = None  # see public()
+        # The decision histograms' children of the seat's kind (no labels() per decision).
+        self.wait_seconds = metrics.DECISION_WAIT_SECONDS.labels(self.kind_name)
+        self.answer_seconds = metrics.DECISION_ANSWER_SECONDS.labels(self.kind_name)
 
     def new_decision_id(self) -> int:
         """A fresh decision id: this seat's own decision count above 31 random bits. It grows
@@ -555,12 +560,12 @@ class Table:
             return rejection(decision, "FAILED_PRECONDITION", str(exc))
         now = time.monotonic()
         took = seat.clock.close(now)
-        metrics.DECISION_WAIT_SECONDS.labels(seat.kind_name).observe(took)
+        seat.wait_seconds.observe(took)
         session = seat.session
         if session is not None and session.decisions_only and session.sent_at:
             # Such a stream's last message is the decision it answers (nothing else is sent
             # to it meanwhile): the round trip's part outside the engine's commit and wake-up.
-            metrics.DECISION_ANSWER_SECONDS.labels(seat.kind_name).observe(now - session.sent_at)
+            seat.answer_seconds.observe(now - session.sent_at)
         self._close_decision(seat)
         self._after_apply()
         self._progress()
@@ -601,9 +606,7 @@ class Table:
             if self._hold_deadline(seat, held):
                 self._commit()
                 return
-            metrics.DECISION_WAIT_SECONDS.labels(seat.kind_name).observe(
-                seat.clock.control.per_decision + seat.clock.bank
-            )
+            seat.wait_seconds.observe(seat.clock.control.per_decision + seat.clock.bank)
             seat.clock.expire()
             self._close_decision(seat)
             self._set_auto(seat, "timeout")

@@ -122,6 +122,9 @@ def test_observation_round_trip_through_a_whole_hand(seed: int) -> None:
             assert message.hand_no == 3
             back = convert.observation_from_proto(message)
             assert back == obs
+            # Built through the slots' setters: the same instance as the dataclass's own.
+            assert hash(back) == hash(obs) and repr(back) == repr(obs)
+            assert [hash(v) for v in back.seats] == [hash(v) for v in obs.seats]
         if state.ended:
             break
         seat = state.to_act()[0]
@@ -261,3 +264,27 @@ def test_actions_read_again_are_the_same_and_the_remembered_ones_are_bounded() -
         convert.action_from_proto(pb.Action(kind=pb.ACTION_KIND_DISCARD, tile=99))
     with pytest.raises(NotationError, match="unknown tile"):
         convert.action_from_proto(pb.Action(kind=pb.ACTION_KIND_DISCARD, tile=99))
+
+
+def test_an_observation_with_seats_missing_or_out_of_order_is_refused() -> None:
+    message = convert.observation_to_proto(observe(greedy_hand(1), 0))
+    shuffled = pb.Observation()
+    shuffled.CopyFrom(message)
+    shuffled.seats[0].seat, shuffled.seats[1].seat = 1, 0
+    with pytest.raises(NotationError, match="four seats 0-3 in order"):
+        convert.observation_from_proto(shuffled)
+    del message.seats[3]
+    with pytest.raises(NotationError, match="four seats 0-3 in order"):
+        convert.observation_from_proto(message)
+
+
+def test_only_a_dataclass_without_checks_is_built_through_its_slots() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        value: int
+
+        def __post_init__(self) -> None:
+            raise ValueError
+
+    with pytest.raises(TypeError, match="through __init__"):
+        convert._slot_setters(Checked)
