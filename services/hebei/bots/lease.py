@@ -61,10 +61,14 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 """
+# A new decision is recorded (and the answers' key kept a day more) without reading it back;
+# one already recorded is ours only with our fence (answered again after a reconnect).
 _RECORD = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[3])
-redis.call('EXPIRE', KEYS[2], ARGV[4])
+if redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[3]) == 1 then
+  redis.call('EXPIRE', KEYS[2], ARGV[4])
+  return 1
+end
 if redis.call('HGET', KEYS[2], ARGV[2]) == ARGV[3] then return 1 end
 return 0
 """

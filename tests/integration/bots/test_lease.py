@@ -11,6 +11,7 @@ import redis
 import redis.asyncio
 
 from hebei.bots.lease import (
+    KEEP_SECONDS,
     AnswerRecorder,
     LeaseLost,
     SeatLease,
@@ -70,6 +71,9 @@ def test_a_decision_answered_by_another_session_is_refused(lease_redis: redis.Re
     assert second.acquire()
     with pytest.raises(LeaseLost, match="decision 5 answered by another"):
         second.record(5)
+    # The first answer stands, and its record keeps the answers a day.
+    assert answered_decisions(lease_redis, match_id, 2) == {5: first.fence}
+    assert KEEP_SECONDS - 60 < lease_redis.ttl(first.keys["answers"]) <= KEEP_SECONDS
 
 
 def _on_loop(url: str, play) -> None:
