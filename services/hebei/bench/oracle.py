@@ -15,6 +15,11 @@ for that kind (play the other candidate instead) would gain. Two ways to pick ca
   three): are its close calls right?
 - ``efficiency``: the expert's choice and the efficiency player's, where they differ: which
   of the expert's departures from plain speed pay?
+- ``change``: the expert's choice and that of the same level with some of its settings
+  changed (``--change step=1,step_from=2``: fields of
+  :class:`~hebei.bots.policies.expert.ExpertLevel`), where they differ: what would the change
+  gain at the decisions it changes, and how often does it depart? (The seat plays the level
+  unchanged, play-outs too.)
 
 Tuning walls only (README, bots: the evaluation walls, ``--seed 1``, are refused). About a
 second of CPU a decision with 16 worlds::
@@ -25,6 +30,7 @@ second of CPU a decision with 16 worlds::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import random
 import sys
@@ -34,6 +40,7 @@ from dataclasses import dataclass
 
 from hebei.bench.bots import SEED_STRIDE
 from hebei.bots.policies import Policy, make_policy, parse_policy
+from hebei.bots.policies.expert import ExpertPolicy
 from hebei.bots.policies.reading import read_table
 from hebei.rules.actions import WIN, Action, ActionKind
 from hebei.rules.hand import HandState, Phase
@@ -44,7 +51,7 @@ from hebei.rules.wall import Wall
 EVALUATION_SEED = 1  # the walls the figures are reported on: never used for choices
 CLOSE_MARGIN = 1.5
 CLOSE_TOP = 3
-MODES = ("close", "efficiency")
+MODES = ("close", "efficiency", "change")
 
 
 def reshuffled(state: HandState, history: Sequence[tuple[int, Action]], rng) -> HandState:
@@ -137,6 +144,7 @@ def run(
     expert: str = "expert:3",
     first: int = 0,
     on_match: Callable[[int, int], None] | None = None,
+    change: dict[str, float] | None = None,
 ) -> list[Decision]:
     """Play ``matches`` matches (8 hands) of ``expert`` against three efficiency players on
     the walls of ``seed`` (the expert's seat rotates) and play out its decisions."""
@@ -148,6 +156,8 @@ def run(
         raise ValueError("need at least 2 worlds and 1 match")
     name, level = parse_policy(expert)
     efficiency = make_policy("efficiency")
+    if (mode == "change") != bool(change):
+        raise ValueError("the change mode, and only it, takes settings to change")
     decisions: list[Decision] = []
     for n in range(first, first + matches):
         match_seed = seed * SEED_STRIDE + n
@@ -158,6 +168,8 @@ def run(
                 make_policy(name, level, seed=base + s) if s == me else make_policy("efficiency")
                 for s in range(4)
             ]
+
+        candidate = changed(make_policy(name, level), change) if change else None
 
         players = seated(match_seed * 16)
         match = Match(match_seed, MatchLength(hands=8))
@@ -179,7 +191,8 @@ def run(
                                 if chosen.value - o.value <= CLOSE_MARGIN
                             ]
                         else:
-                            plain = efficiency.choose(obs)
+                            judge = candidate if candidate is not None else efficiency
+                            plain = judge.choose(obs)
                             others = [o for o in options if o.action == plain != chosen.action]
                         if others:
                             points = points_by_candidate(
@@ -200,6 +213,30 @@ def run(
         if on_match is not None:
             on_match(n, len(decisions))
     return decisions
+
+
+def changed(policy: Policy, change: dict[str, float]) -> Policy:
+    """``policy`` (an expert) with the settings of its level in ``change`` replaced."""
+    if not isinstance(policy, ExpertPolicy):
+        raise ValueError("the change mode changes an expert level's settings")
+    config = policy.config
+    unknown = set(change) - {f.name for f in dataclasses.fields(config)}
+    if unknown:
+        raise ValueError(f"an expert level has no setting {', '.join(sorted(unknown))}")
+    values = {k: type(getattr(config, k))(v) for k, v in change.items()}
+    policy.config = dataclasses.replace(config, **values)
+    return policy
+
+
+def parse_change(text: str) -> dict[str, float]:
+    """``"step=1,step_from=2"`` as ``{"step": 1.0, "step_from": 2.0}``."""
+    out = {}
+    for part in filter(None, text.split(",")):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"a change is name=value, got {part!r}")
+        out[key.strip()] = float(value)
+    return out
 
 
 def summarise(decisions: Sequence[Decision]) -> list[tuple[str, int, float, float]]:
@@ -227,6 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worlds", type=int, default=16)
     parser.add_argument("--mode", choices=MODES, default="efficiency")
     parser.add_argument("--expert", default="expert:3")
+    parser.add_argument("--change", default="", help="change mode: name=value,... (ExpertLevel)")
     args = parser.parse_args(argv)
     try:
         decisions = run(
@@ -237,6 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.expert,
             args.first,
             on_match=lambda n, k: print(f"match {n}: {k} decisions", file=sys.stderr),
+            change=parse_change(args.change),
         )
     except ValueError as exc:
         parser.error(str(exc))
