@@ -16,7 +16,7 @@ for that kind (play the other candidate instead) would gain. Two ways to pick ca
 - ``efficiency``: the expert's choice and the efficiency player's, where they differ: which
   of the expert's departures from plain speed pay?
 - ``change``: the expert's choice and that of the same level with some of its settings
-  changed (``--change step=1,step_from=2``: fields of
+  changed (``--change defence=1.5,fold_margin=0.1``: fields of
   :class:`~hebei.bots.policies.expert.ExpertLevel`), where they differ: what would the change
   gain at the decisions it changes, and how often does it depart? (The seat plays the level
   unchanged, play-outs too.)
@@ -229,7 +229,7 @@ def changed(policy: Policy, change: dict[str, float]) -> Policy:
 
 
 def parse_change(text: str) -> dict[str, float]:
-    """``"step=1,step_from=2"`` as ``{"step": 1.0, "step_from": 2.0}``."""
+    """``"defence=1.5,fold=0"`` as ``{"defence": 1.5, "fold": 0.0}``."""
     out = {}
     for part in filter(None, text.split(",")):
         key, sep, value = part.partition("=")

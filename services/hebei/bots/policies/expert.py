@@ -51,7 +51,6 @@ from dataclasses import dataclass
 from hebei.bots.policies.classic import expert_rank, plays_classic
 from hebei.bots.policies.danger import DangerMap
 from hebei.bots.policies.lookahead import better_than_first, candidate_points
-from hebei.bots.policies.nextstep import next_step_value
 from hebei.bots.policies.options import Option, make_option
 from hebei.bots.policies.pricing import Holding, Priced, ShapePricer
 from hebei.bots.policies.reading import read_table
@@ -77,12 +76,6 @@ LOOKAHEAD_TOP = 3  # at most this many
 LOOKAHEAD_READY = 0.5  # discards only when an opponent reads ready with this chance
 LOOKAHEAD_Z = 0.5  # switch from the ranking's choice only on this many standard errors
 LOOKAHEAD_KINDS = (ActionKind.DISCARD, ActionKind.PONG, ActionKind.PASS)
-# The next step's quality (ExpertLevel.step) is weighed for the fastest discards this close
-# to the best, at most this many of them.
-STEP_MARGIN = 1.0
-STEP_TOP = 4
-NEXT_STEP_WEIGHT = 2.0  # its weight where a level weighs it (screened on the tuning walls)
-NEXT_STEP_FROM = 2  # on hands this many steps from ready or more
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +95,6 @@ class ExpertLevel:
     lookahead_ready: float = 0.0  # only when an opponent is ready with at least this chance
     lookahead_z: float = 1.0  # switch only on an advantage of this many standard errors
     lookahead_claims: bool = False  # also play out close pong-or-pass answers
-    step: float = 0.0  # weight of the next step's quality (hebei.bots.policies.nextstep)
-    step_from: int = NEXT_STEP_FROM  # ... on hands at least this many steps from ready
 
 
 LEVELS = {
@@ -307,9 +298,6 @@ class ExpertPolicy:
             value = -break_cost(fastest, option.shanten, wall) - defence * danger
             extras = {"break_cost": -value - defence * danger}
             rows.append((tile, option.shanten, option.tiles, shown, value, extras, True))
-        if config.step and fastest >= config.step_from:
-            self._add_next_step(rows, holding, unseen, wall)
-            floor = min(row[4] for row in rows if not row[6])
         margin = config.fold_margin
         fold = config.fold
         out = []
@@ -322,28 +310,6 @@ class ExpertPolicy:
                 make_option(DISCARD[tile], shanten, tuple(useful), shown, value, "", None, extras)
             )
         return out
-
-    def _add_next_step(self, rows: list, holding: Holding, unseen: list[int], wall: int) -> None:
-        """Add to the close fastest rows' values the weighted quality of their next step
-        (:mod:`hebei.bots.policies.nextstep`), relative to the best row's: only the rows
-        within :data:`STEP_MARGIN` points of the best, at most :data:`STEP_TOP` of them."""
-        fastest = sorted((i for i, row in enumerate(rows) if not row[6]), key=lambda i: -rows[i][4])
-        top = rows[fastest[0]][4]
-        close = [i for i in fastest[:STEP_TOP] if top - rows[i][4] <= STEP_MARGIN]
-        if len(close) < 2:
-            return
-        counts, n_melds = holding.counts, holding.n_melds
-        steps = []
-        for i in close:
-            tile, shanten, useful = rows[i][0], rows[i][1], rows[i][2]
-            left = list(counts)
-            left[tile] -= 1
-            steps.append(next_step_value(left, n_melds, shanten, useful, unseen, wall))
-        weight = self.config.step
-        for i, value in zip(close, steps, strict=True):
-            row = rows[i]
-            extras = {**row[5], "next_step": value}
-            rows[i] = (*row[:4], row[4] + weight * (value - steps[0]), extras, row[6])
 
     def _win(self, pos: Position) -> Option:
         points = self._win_points(pos)
