@@ -11,10 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.bots.conftest import lease_url
 from tests.integration.faults.harness import FaultStack
-
-__all__ = ["lease_url"]
 
 
 @pytest.fixture(scope="module")

@@ -29,10 +29,7 @@ from hebei.v1 import (
     matchmaking_pb2_grpc,
     table_pb2_grpc,
 )
-from tests.integration.bots.conftest import bots_env, lease_url, start_worker
 from tests.integration.table.conftest import OPERATOR_TOKEN, server_config
-
-__all__ = ["bots_env", "lease_url", "start_worker"]
 
 mm = matchmaking_pb2
 EVENT = mm.TournamentEventType
