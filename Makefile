@@ -31,11 +31,17 @@ protos: | $(STAMP)
 	$(PROTOC) --python_out=$(PROTO_OUT) --pyi_out=$(PROTO_OUT) --grpc_python_out=$(PROTO_OUT) \
 		--mypy_grpc_out=quiet:$(PROTO_OUT) $(sort $(wildcard protos/hebei/v1/*.proto))
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist), a test file's tests in one of them
+# (its module fixtures are started once); each process starts its own embedded servers.
+# `make test TEST_WORKERS=0` runs it in one process.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -x -m "not slow"
+	$(PYTEST) -x -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check services tests
