@@ -32,7 +32,11 @@ from typing import Any
 
 import yaml
 
+from hebei.bots.metrics import DECISION_BUCKETS as BOT_DECISION_BUCKETS
+from hebei.bots.metrics import WAIT_BUCKETS as BOT_WAIT_BUCKETS
+from hebei.common.metrics import HANDLING_BUCKETS
 from hebei.stack.processes import METRICS_JOBS
+from hebei.table.metrics import DECISION_BUCKETS as TABLE_DECISION_BUCKETS
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -223,10 +227,11 @@ def hist(
     return out
 
 
-GRPC_LES = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
-TABLE_LES = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8)
-BOT_LES = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5)
-WAIT_LES = (0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800)
+# The histograms' own bucket edges (the test series have the buckets the services export).
+GRPC_LES = HANDLING_BUCKETS
+TABLE_LES = TABLE_DECISION_BUCKETS
+BOT_LES = BOT_DECISION_BUCKETS
+WAIT_LES = BOT_WAIT_BUCKETS
 
 
 def _grpc(job: str, service: str, method: str, kind: str = "unary") -> str:

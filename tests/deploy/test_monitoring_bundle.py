@@ -238,3 +238,41 @@ def test_the_kubernetes_prometheus_rule_has_the_same_groups():
 def test_dashboards_are_plain_json_grafana_can_import(board: str):
     data = json.loads((MONITORING / "dashboards" / f"{board}.json").read_text())
     assert data["schemaVersion"] >= 36 and data["editable"] is True
+
+
+def _histogram_edges() -> dict[str, tuple[float, ...]]:
+    """Each service histogram's bucket upper bounds, by metric name."""
+    import importlib
+
+    from prometheus_client import Histogram
+
+    edges = {}
+    for module in ("common", "table", "bots", "ledger", "matchmaking"):
+        for value in vars(importlib.import_module(f"hebei.{module}.metrics")).values():
+            if isinstance(value, Histogram):
+                edges[value._name] = tuple(value._upper_bounds)
+    return edges
+
+
+def test_every_latency_threshold_is_a_bucket_edge_of_its_histogram(generator: ModuleType):
+    # histogram_quantile interpolates inside a bucket: a threshold between two edges (20 ms
+    # between 10 and 25) makes "p99 above the threshold" a guess. Every quantile alert's
+    # threshold, every RPC budget and the stack bench's round-trip target is an edge.
+    from hebei.bench.stack import TARGETS
+
+    edges = _histogram_edges()
+    records = {rule["record"]: rule["expr"] for rule in promql.rules() if "record" in rule}
+    checked = []
+    for rule in alerts():
+        quantile_alert = r"(hebei:\w+:p\d+_5m)(?:\{[^}]*\})?\s*>\s*([\d.]+)"
+        for record, threshold in re.findall(quantile_alert, rule["expr"]):
+            metric = re.search(r"rate\((\w+)_bucket", records[record]).group(1)
+            assert float(threshold) in edges[metric], (rule["alert"], threshold, edges[metric])
+            checked.append(rule["alert"])
+    assert {"HebeiSeatDecisionSlow", "HebeiBotDecisionSlow", "HebeiBotQueueWaitHigh"} <= set(
+        checked
+    )
+    grpc = edges["grpc_server_handling_seconds"]
+    for budget in (generator.DEFAULT_BUDGET, *generator.BUDGETS.values()):
+        assert budget in grpc, budget
+    assert TARGETS["seat_rtt_p99_ms"] / 1000 in edges["hebei_table_decision_wait_seconds"]
