@@ -175,9 +175,9 @@ def test_a_spectator_sees_no_concealed_tile(page: Any, site: Any, artifacts: Any
 def test_a_tournament_and_the_operators_view(
     page: Any, site: Any, web_stack: Any, artifacts: Any
 ) -> None:
-    # Long enough that its tables are still playing when the operator acts (the bots play a
-    # hand in a fraction of a second on an idle machine); cancelled at the end.
-    tournament_id = bot_tournament(web_stack, players=8, rounds=4, hands=64)
+    # Long enough that its tables are still playing when the operator acts (on an idle machine
+    # the bots play a 64-hand match in about 5 s, so 16 rounds); cancelled at the end.
+    tournament_id = bot_tournament(web_stack, players=8, rounds=16, hands=64)
     try:
         page.goto(f"{site.url}tournament.html?id={tournament_id}")
         page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 8")
@@ -209,9 +209,24 @@ def test_a_tournament_and_the_operators_view(
         )
         page.wait_for_selector("#tables tbody tr[data-match]")
         page.screenshot(path=str(artifacts / "operator.png"), full_page=True)
-        page.once("dialog", lambda dialog: dialog.accept("checked from the browser"))
-        page.locator("#tables tbody tr[data-match] button").first.click()
-        page.wait_for_selector("#status >> text=Dissolved")
+        # The list is refreshed every 3 s and a match can end in between (its round over): then
+        # the engine refuses to dissolve it, the page says so, and the operator takes the next
+        # live one. A refusal of every live table fails the test at the deadline.
+        deadline = time.monotonic() + 60
+        refusals = []
+        while True:
+            page.evaluate("document.querySelector('#status').textContent = ''")
+            page.wait_for_selector("#tables tbody tr[data-match]")
+            page.once("dialog", lambda dialog: dialog.accept("checked from the browser"))
+            page.locator("#tables tbody tr[data-match] button").first.click()
+            page.wait_for_function(
+                "document.querySelector('#status').textContent.startsWith('Dissolved')"
+                " || document.querySelector('#status .error') !== null"
+            )
+            if page.locator("#status .error").count() == 0:
+                break
+            refusals.append(page.locator("#status").inner_text())
+            assert time.monotonic() < deadline, refusals
         assert page.evaluate("sessionStorage.getItem('hebei.operator')")
     finally:
         with contextlib.suppress(grpc.RpcError):  # a failure above is the one to report
