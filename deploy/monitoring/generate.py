@@ -32,11 +32,12 @@ from typing import Any
 
 import yaml
 
-from hebei.bots.metrics import DECISION_BUCKETS as BOT_DECISION_BUCKETS
-from hebei.bots.metrics import WAIT_BUCKETS as BOT_WAIT_BUCKETS
-from hebei.common.metrics import HANDLING_BUCKETS
+# The test series have the buckets the services' histograms export.
+from hebei.bots.metrics import DECISION_BUCKETS as BOT_LES
+from hebei.bots.metrics import WAIT_BUCKETS as WAIT_LES
+from hebei.common.metrics import HANDLING_BUCKETS as GRPC_LES
 from hebei.stack.processes import METRICS_JOBS
-from hebei.table.metrics import DECISION_BUCKETS as TABLE_DECISION_BUCKETS
+from hebei.table.metrics import DECISION_BUCKETS as TABLE_LES
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -225,13 +226,6 @@ def hist(
         out.append((f'{metric}_bucket{{{labels},le="{text}"}}', values))
     out.append((f"{metric}_count{{{labels}}}", f"0+{per_minute}x{minutes}"))
     return out
-
-
-# The histograms' own bucket edges (the test series have the buckets the services export).
-GRPC_LES = HANDLING_BUCKETS
-TABLE_LES = TABLE_DECISION_BUCKETS
-BOT_LES = BOT_DECISION_BUCKETS
-WAIT_LES = BOT_WAIT_BUCKETS
 
 
 def _grpc(job: str, service: str, method: str, kind: str = "unary") -> str:

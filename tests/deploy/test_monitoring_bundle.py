@@ -261,12 +261,13 @@ def test_every_latency_threshold_is_a_bucket_edge_of_its_histogram(generator: Mo
     from hebei.bench.stack import TARGETS
 
     edges = _histogram_edges()
-    records = {rule["record"]: rule["expr"] for rule in promql.rules() if "record" in rule}
+    recorded = promql.recorded()
     checked = []
     for rule in alerts():
         quantile_alert = r"(hebei:\w+:p\d+_5m)(?:\{[^}]*\})?\s*>\s*([\d.]+)"
         for record, threshold in re.findall(quantile_alert, rule["expr"]):
-            metric = re.search(r"rate\((\w+)_bucket", records[record]).group(1)
+            (bucket,) = recorded[record]
+            metric = bucket.removesuffix("_bucket")
             assert float(threshold) in edges[metric], (rule["alert"], threshold, edges[metric])
             checked.append(rule["alert"])
     assert {"HebeiSeatDecisionSlow", "HebeiBotDecisionSlow", "HebeiBotQueueWaitHigh"} <= set(
