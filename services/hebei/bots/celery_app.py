@@ -21,7 +21,6 @@ read lazily, when the app first needs it, so importing this module starts nothin
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import logging
 import os
@@ -41,6 +40,7 @@ from hebei.bots.lease import PREFIX, SeatLease
 from hebei.bots.policies import make_policy, resolve_level
 from hebei.bots.seat_task import decode_seat_task, encode_seat_task
 from hebei.bots.session import Outcome, SeatSession, SeatTicket
+from hebei.common.heap import settle_heap
 from hebei.common.threads import name_os_threads
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,6 @@ log = logging.getLogger(__name__)
 TASK_NAME = "hebei.bots.play_seat"
 WORKERS_KEY = f"{PREFIX}:workers"
 WORKER_TTL = 30.0  # a worker not seen for this long is gone
-GC_YOUNG = 10_000  # allocations between young collections after the warm-up (Python: 700)
 
 app = Celery("hebei.bots", set_as_current=False)
 _settings: dict[str, BotsConfig] = {}
@@ -280,13 +279,10 @@ _SAMPLER = _QueueSampler()
 
 
 def _warm(hands: int) -> None:
-    """Fill the policies' tables in a thread, then move everything alive to the collector's
-    permanent generation (:func:`gc.freeze`): a full collection no longer walks the tables, and
+    """Fill the policies' tables in a thread, then settle the heap
+    (:func:`hebei.common.heap.settle_heap`): a full collection no longer walks the tables, and
     so no longer stalls every seat of the process's event loop for a long moment (measured:
-    up to 200 ms on a loaded machine, the seat round trip's p99). The young generation is then
-    collected every :data:`GC_YOUNG` allocations instead of 700: a young collection walks what
-    is alive then, about as much at either count, so fewer of them cost less (measured: four
-    expert seats, 128 hands, collections 0.39-0.44 -> 0.24-0.25 ms of CPU a hand)."""
+    up to 200 ms on a loaded machine, the seat round trip's p99)."""
     from hebei.bots.player import warm_policies
 
     def warm() -> None:
@@ -295,10 +291,7 @@ def _warm(hands: int) -> None:
             warm_policies(0, hands)
         except Exception:  # the seats play on, the tables filling as they go
             log.exception("the policies' warm-up failed")
-        gc.collect()
-        gc.freeze()
-        _young, *older = gc.get_threshold()
-        gc.set_threshold(GC_YOUNG, *older)
+        settle_heap()
         metrics.WARM.set(1)  # done (the stack bench waits for it before measuring)
 
     threading.Thread(target=warm, name="bots-warm", daemon=True).start()
