@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
+import weakref
 
 import pytest
 
 from hebei.table.requests import time_control as control_from_proto
-from hebei.table.scheduler import Scheduler
+from hebei.table.scheduler import CLEANUP_MIN, Scheduler
 from hebei.table.timecontrol import BOT_DEFAULT, PERSON_DEFAULT, SeatClock, TimeControl
 from hebei.v1 import types_pb2 as pb
 
@@ -39,6 +41,43 @@ def test_a_cancelled_timer_never_runs(scheduler: Scheduler) -> None:
     timer.cancel()
     assert done.wait(2)
     assert ran == [] and scheduler.pending() == 0
+
+
+class _Table:
+    """Stands for what a timer's closure holds (a table)."""
+
+    def on_deadline(self) -> None:
+        raise AssertionError("a cancelled timer ran")
+
+
+def test_a_cancelled_timer_lets_go_of_its_callback_at_once(scheduler: Scheduler) -> None:
+    table = _Table()
+    held = weakref.ref(table)
+    timer = scheduler.call_later(60, table.on_deadline)  # a bound method holds its table
+    del table
+    gc.collect()
+    assert held() is not None  # the queued timer's closure keeps it
+    timer.cancel()
+    timer.cancel()  # twice is once
+    assert held() is None and timer.callback is None
+
+
+def test_cancelled_timers_leave_the_heap_once_they_are_most_of_it(scheduler: Scheduler) -> None:
+    keep = [scheduler.call_later(60, lambda: None) for _ in range(10)]
+    doomed = [scheduler.call_later(60, lambda: None) for _ in range(3 * CLEANUP_MIN)]
+    assert scheduler.queued() == len(keep) + len(doomed)
+    for timer in doomed[: CLEANUP_MIN - 1]:
+        timer.cancel()
+    assert scheduler.queued() == len(keep) + len(doomed)  # too few to be worth a rebuild
+    for timer in doomed[CLEANUP_MIN - 1 :]:
+        timer.cancel()
+    # Dropped when they became more than half: what is left is the live ones and the few
+    # cancelled since the last rebuild, never more than the live ones.
+    assert scheduler.queued() <= 2 * len(keep) + CLEANUP_MIN
+    assert scheduler.pending() == len(keep)
+    ran = threading.Event()
+    scheduler.call_later(0.01, ran.set)  # the heap still works
+    assert ran.wait(2)
 
 
 def test_an_earlier_timer_wakes_the_thread(scheduler: Scheduler) -> None:
