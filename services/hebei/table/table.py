@@ -40,6 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from hebei.common import convert
 from hebei.common.auth import same_token
@@ -53,6 +54,7 @@ from hebei.rules.profile import get_profile
 from hebei.rules.replay import ACTION_TYPES, replay_hand
 from hebei.rules.views import observe, public_event
 from hebei.table import metrics
+from hebei.table.rows import DictRows
 from hebei.table.scheduler import Scheduler, Timer
 from hebei.table.sessions import Outbound
 from hebei.table.store import EventRow, EventStore, Group, MatchUpdate, OutboxRow, StoredMatch
@@ -203,16 +205,24 @@ class MatchSpec:
         )
 
 
-@dataclass(slots=True)
-class LogEntry:
+class LogEntry(NamedTuple):
     """One event of the log, with its public sequence number if spectators see it and, for a
-    rules event, its hash in the match's chain."""
+    rules event, its hash in the match's chain (built when read: see :mod:`hebei.table.rows`)."""
 
     event: dict
     hand_no: int
     time: float
     public_seq: int | None
     chain: str | None = None
+
+
+def _log_entry(event: dict, values: tuple) -> LogEntry:
+    return LogEntry(event, *values)
+
+
+def _public_entry(view: dict, values: tuple) -> tuple[int, dict, int, float]:
+    seq, hand_no, at = values
+    return seq, view, hand_no, at
 
 
 class _RandomBits:
@@ -338,12 +348,12 @@ class Table:
         self.match = Match(spec.seed, spec.length, self.profile)
         self.status = WAITING
         self.seats = [Seat(s, spec.time_control or default_for(s.kind)) for s in spec.seats]
-        self.log: list[LogEntry] = []
+        self.log: DictRows[LogEntry] = DictRows(_log_entry)
         # Every rules event is chained and signed as it is logged (hebei.rules.chain).
         self.chain = Chain(spec.match_id, getattr(store, "log_key", None))
         # What spectators see: (log seq, the public event, its hand number, its time), the
         # message built only when someone reads it (see _public_message).
-        self.public: list[tuple[int, dict, int, float]] = []
+        self.public: DictRows[tuple[int, dict, int, float]] = DictRows(_public_entry)
         self.spectators: list[Outbound] = []
         self.settlements: dict[int, pb.Settlement] = {}  # by 1-based hand number
         self.hand: HandState | None = None  # the hand being played, or the last one
@@ -717,9 +727,9 @@ class Table:
             if self.over:
                 return
             durable = self.store.durable_seq(self.match_id)
-            del self.log[durable:]
+            self.log.truncate(durable)
             self.chain.rewind(next((e.chain for e in reversed(self.log) if e.chain), None))
-            self.public = [entry for entry in self.public if entry[0] <= durable]
+            self.public.truncate(sum(1 for entry in self.public if entry[0] <= durable))
             for queue in [*(s.session for s in self.seats if s.session), *self.spectators]:
                 queue.discard_after(durable)
             hands = [e.event for e in self.log if e.event["type"] == "hand_end"]
@@ -1078,12 +1088,12 @@ class Table:
         if public is not None and public["type"] in convert.EVENT_TYPE_NAMES:
             public_seq = len(self.public) + 1
         chain = None if link is None else link.hash
-        self.log.append(LogEntry(event, hand_no, at, public_seq, chain))
+        self.log.append(event, hand_no, at, public_seq, chain)
         if write:
             mac = None if link is None else link.mac
             self._group.events.append(EventRow(seq, hand_no, event, at, chain, mac))
         if public_seq is not None:
-            self.public.append((seq, public, hand_no, at))
+            self.public.append(public, seq, hand_no, at)
             if self.spectators:  # the message is built only for someone to read it
                 response = table_pb2.SpectateResponse(event=self._public_message(public_seq - 1))
                 for queue in self.spectators:
