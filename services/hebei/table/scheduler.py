@@ -122,7 +122,7 @@ class Scheduler:
                     return
                 timer = heapq.heappop(self._heap)[2]
                 callback, timer.callback = timer.callback, None
-            if callback is None:  # cancelled meanwhile
+            if callback is None:  # defensive: a cancelled timer is never popped to run
                 continue
             try:
                 callback()

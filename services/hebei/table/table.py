@@ -428,7 +428,7 @@ class Table:
     def rules_log(self) -> list[dict]:
         """The rules events of the log (what :func:`hebei.rules.replay.replay_match` reads)."""
         with self.lock:
-            return [e.event for e in self.log if e.event["type"] not in TABLE_EVENTS]
+            return [e for e in self.log.data() if e["type"] not in TABLE_EVENTS]
 
     # ------------------------------------------------------------------ seats
 
@@ -732,7 +732,7 @@ class Table:
             self.public.truncate(sum(1 for entry in self.public if entry[0] <= durable))
             for queue in [*(s.session for s in self.seats if s.session), *self.spectators]:
                 queue.discard_after(durable)
-            hands = [e.event for e in self.log if e.event["type"] == "hand_end"]
+            hands = [e for e in self.log.data() if e["type"] == "hand_end"]
             self.match.scores = [
                 sum(h["settlement"]["total"][seat] for h in hands) for seat in SEATS
             ]
