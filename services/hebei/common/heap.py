@@ -11,8 +11,8 @@ of them cost less.
 Measured: in a worker, full collections of the warmed tables took up to 200 ms before the
 freeze, none after it; four expert seats, 128 hands: collections 0.39-0.44 -> 0.24-0.25 ms of
 CPU a hand. In the engine (``hebei bench stack --tables 16 --hands 24``, one run each): the
-collector's CPU 796 -> 354 ms a run, and no full collection during the play instead of three
-of 49-95 ms, each of which stalled every stream; the longest young pause 9.7 -> 14 ms.
+collector's CPU 796 -> 354 ms a run, and no full collection during the play instead of two or
+three of 49-95 ms, each of which stalled every stream; the longest young pause 9.7 -> 14 ms.
 """
 
 from __future__ import annotations

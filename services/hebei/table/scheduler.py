@@ -30,19 +30,14 @@ class Timer:
 
     __slots__ = ("_scheduler", "callback", "cancelled", "when")
 
-    def __init__(
-        self, when: float, callback: Callable[[], None], scheduler: Scheduler | None = None
-    ) -> None:
+    def __init__(self, when: float, callback: Callable[[], None], scheduler: Scheduler) -> None:
         self.when = when
         self.callback: Callable[[], None] | None = callback
         self.cancelled = False
         self._scheduler = scheduler
 
     def cancel(self) -> None:
-        if self._scheduler is None:
-            self.cancelled, self.callback = True, None
-        else:
-            self._scheduler._cancel(self)
+        self._scheduler._cancel(self)
 
 
 class Scheduler:
@@ -120,10 +115,8 @@ class Scheduler:
                     self._cond.wait(delay)
                 if self._stopped:
                     return
-                timer = heapq.heappop(self._heap)[2]
+                timer = heapq.heappop(self._heap)[2]  # not cancelled: checked above
                 callback, timer.callback = timer.callback, None
-            if callback is None:  # defensive: a cancelled timer is never popped to run
-                continue
             try:
                 callback()
             except Exception:

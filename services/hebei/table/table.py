@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import logging
 import secrets
 import threading
@@ -1139,7 +1140,7 @@ class Table:
     # ------------------------------------------------------------------ observations
 
     def _last_event(self, seat_no: int) -> pb.Event | None:
-        for entry in reversed(self.log[-16:]):
+        for entry in itertools.islice(reversed(self.log), 16):  # rows built as they are read
             seen = self._view(entry.event, seat_no)
             if seen is None:
                 continue
