@@ -59,11 +59,17 @@ def test_level_4_is_deterministic_for_a_seed_and_an_observation() -> None:
     assert first.lookaheads == again.lookaheads > 0
 
 
-def test_level_4_ranks_like_level_3_and_is_not_the_default() -> None:
+def test_level_4_ranks_like_level_3_but_for_one_away_discards_and_is_not_the_default() -> None:
     seen, _ = _self_play(5_000_017, 1)
     three, four = make_policy("expert", 3), make_policy("expert", 4)
-    for obs in seen[::7]:
-        assert [o.action for o in three.rank(obs)] == [o.action for o in four.rank(obs)]
+    same = 0
+    for obs in seen[::2]:
+        ranked = four.rank(obs)
+        if any("ready_hands" in o.extras for o in ranked):
+            continue  # priced by the ready hands they reach (tests/unit/bots/test_ready_hands.py)
+        assert [o.action for o in three.rank(obs)] == [o.action for o in ranked]
+        same += 1
+    assert same >= 8
     assert make_policy("expert").level == 3
     expert = next(info for info in catalogue() if info.name == "expert")
     assert expert.default_level == 3 and [lv for lv, _ in expert.levels] == [1, 2, 3, 4]

@@ -31,16 +31,28 @@ plainly and folds; 3 (the default) weights defence twice. On the evaluation wall
 that slipped on 2% of its decisions lost 0.43 ± 0.27 points per hand to level 3: slips are
 expensive, so only level 1 has them.
 
-Level 4 (the strongest, not the default) is level 3 plus a determinised Monte-Carlo
-look-ahead (:mod:`hebei.bots.policies.lookahead`) on close push-or-fold discards: when an
-opponent reads ready with at least :data:`LOOKAHEAD_READY` and up to three discards are
-within :data:`LOOKAHEAD_MARGIN` points of the best, each is played out on the same
-:data:`LOOKAHEAD_SAMPLES` sampled deals (a folding discard folds on), and the ranking's
-choice gives way only to a discard better by :data:`LOOKAHEAD_Z` standard errors of the
-paired difference. Its ranking (hints, reviews) is level 3's. Measured on the tuning walls
-against three level-3 experts it gains +0.03 ± 0.08 points per hand (200 seeds): playing out
-the close calls with a greedy roll-out does not beat the priced model (pong-or-pass
-look-ahead, wider margins, always playing out the safest tile: no better).
+Level 4 (the strongest, not the default) is level 3 that also prices a hand one step from
+ready by the ready hands it gets to (:meth:`ShapePricer.price_ready_hands`): the shape value
+counts a one-away hand's useful tiles only, so two discards keeping as many (or one keeping a
+few more) rank alike although one's draws lead to two-sided waits and the other's to single
+ones. For each one-away discard it takes every improving draw, the best ready hand a discard
+then leaves (its live waits weighted by how often they come, what they pay, the danger of
+the tile thrown to get there), and moves the discard's value by its chance to get ready
+times the difference from the discard level 3 prefers (which keeps its value, so claims and
+folding price as before). Screened paired with the level 4 before it on the tuning walls
+(expert:4 against three efficiency, every wall under the four rotations): see the README's
+bot section. It costs about 0.6 ms a one-away turn (CPU p99 of a ranking 0.6 -> 2.1 ms).
+
+Level 4 also plays out close push-or-fold discards (a determinised Monte-Carlo look-ahead,
+:mod:`hebei.bots.policies.lookahead`): when an opponent reads ready with at least
+:data:`LOOKAHEAD_READY` and up to three discards are within :data:`LOOKAHEAD_MARGIN` points
+of the best, each is played out on the same :data:`LOOKAHEAD_SAMPLES` sampled deals (a
+folding discard folds on), and the ranking's choice gives way only to a discard better by
+:data:`LOOKAHEAD_Z` standard errors of the paired difference (its ranking, which hints and
+reviews show, does not play out). Measured on the tuning walls against three level-3
+experts, before the ready hands came in, it gained +0.03 ± 0.08 points per hand (200 seeds):
+playing out the close calls with a greedy roll-out does not beat the priced model
+(pong-or-pass look-ahead, wider margins, always playing out the safest tile: no better).
 """
 
 from __future__ import annotations
@@ -95,6 +107,7 @@ class ExpertLevel:
     lookahead_ready: float = 0.0  # only when an opponent is ready with at least this chance
     lookahead_z: float = 1.0  # switch only on an advantage of this many standard errors
     lookahead_claims: bool = False  # also play out close pong-or-pass answers
+    ready_hands: bool = False  # one-away discards priced by the ready hands they reach
 
 
 LEVELS = {
@@ -104,7 +117,8 @@ LEVELS = {
     2: ExpertLevel("adds the full defence and folding, no slips", True, 1.0, 0.0, True),
     3: ExpertLevel("hand value, defence weighted twice, folding, no slips", True, 2.0, 0.0, True),
     4: ExpertLevel(
-        "level 3, and close push-or-fold discards played out on sampled deals",
+        "level 3 that prices one-away discards by the ready hands they reach and plays out"
+        " close push-or-fold discards on sampled deals",
         True,
         2.0,
         0.0,
@@ -114,9 +128,15 @@ LEVELS = {
         lookahead_top=LOOKAHEAD_TOP,
         lookahead_ready=LOOKAHEAD_READY,
         lookahead_z=LOOKAHEAD_Z,
+        ready_hands=True,
     ),
 }
 DEFAULT_LEVEL = 3
+
+
+# A discard as rank_discards prices it, before its Option is built: (tile, shanten, useful
+# tiles, shown danger, value, extras, slower than the fastest).
+_Row = tuple[int, int, list[tuple[int, int]], float | None, float, dict[str, float], bool]
 
 
 @dataclass(slots=True)
@@ -258,7 +278,7 @@ class ExpertPolicy:
 
     # ------------------------------------------------------------------ options
 
-    def rank_discards(self, pos: Position, holding: Holding) -> list[Option]:
+    def rank_discards(self, pos: Position, holding: Holding, turn: bool = False) -> list[Option]:
         """Every discard of the 3n+2 ``holding``, priced (unsorted).
 
         The fastest shapes (lowest shanten) are priced by shape, value and danger. A slower
@@ -276,7 +296,7 @@ class ExpertPolicy:
         danger_map = pos.danger
         price = self.pricer.price
         # Priced first, each Option built once at the end (make_option: every field given).
-        rows = []  # (tile, shanten, useful, shown danger, value, extras, slower)
+        rows: list[_Row] = []
         anchor = None  # the best shape value among the fastest discards
         floor = None  # the least value among them
         for option in options:
@@ -298,6 +318,8 @@ class ExpertPolicy:
             value = -break_cost(fastest, option.shanten, wall) - defence * danger
             extras = {"break_cost": -value - defence * danger}
             rows.append((tile, option.shanten, option.tiles, shown, value, extras, True))
+        if config.ready_hands and fastest == 1 and turn:
+            rows = self._price_ready_hands(pos, holding, rows)
         margin = config.fold_margin
         fold = config.fold
         out = []
@@ -390,4 +412,42 @@ class ExpertPolicy:
         )
 
     def _discard_options(self, pos: Position) -> list[Option]:
-        return self.rank_discards(pos, pos.holding)
+        return self.rank_discards(pos, pos.holding, turn=True)
+
+    def _price_ready_hands(self, pos: Position, holding: Holding, rows: list[_Row]) -> list[_Row]:
+        """The one-away discards' values moved by the ready hands they get to (level 4): the
+        shape value counts useful tiles alone, so of two discards with as many, the one whose
+        draws reach more waits, or waits that pay more or come more often, or get there
+        throwing safer tiles, is worth more. Each moves by its chance to get ready times the
+        difference between the mean value of its ready hands and that of the discard the
+        ranking prefers, which keeps its value (so folding and claims price as before)."""
+        fast = [row for row in rows if not row[6]]
+        if len(fast) < 2:
+            return rows
+        unseen = holding.unseen(pos.visible)
+        danger = pos.danger
+        throw_cost = None
+        if danger is not None:
+            defence = self.config.defence
+            throw_cost = lambda kind: defence * danger.cost(kind)  # noqa: E731
+        reached = {}
+        for tile, _, useful, _, _, _, _ in fast:
+            priced = self.pricer.price_ready_hands(
+                holding.without(tile), useful, unseen, pos.obs.wall, pos.dealer, throw_cost
+            )
+            if priced is not None:
+                reached[tile] = priced
+        preferred = max(fast, key=lambda row: row[4])[0]
+        if len(reached) < 2 or preferred not in reached:
+            return rows
+        anchor = reached[preferred][1]
+        out = []
+        for row in rows:
+            found = reached.get(row[0])
+            if found is not None and not row[6]:
+                chance, mean = found
+                move = chance * (mean - anchor)
+                extras = {**row[5], "ready_hands": move}
+                row = (row[0], row[1], row[2], row[3], row[4] + move, extras, row[6])
+            out.append(row)
+        return out

@@ -58,6 +58,8 @@ def _best_reason(option: Option) -> str:
         return f"fold: gives up a step for the safest tile{_safety(option)}"
     points = option.extras.get("win_points")
     worth = f", a win ≈ {points:.1f} pts" if points is not None and option.shanten == 0 else ""
+    if option.extras.get("ready_hands", 0.0) >= CLOSE:
+        worth += ", better ready hands ahead"
     return f"{distance(option.shanten)}, {_tiles(option)}{worth}{_safety(option)}"
 
 
@@ -79,6 +81,9 @@ def _versus(option: Option, best: Option) -> str:
     a, b = option.extras.get("win_points"), best.extras.get("win_points")
     if a is not None and b is not None and a < b - 0.5 and option.shanten == best.shanten:
         why.append(f"a win pays less ({a:.1f} vs {b:.1f})")
+    a, b = option.extras.get("ready_hands"), best.extras.get("ready_hands")
+    if a is not None and b is not None and a < b - CLOSE:
+        why.append("poorer ready hands ahead")
     if not why:
         why.append("close call" if _gap(option, best) < CLOSE else "worse shape")
     gap = _gap(option, best)

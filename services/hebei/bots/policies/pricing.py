@@ -9,15 +9,15 @@ points of the wins it is on course for (:mod:`hebei.bots.policies.value`,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hebei.bots.policies.speed import shape_value, win_probability
 from hebei.bots.policies.value import extra_points, route_bonus, win_points
-from hebei.bots.policies.waits import weighted_waits
+from hebei.bots.policies.waits import waits_of, weighted_waits
 from hebei.rules.actions import Action, ActionKind
 from hebei.rules.melds import Meld, MeldKind
-from hebei.rules.shanten import ukeire
+from hebei.rules.shanten import shanten, ukeire
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,3 +167,60 @@ class ShapePricer:
         return self.price(
             holding, result.shanten, result.tiles, holding.unseen(visible), wall, dealer
         )
+
+    def price_ready_hands(
+        self,
+        holding: Holding,
+        useful: Sequence[tuple[int, int]],
+        unseen: list[int],
+        wall: int,
+        dealer: bool,
+        throw_cost: Callable[[int], float] | None = None,
+    ) -> tuple[float, float] | None:
+        """For a 3n+1 ``holding`` one step from ready whose improving draws are ``useful``
+        (kind, copies unseen): ``(chance to get ready, mean value of the ready hand it gets
+        to)``, over its draws by their copies; after each draw the best ready hand its
+        discards leave (its waits and their points, priced as :meth:`price` does, less
+        ``throw_cost`` of the tile thrown to get there). None when no draw gets it ready.
+        ``unseen`` is changed and restored."""
+        counts = list(holding.counts)
+        melds = holding.melds
+        n_melds = len(melds)
+        price = self.price
+        weight = 0
+        total = 0.0
+        for kind, copies in useful:
+            if copies <= 0:
+                continue
+            counts[kind] += 1
+            unseen[kind] -= 1
+            best = None
+            for thrown in range(len(counts)):
+                if not counts[thrown]:
+                    continue
+                counts[thrown] -= 1
+                if shanten(counts, n_melds) == 0:
+                    waits = [(w, unseen[w]) for w in waits_of(counts, n_melds)]
+                    ready = price(_holding(tuple(counts), melds), 0, waits, unseen, wall, dealer)
+                    value = ready.value
+                    if throw_cost is not None:
+                        value -= throw_cost(thrown)
+                    if best is None or value > best:
+                        best = value
+                counts[thrown] += 1
+            counts[kind] -= 1
+            unseen[kind] += 1
+            if best is not None:
+                weight += copies
+                total += copies * best
+        if not weight:
+            return None
+        return reach_chance(weight, sum(unseen), wall), total / weight
+
+
+def reach_chance(useful: int, unseen: int, wall: int) -> float:
+    """Chance that a hand one step from ready gets there before the wall ends: each of its
+    own draws left (a quarter of the live wall) brings one of its ``useful`` copies with
+    their share of the ``unseen`` tiles."""
+    draws = max(1.0, wall / 4)
+    return 1.0 - (1.0 - min(1.0, useful / max(1, unseen))) ** draws

@@ -133,34 +133,3 @@ def best_ready(
         finally:
             counts[kind] += 1
     return best
-
-
-def ready_quality(
-    counts: list[int],
-    n_melds: int,
-    melds: tuple[Meld, ...],
-    unseen: list[int],
-    dealer: bool,
-    draws: Sequence[tuple[int, int]],
-) -> tuple[float, float]:
-    """For a 3n+1 hand one tile from ready whose improving ``draws`` are ``(kind, copies)``:
-    ``(mean live waits, mean win points)`` of the ready hand it reaches, over those draws."""
-    weight = 0
-    live_sum = 0.0
-    points_sum = 0.0
-    for tile, copies in draws:
-        if copies <= 0:
-            continue
-        counts[tile] += 1
-        unseen[tile] -= 1
-        try:
-            live, points = best_ready(counts, n_melds, melds, unseen, dealer)
-        finally:
-            counts[tile] -= 1
-            unseen[tile] += 1
-        weight += copies
-        live_sum += copies * live
-        points_sum += copies * live * points
-    if not weight or not live_sum:
-        return 0.0, 0.0
-    return live_sum / weight, points_sum / live_sum
