@@ -425,11 +425,8 @@ class ExpertPolicy:
         if len(fast) < 2:
             return rows
         unseen = holding.unseen(pos.visible)
-        danger = pos.danger
-        throw_cost = None
-        if danger is not None:
-            defence = self.config.defence
-            throw_cost = lambda kind: defence * danger.cost(kind)  # noqa: E731
+        danger, defence = pos.danger, self.config.defence
+        throw_cost = None if danger is None else (lambda kind: defence * danger.cost(kind))
         reached = {}
         for tile, _, useful, _, _, _, _ in fast:
             priced = self.pricer.price_ready_hands(
