@@ -681,7 +681,7 @@ def _soak_summary(
             "start_mib": _mib(first_pss),
             "warm_mib": _mib(warm),
             "end_mib": _mib(last_pss),
-            "max_mib": _mib(max([*series, last_pss])),
+            "max_mib": _mib(max([first_pss, *series, last_pss])),  # the most it held
             "growth_mib": _mib(last_pss - warm),
             "bound_mib": bounds.get(name, bound_mib),
         }
