@@ -38,10 +38,11 @@ few more) rank alike although one's draws lead to two-sided waits and the other'
 ones. For each one-away discard it takes every improving draw, the best ready hand a discard
 then leaves (its live waits weighted by how often they come, what they pay, the danger of
 the tile thrown to get there), and moves the discard's value by its chance to get ready
-times the difference from the discard level 3 prefers (which keeps its value, so claims and
-folding price as before). Screened paired with the level 4 before it on the tuning walls
-(expert:4 against three efficiency, every wall under the four rotations): see the README's
-bot section. It costs about 0.6 ms a one-away turn (CPU p99 of a ranking 0.6 -> 2.1 ms).
+times the difference from the fastest discard level 3 prefers (which keeps its value, so
+claims and folding price as before). Screened paired with the level 4 before it on the
+tuning walls (expert:4 against three efficiency, every wall under the four rotations): see
+the README's bot section. A ranking's CPU in self-play (530 decisions, without and with it):
+median 0.35 -> 0.40 ms, p99 0.6 -> 2.1 ms.
 
 Level 4 also plays out close push-or-fold discards (a determinised Monte-Carlo look-ahead,
 :mod:`hebei.bots.policies.lookahead`): when an opponent reads ready with at least
@@ -319,7 +320,7 @@ class ExpertPolicy:
             extras = {"break_cost": -value - defence * danger}
             rows.append((tile, option.shanten, option.tiles, shown, value, extras, True))
         if config.ready_hands and fastest == 1 and turn:
-            rows = self._price_ready_hands(pos, holding, rows)
+            rows = self._price_ready_hands(pos, holding, rows, unseen)
         margin = config.fold_margin
         fold = config.fold
         out = []
@@ -414,17 +415,19 @@ class ExpertPolicy:
     def _discard_options(self, pos: Position) -> list[Option]:
         return self.rank_discards(pos, pos.holding, turn=True)
 
-    def _price_ready_hands(self, pos: Position, holding: Holding, rows: list[_Row]) -> list[_Row]:
+    def _price_ready_hands(
+        self, pos: Position, holding: Holding, rows: list[_Row], unseen: list[int]
+    ) -> list[_Row]:
         """The one-away discards' values moved by the ready hands they get to (level 4): the
         shape value counts useful tiles alone, so of two discards with as many, the one whose
         draws reach more waits, or waits that pay more or come more often, or get there
         throwing safer tiles, is worth more. Each moves by its chance to get ready times the
-        difference between the mean value of its ready hands and that of the discard the
-        ranking prefers, which keeps its value (so folding and claims price as before)."""
+        difference between the mean value of its ready hands and that of the fastest discard
+        level 3 prefers, which keeps its value (so folding and claims price as before).
+        ``unseen``: every kind's copies unseen, counted on the 14 tiles."""
         fast = [row for row in rows if not row[6]]
         if len(fast) < 2:
             return rows
-        unseen = holding.unseen(pos.visible)
         danger, defence = pos.danger, self.config.defence
         throw_cost = None if danger is None else (lambda kind: defence * danger.cost(kind))
         reached = {}

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from hebei.bots.policies.speed import shape_value, win_probability
 from hebei.bots.policies.value import extra_points, route_bonus, win_points
-from hebei.bots.policies.waits import waits_of, weighted_waits
+from hebei.bots.policies.waits import ready_discards, weighted_waits
 from hebei.rules.actions import Action, ActionKind
 from hebei.rules.melds import Meld, MeldKind
-from hebei.rules.shanten import shanten, ukeire
+from hebei.rules.shanten import ukeire
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,19 +195,13 @@ class ShapePricer:
             counts[kind] += 1
             unseen[kind] -= 1
             best = None
-            for thrown in range(len(counts)):
-                if not counts[thrown]:
-                    continue
-                counts[thrown] -= 1
-                if shanten(counts, n_melds) == 0:
-                    waits = [(w, unseen[w]) for w in waits_of(counts, n_melds)]
-                    ready = price(_holding(tuple(counts), melds), 0, waits, unseen, wall, dealer)
-                    value = ready.value
-                    if throw_cost is not None:
-                        value -= throw_cost(thrown)
-                    if best is None or value > best:
-                        best = value
-                counts[thrown] += 1
+            for thrown, waits in ready_discards(counts, n_melds):
+                live = [(w, unseen[w]) for w in waits]
+                value = price(_holding(tuple(counts), melds), 0, live, unseen, wall, dealer).value
+                if throw_cost is not None:
+                    value -= throw_cost(thrown)
+                if best is None or value > best:
+                    best = value
             counts[kind] -= 1
             unseen[kind] += 1
             if best is not None:

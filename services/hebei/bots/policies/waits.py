@@ -10,7 +10,7 @@ looked up once per process.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from hebei.bots.policies.value import win_points
 from hebei.rules.melds import Meld
@@ -55,13 +55,15 @@ def wait_value(
     melds: tuple[Meld, ...],
     unseen: Sequence[int],
     dealer: bool,
+    waits: Sequence[int] | None = None,
 ) -> tuple[int, float]:
     """``(live winning tiles, their mean win points)`` of the 3n+1 hand ``counts``:
-    ``unseen[k]`` is how many copies of ``k`` may still come (neither held nor visible)."""
+    ``unseen[k]`` is how many copies of ``k`` may still come (neither held nor visible).
+    ``waits``: its winning tiles when already known."""
     live = 0
     points = 0.0
     b = bytes(counts)
-    for tile in waits_of(counts, n_melds):
+    for tile in waits_of(counts, n_melds) if waits is None else waits:
         copies = unseen[tile]
         if copies <= 0:
             continue
@@ -109,6 +111,21 @@ def waits_of(counts: list[int], n_melds: int) -> tuple[int, ...]:
     return waits
 
 
+def ready_discards(counts: list[int], n_melds: int) -> Iterator[tuple[int, tuple[int, ...]]]:
+    """Each discard from the 3n+2 hand ``counts`` that leaves it ready, as ``(kind thrown,
+    the waits)``; while an item is being used, ``counts`` is the hand after that discard
+    (restored when the next is asked for, or the loop ends or breaks)."""
+    for kind in range(len(counts)):
+        if not counts[kind]:
+            continue
+        counts[kind] -= 1
+        try:
+            if shanten(counts, n_melds) == 0:
+                yield kind, waits_of(counts, n_melds)
+        finally:
+            counts[kind] += 1
+
+
 def best_ready(
     counts: list[int],
     n_melds: int,
@@ -120,16 +137,9 @@ def best_ready(
     ``counts`` leaves (the most live tiles times points); ``(0, 0.0)`` when none is ready."""
     best = (0, 0.0)
     best_total = 0.0
-    for kind in range(len(counts)):
-        if not counts[kind]:
-            continue
-        counts[kind] -= 1
-        try:
-            if shanten(counts, n_melds) == 0:
-                live, points = wait_value(counts, n_melds, melds, unseen, dealer)
-                if live * points > best_total:
-                    best_total = live * points
-                    best = (live, points)
-        finally:
-            counts[kind] += 1
+    for _, waits in ready_discards(counts, n_melds):
+        live, points = wait_value(counts, n_melds, melds, unseen, dealer, waits)
+        if live * points > best_total:
+            best_total = live * points
+            best = (live, points)
     return best
