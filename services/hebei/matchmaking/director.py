@@ -17,7 +17,8 @@ One pass (a *tick*) does what is due, each step idempotent and recorded before t
    booked in the ledger (idempotent keys), ratings updated in the same transaction that marks
    it settled;
 5. a round whose matches all ended and settled is closed once the ledger's standings agree with
-   the reported results (a mismatch still there after a grace period is reported, not hidden):
+   the reported results, points and hands booked alike (a drawn hand moves no points; a
+   mismatch still there after a grace period is reported, not hidden):
    its standings are kept and published, and the tournament finishes after its last round.
 
 The director passes when a change is notified in this process (a tournament started, a match
@@ -48,6 +49,7 @@ from hebei.common.db import check_idle_connection
 from hebei.common.errors import DomainError, FailedPrecondition, NotFound
 from hebei.matchmaking import metrics, seating
 from hebei.matchmaking.gateways import Line
+from hebei.matchmaking.ratings import SEATS
 from hebei.matchmaking.settings import Settings
 from hebei.matchmaking.store import MatchRow, PlayerRow, RatingRow, RoundRow, TournamentRow
 from hebei.matchmaking.tournaments import (
@@ -748,20 +750,31 @@ class Director:
             for pid in set(expected) | set(actual)
             if pid != TOURNAMENT_ACCOUNT and expected.get(pid, 0) != actual.get(pid, 0)
         )
+        # A hand that moved no points (a drawn hand) leaves the sums equal while its
+        # settlement is still in the engine's outbox: the hands booked must agree too, or the
+        # standings would publish a hand too few (each hand books a line for each seat).
+        hands = SEATS * sum(m.hands_played for m in every_match if m.ended)
+        booked = sum(s.hands_played for s in ledger_rows)
         problems = []
-        if differ:
+        if differ or booked != hands:
             key = (tournament_id, current.round_no)
             waited = time.monotonic() - self._ledger_waits.setdefault(key, time.monotonic())
             if waited < self.ledger_grace:
                 return  # the engine's outbox may still be posting settlements
-            shown = ", ".join(
-                f"{pid} ledger {actual.get(pid, 0)} vs results {expected.get(pid, 0)}"
-                for pid in differ[:5]
-            )
-            problems.append(
-                f"ledger standings differ from the match results after round "
-                f"{current.round_no}: {shown}"
-            )
+            if differ:
+                shown = ", ".join(
+                    f"{pid} ledger {actual.get(pid, 0)} vs results {expected.get(pid, 0)}"
+                    for pid in differ[:5]
+                )
+                problems.append(
+                    f"ledger standings differ from the match results after round "
+                    f"{current.round_no}: {shown}"
+                )
+            if booked != hands:
+                problems.append(
+                    f"ledger hands differ from the match results after round "
+                    f"{current.round_no}: {booked} seat lines booked for {hands}"
+                )
             metrics.STANDINGS_MISMATCHES.inc()
         self._ledger_waits.pop((tournament_id, current.round_no), None)
         response = self.ts.rank(row, players, ledger_rows)
