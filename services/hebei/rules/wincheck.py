@@ -23,7 +23,7 @@ from itertools import combinations_with_replacement, product
 from typing import TYPE_CHECKING
 
 from hebei.rules.profile import MAIN, RuleProfile
-from hebei.rules.tiles import DRAGONS, HONORS, N_KINDS
+from hebei.rules.tiles import DRAGONS, HONORS, N_KINDS, ORPHANS
 
 if TYPE_CHECKING:
     from hebei.rules.melds import Meld
@@ -239,11 +239,33 @@ def is_legal_win(
     return checker(profile).wins(counts, melds)
 
 
+def _reach(kind: int) -> int:
+    """The kinds (a bit each) whose added tile can join a held tile of ``kind`` in a set or
+    a pair: ``kind`` itself and, if suited, the ranks next to it in its suit (a chow holding
+    the added tile holds a tile next to it)."""
+    if kind >= 27:
+        return 1 << kind
+    base = kind - kind % 9
+    return sum(1 << k for k in range(max(base, kind - 1), min(base + 9, kind + 2)))
+
+
+_REACH = tuple(_reach(k) for k in range(N_KINDS))
+_ORPHAN_BITS = sum(1 << k for k in ORPHANS)
+
+
 def _completing(counts: list[int], completes: Callable[[list[int]], bool]) -> list[int]:
-    """Kinds whose one more copy ``completes`` the hand; ``counts`` is mutated and restored."""
+    """Kinds whose one more copy ``completes`` the hand; ``counts`` is mutated and restored.
+
+    Only kinds that can complete are tried: the added tile is in a set or the pair of the
+    whole hand, so it is a kind held or next to one in its suit, or else a kind of the
+    thirteen orphans (a 13-tile hand, fully concealed)."""
+    near = _ORPHAN_BITS if sum(counts) == 13 else 0
+    for k in range(N_KINDS):
+        if counts[k]:
+            near |= _REACH[k]
     waits = []
     for k in range(N_KINDS):
-        if counts[k] >= 4:
+        if counts[k] >= 4 or not near >> k & 1:
             continue
         counts[k] += 1
         if completes(counts):

@@ -10,7 +10,13 @@ import pytest
 from hebei.bench.oracle import Decision, points_by_candidate, reshuffled, run, summarise
 from hebei.bots.player import PolicyPlayer
 from hebei.bots.policies import catalogue, make_policy
-from hebei.bots.policies.lookahead import Rollout, better_than_first, candidate_points, sample_world
+from hebei.bots.policies.lookahead import (
+    Rollout,
+    better_than_first,
+    candidate_points,
+    play_candidate,
+    sample_world,
+)
 from hebei.rules.actions import PASS, ActionKind
 from hebei.rules.hand import HandState
 from hebei.rules.match import Match, MatchLength
@@ -124,6 +130,42 @@ def test_pong_or_pass_and_discards_are_played_out_on_the_same_deals() -> None:
     plays = [(discards[0], None, False), (discards[1], None, True)]
     points = candidate_points(obs, plays, 6, random.Random(2), danger)
     assert all(-200 < x < 200 for p in points for x in p)
+
+
+def _played_alone(obs, plays, samples, seed, danger) -> list[list[float]]:
+    """What :func:`candidate_points` gives, each play-out played on its own (no turn of an
+    opponent, no count of waits shared between play-outs)."""
+    rng = random.Random(seed)
+    points: list[list[float]] = [[] for _ in plays]
+    for _ in range(samples):
+        world = sample_world(obs, obs.counts(), rng)
+        for i, (action, then, fold) in enumerate(plays):
+            play = Rollout(world, obs.seat, obs.dealer, danger if fold else None)
+            points[i].append(play_candidate(play, obs, action, then, obs.claim))
+    return points
+
+
+def test_the_play_outs_of_a_world_share_the_opponents_turns_without_changing_a_point() -> None:
+    """On the seat's turn each world's opponents play once for all the candidates (their
+    draws do not depend on what the seat throws), their waits on the deal and the seat's
+    waits are counted once: every play-out scores what it scores played on its own."""
+    seen, _ = _self_play(5_000_019, 3)
+    turns = [o for o in seen if o.phase.value == "turn" and len(o.legal_actions) > 3]
+    offers = [o for o in seen if any(a.kind is ActionKind.PONG for a in o.legal_actions)]
+    danger = [float(k % 5) for k in range(34)]  # folds throw by some fixed order
+    scored = 0
+    for obs in turns[::7][:12]:
+        discards = [a for a in obs.legal_actions if a.kind is ActionKind.DISCARD][:3]
+        plays = [(discards[0], None, False), (discards[1], None, False), (discards[2], None, True)]
+        shared = candidate_points(obs, plays, 8, random.Random(obs.wall), danger)
+        assert shared == _played_alone(obs, plays, 8, obs.wall, danger)
+        scored += any(any(p) for p in shared)  # some play-out that scored
+    assert scored >= 3
+    for obs in offers[:4]:  # an answer to a discard: the waits on the deal are shared
+        pong = next(a for a in obs.legal_actions if a.kind is ActionKind.PONG)
+        plays = [(pong, None, False), (PASS, None, False)]
+        shared = candidate_points(obs, plays, 8, random.Random(obs.wall))
+        assert shared == _played_alone(obs, plays, 8, obs.wall, None)
 
 
 # ---------------------------------------------------------------- the offline oracle

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hebei.rules.scoring import WinContext, score_win
+from hebei.rules.scoring import WinContext, score_win, win_deltas
 from tests.unit.cli.score_runner import invoke, run
 
 DATA = Path(__file__).with_name("data") / "scoring_examples.json"
@@ -40,12 +40,14 @@ def test_example_through_the_library(example: dict) -> None:
     expect = example["expect"]
     if not expect["legal"]:
         assert scored is None
+        assert win_deltas(WinContext.from_json(example["input"])) is None
         return
     assert scored is not None
     assert [f.id for f in scored.fans] == expect["fans"]
     assert scored.bonus == expect["bonus"]
     assert list(scored.deltas) == expect["deltas"]
     assert sum(scored.deltas) == 0
+    assert list(win_deltas(WinContext.from_json(example["input"]))) == expect["deltas"]
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=IDS)

@@ -43,6 +43,46 @@ def test_waits():
     assert counts == to_counts(parse_tiles("1112345678999m"))
 
 
+def _every_tile_tried(counts: list[int], melds: int) -> list[int]:
+    """The waits by brute force: each of the 34 kinds added in turn."""
+    out = []
+    for k in range(34):
+        if counts[k] < 4:
+            counts[k] += 1
+            if is_win(counts, melds):
+                out.append(k)
+            counts[k] -= 1
+    return out
+
+
+@pytest.mark.parametrize(
+    ("hand", "melds"),
+    [
+        ("19m19p19s1234567z", 0),  # thirteen orphans, thirteen waits (not held, not near)
+        ("19m19p19s1234566z", 0),  # ... the one missing
+        ("1112345678999m", 0),
+        ("1133557799m1122z", 0),  # seven pairs, a single left
+        ("5m", 4),
+        ("12m", 3),  # an edge wait and nothing else
+    ],
+)
+def test_the_waits_are_every_kind_that_completes(hand: str, melds: int) -> None:
+    counts = to_counts(parse_tiles(hand))
+    assert winning_tiles(counts, melds) == _every_tile_tried(counts, melds)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 4), st.sampled_from([1, 2, 4]))
+def test_the_waits_tried_near_the_held_tiles_are_all_the_waits(seed, melds, suits):
+    """Only kinds held, next to one held, or of the thirteen orphans are tried: the same
+    waits as trying every kind, on hands of one, two or all suits (more of them ready)."""
+    rng = random.Random(seed)
+    kept = rng.sample(range(4), suits)
+    tiles = [k for k in range(34) for _ in range(4) if min(k // 9, 3) in kept]
+    counts = to_counts(rng.sample(tiles, 13 - 3 * melds))
+    assert winning_tiles(counts, melds) == _every_tile_tried(counts, melds)
+
+
 def _random_hand(rng: random.Random, melds: int) -> list[int]:
     wall = [k for k in range(34) for _ in range(4)]
     rng.shuffle(wall)

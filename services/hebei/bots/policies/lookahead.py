@@ -15,11 +15,18 @@ wins:
   win (discard or self-draw, the waits are the rules' legal waits), keep a drawn tile only
   when it lowers the shanten (then throw the first tile, honors and terminals first, that
   keeps the lower shanten), no claims and no kongs;
-- the win is scored by the real rules (:func:`hebei.rules.scoring.score_win`): the points
+- the win is scored by the real rules (:func:`hebei.rules.scoring.win_deltas`): the points
   this seat gains or pays, kong payments aside (they do not depend on the action);
 - every candidate is played on the same worlds (common random numbers), so the noise of
   the deal cancels out of the differences; the worlds come from a ``random.Random`` seeded
   by the policy's seed and the observation, so play is deterministic.
+
+What one decision shares, without changing a point of any play-out: the opponents' waits
+on each world's deal; on the seat's own turn, the opponents' turns of a world (no claims in
+a play-out, so they draw the same tiles whatever the seat throws, and their greedy play
+depends on their own hands only), played once for all its candidates; and the seat's
+waits, counted once per hand it holds. About 40% less CPU a decision than each play-out
+on its own, the same figures (tests/unit/bots/test_expert_lookahead.py).
 
 Pure Python on :mod:`hebei.rules`; main-profile tables only (the caller checks).
 """
@@ -29,13 +36,13 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hebei.bots.policies.reading import ready_probability
 from hebei.rules.actions import Action, ActionKind
 from hebei.rules.hand import Phase
 from hebei.rules.melds import Meld, MeldKind
-from hebei.rules.scoring import WinContext, WinKind, score_win
+from hebei.rules.scoring import WinContext, WinKind, win_deltas
 from hebei.rules.shanten import shanten
 from hebei.rules.tiles import N_KINDS
 from hebei.rules.views import HIDDEN, Observation
@@ -51,6 +58,23 @@ THROW_ORDER = (
     *(4, 13, 22),
 )
 READY_TRIES = 6  # attempts at building a ready hand before dealing a random one
+# An opponent's turn in a play-out: (its self-draw's points or None, the tile it threw, its
+# hand after the throw, that hand's shanten and waits).
+Step = tuple[float | None, int, Sequence[int], int, frozenset[int]]
+
+
+def _greedy_throw(hand: list[int], melds: int) -> tuple[int, int]:
+    """The greedy throw of a 3n+2 ``hand`` (restored) and the shanten it keeps: the first
+    kind in :data:`THROW_ORDER` whose throw leaves the lowest shanten."""
+    best, best_kind = 99, -1
+    for k in THROW_ORDER:
+        if hand[k]:
+            hand[k] -= 1
+            value = shanten(hand, melds)
+            hand[k] += 1
+            if value < best:
+                best, best_kind = value, k
+    return best_kind, best
 
 
 @dataclass(slots=True)
@@ -60,6 +84,9 @@ class World:
     hands: list[list[int]]
     melds: list[list[Meld]]
     wall: list[int]  # normal draws, in order (only the live ones)
+    # Each hand's shanten and waits where already counted (see :func:`candidate_points`).
+    shanten: list[int | None] = field(default_factory=lambda: [None] * 4)
+    waits: list[frozenset[int] | None] = field(default_factory=lambda: [None] * 4)
 
 
 def _take(pool: list[int], kind: int, n: int) -> bool:
@@ -173,13 +200,21 @@ class Rollout:
         "hands",
         "melds",
         "seat",
+        "seat_waits",
         "shanten",
+        "steps",
         "waits",
         "wall",
     )
 
     def __init__(
-        self, world: World, seat: int, dealer: int, danger: Sequence[float] | None = None
+        self,
+        world: World,
+        seat: int,
+        dealer: int,
+        danger: Sequence[float] | None = None,
+        steps: dict[int, Step] | None = None,
+        seat_waits: dict[tuple[int, bytes], frozenset[int]] | None = None,
     ) -> None:
         self.hands = [list(h) for h in world.hands]
         self.melds = [list(m) for m in world.melds]
@@ -188,8 +223,14 @@ class Rollout:
         self.seat = seat
         self.dealer = dealer
         self.danger = danger  # set: ``seat`` folds, throwing its least dangerous tile
-        self.shanten: list[int | None] = [None, None, None, None]
-        self.waits: list[frozenset[int] | None] = [None, None, None, None]
+        self.shanten = list(world.shanten)
+        self.waits = list(world.waits)
+        # The opponents' turns by draw number, shared by the play-outs of one world whose
+        # turns come in the same order (see :func:`candidate_points`), else None.
+        self.steps = steps
+        # This seat's waits by its melds and hand, shared by all the play-outs of a decision
+        # (its hand after each candidate is the same in every world), else None.
+        self.seat_waits = seat_waits
 
     # -- one seat's hand
 
@@ -202,12 +243,20 @@ class Rollout:
     def _waits(self, s: int) -> frozenset[int]:
         waits = self.waits[s]
         if waits is None:
-            if self._shanten(s) == 0:
-                waits = frozenset(legal_waits(self.hands[s], self.melds[s]))
+            if s == self.seat and self.seat_waits is not None:
+                key = (len(self.melds[s]), bytes(self.hands[s]))
+                waits = self.seat_waits.get(key)
+                if waits is None:
+                    waits = self.seat_waits[key] = self._count_waits(s)
             else:
-                waits = frozenset()
+                waits = self._count_waits(s)
             self.waits[s] = waits
         return waits
+
+    def _count_waits(self, s: int) -> frozenset[int]:
+        if self._shanten(s) == 0:
+            return frozenset(legal_waits(self.hands[s], self.melds[s]))
+        return frozenset()
 
     def _changed(self, s: int) -> None:
         self.shanten[s] = None
@@ -226,8 +275,8 @@ class Rollout:
             discarder,
             last_tile=kind is WinKind.SELF_DRAW and self.draws == len(self.wall),
         )
-        scored = score_win(ctx)
-        return 0.0 if scored is None else float(scored.deltas[self.seat])
+        deltas = win_deltas(ctx)
+        return 0.0 if deltas is None else float(deltas[self.seat])
 
     # -- play
 
@@ -236,6 +285,10 @@ class Rollout:
         self.hands[s][tile] -= 1
         if changed:
             self._changed(s)
+        return self._win_on(s, tile)
+
+    def _win_on(self, s: int, tile: int) -> float | None:
+        """The points if another seat wins on ``s``'s thrown ``tile``, else None."""
         total = None
         for offset in (1, 2, 3):
             other = (s + offset) % 4
@@ -250,17 +303,7 @@ class Rollout:
 
     def choose_throw(self, s: int) -> int:
         """The greedy throw of ``s``'s 3n+2 hand: keep the lowest shanten."""
-        hand = self.hands[s]
-        m = len(self.melds[s])
-        best, best_kind = 99, -1
-        for k in THROW_ORDER:
-            if hand[k]:
-                hand[k] -= 1
-                value = shanten(hand, m)
-                hand[k] += 1
-                if value < best:
-                    best, best_kind = value, k
-        return best_kind
+        return _greedy_throw(self.hands[s], len(self.melds[s]))[0]
 
     def turn(self, s: int) -> float | None:
         """``s`` draws and throws; the points if the hand ends, else None."""
@@ -268,6 +311,17 @@ class Rollout:
             return 0.0  # exhaustive draw
         tile = self.wall[self.draws]
         self.draws += 1
+        if s != self.seat and self.steps is not None:
+            step = self.steps.get(self.draws)
+            if step is None:
+                step = self.steps[self.draws] = self._step(s, tile)
+            won, throw, hand, value, waits = step
+            if won is not None:
+                return won
+            self.hands[s] = list(hand)
+            self.shanten[s] = value
+            self.waits[s] = waits
+            return self._win_on(s, throw)
         hand = self.hands[s]
         if hand[tile] < 4 and tile in self._waits(s):
             return self._score(s, tile, WinKind.SELF_DRAW, None)
@@ -282,6 +336,25 @@ class Rollout:
         # waits stay as they were.
         throw = self.choose_throw(s) if shanten(hand, len(self.melds[s])) < now else tile
         return self.discard(s, throw, changed=throw != tile)
+
+    def _step(self, s: int, tile: int) -> Step:
+        """Opponent ``s``'s greedy turn on drawing ``tile``, as :meth:`turn` plays it:
+        (its self-draw's points or None, the tile thrown, the hand left, its shanten and
+        waits). It depends on that seat's hand and the wall only, never on this seat's
+        play, so the play-outs of one world share it."""
+        hand = self.hands[s]
+        if hand[tile] < 4 and tile in self._waits(s):
+            return self._score(s, tile, WinKind.SELF_DRAW, None), -1, (), 0, frozenset()
+        now = self._shanten(s)
+        melds = self.melds[s]
+        after = list(hand)
+        after[tile] += 1
+        if shanten(after, len(melds)) >= now:
+            return None, tile, hand, now, self._waits(s)
+        throw, value = _greedy_throw(after, len(melds))
+        after[throw] -= 1
+        waits = frozenset(legal_waits(after, melds)) if value == 0 else frozenset()
+        return None, throw, after, value, waits
 
     def play_from(self, s: int) -> float:
         """Play on from ``s``'s draw to the end of the hand."""
@@ -310,12 +383,30 @@ def candidate_points(
     hand = obs.counts()
     claim = obs.claim
     points: list[list[float]] = [[] for _ in actions]
+    # On the seat's turn every play-out of a world goes on from the next seat, so the
+    # opponents draw the same tiles in the same order whatever this seat throws: their
+    # turns are played once per world and shared (an answer to a discard changes the order).
+    turn = obs.phase is Phase.TURN
+    seat_waits: dict[tuple[int, bytes], frozenset[int]] = {}
     for _ in range(samples):
         world = sample_world(obs, hand, rng)
+        steps: dict[int, Step] | None = {} if turn else None
+        _count_opponents(world, seat, obs.dealer)
         for i, (action, then, fold) in enumerate(actions):
-            play = Rollout(world, seat, obs.dealer, danger if fold else None)
-            points[i].append(_play(play, obs, action, then, claim))
+            fold_by = danger if fold else None
+            play = Rollout(world, seat, obs.dealer, fold_by, steps, seat_waits)
+            points[i].append(play_candidate(play, obs, action, then, claim))
     return points
+
+
+def _count_opponents(world: World, seat: int, dealer: int) -> None:
+    """Count the opponents' shanten and waits on the world's deal once for all its play-outs
+    (each play-out asks for them at the first discard)."""
+    play = Rollout(world, seat, dealer)
+    for offset in (1, 2, 3):
+        other = (seat + offset) % 4
+        world.waits[other] = play._waits(other)
+        world.shanten[other] = play.shanten[other]
 
 
 def better_than_first(points: Sequence[Sequence[float]], z: float) -> int:
@@ -335,7 +426,9 @@ def better_than_first(points: Sequence[Sequence[float]], z: float) -> int:
     return best
 
 
-def _play(play: Rollout, obs: Observation, action: Action, then, claim) -> float:
+def play_candidate(play: Rollout, obs: Observation, action: Action, then, claim) -> float:
+    """The points of this seat playing ``action`` (then throwing ``then`` after a pong) in
+    ``play``, from the observation's decision to the end of the hand."""
     seat = obs.seat
     kind = action.kind
     if obs.phase is Phase.TURN:

@@ -6,7 +6,14 @@ the classic patterns, doublings and payments, and the false-win penalty.
 
 from __future__ import annotations
 
-from hebei.rules.scoring.calculator import Fan, ScoredWin, best_reading, fans_of, score_win
+from hebei.rules.scoring.calculator import (
+    Fan,
+    ScoredWin,
+    best_reading,
+    fans_of,
+    score_win,
+    win_deltas,
+)
 from hebei.rules.scoring.context import WinContext, WinKind, request_profile
 from hebei.rules.scoring.fans import (
     ALL_FANS,
@@ -53,5 +60,6 @@ __all__ = [
     "score_win",
     "settle_hand",
     "system_of",
+    "win_deltas",
     "win_payments",
 ]

@@ -90,6 +90,22 @@ def best_reading(
     return reading, tuple(table[f.id] for f in items)
 
 
+def win_deltas(ctx: WinContext, profile: RuleProfile = MAIN) -> Deltas | None:
+    """The payments of a declared win, as :func:`score_win` gives them (they depend on the
+    best reading's value alone), without naming the reading or its items; None when the
+    hand is not a legal win. For callers that only need the points, many times a decision
+    (the expert's play-outs)."""
+    ctx.check(profile)
+    system = system_of(profile)
+    values = [
+        system.value(system.items(reading, ctx, profile), profile)
+        for reading in readings(ctx.concealed, ctx.melds, ctx.win_tile, profile)
+    ]
+    if not values:
+        return None
+    return system.payments(ctx, max(values), profile)[1]
+
+
 def score_win(ctx: WinContext, profile: RuleProfile = MAIN) -> ScoredWin | None:
     """Score a declared win; None when the hand is not a legal win.
 
