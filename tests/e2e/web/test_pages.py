@@ -227,6 +227,10 @@ def test_a_tournament_and_the_operators_view(
                 break
             refusals.append(page.locator("#status").inner_text())
             assert time.monotonic() < deadline, refusals
+        # The confirmation stays through the list's refreshes (every 3 s) until the next
+        # action: a refresh clears only its own failure.
+        page.wait_for_timeout(3_500)
+        assert page.locator("#status").inner_text().startswith("Dissolved")
         assert page.evaluate("sessionStorage.getItem('hebei.operator')")
     finally:
         with contextlib.suppress(grpc.RpcError):  # a failure above is the one to report

@@ -4,6 +4,9 @@ import { $, api, el, fill } from "./common.js";
 
 const KEY = "hebei.operator";
 let timer = null;
+// Whether the status line shows the periodic refresh's own failure: the next good refresh
+// clears it, but never what an operator's action said (it stays until the next action).
+let refreshFailed = false;
 
 function credentials() {
   try {
@@ -70,12 +73,16 @@ async function refresh() {
   try {
     data = await call("/api/operator/overview");
   } catch (error) {
+    refreshFailed = true;
     say(error.message, true);
     if (error.status === 401) $("#views").classList.add("hidden");
     return;
   }
   $("#views").classList.remove("hidden");
-  say("");
+  if (refreshFailed) {
+    refreshFailed = false;
+    say("");
+  }
   fill($("#services tbody"), data.services.map((s) => el("tr", { dataset: { service: s.service } },
     el("td", {}, s.service), el("td", {}, s.address), el("td", {}, health(s.status)),
     el("td", { class: "num" }, String(s.ms)))));
@@ -104,6 +111,7 @@ async function refresh() {
         t.status === "running" ? el("button", { type: "button", onclick: () => pauseResume(t, "pause") }, "Pause") : "",
         t.status === "paused" ? el("button", { type: "button", onclick: () => pauseResume(t, "resume") }, "Resume") : ""))));
   } catch (error) {
+    refreshFailed = true;
     say(error.message, true);
   }
 }
