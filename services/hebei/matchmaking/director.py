@@ -49,7 +49,6 @@ from hebei.common.db import check_idle_connection
 from hebei.common.errors import DomainError, FailedPrecondition, NotFound
 from hebei.matchmaking import metrics, seating
 from hebei.matchmaking.gateways import Line
-from hebei.matchmaking.ratings import SEATS
 from hebei.matchmaking.settings import Settings
 from hebei.matchmaking.store import MatchRow, PlayerRow, RatingRow, RoundRow, TournamentRow
 from hebei.matchmaking.tournaments import (
@@ -753,7 +752,7 @@ class Director:
         # A hand that moved no points (a drawn hand) leaves the sums equal while its
         # settlement is still in the engine's outbox: the hands booked must agree too, or the
         # standings would publish a hand too few (each hand books a line for each seat).
-        hands = SEATS * sum(m.hands_played for m in every_match if m.ended)
+        hands = sum(m.hands_played * len(m.player_ids()) for m in every_match if m.ended)
         booked = sum(s.hands_played for s in ledger_rows)
         problems = []
         if differ or booked != hands:

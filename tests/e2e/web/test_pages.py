@@ -228,8 +228,10 @@ def test_a_tournament_and_the_operators_view(
             refusals.append(page.locator("#status").inner_text())
             assert time.monotonic() < deadline, refusals
         # The confirmation stays through the list's refreshes (every 3 s) until the next
-        # action: a refresh clears only its own failure.
-        page.wait_for_timeout(3_500)
+        # action: a refresh clears only its own failure. A refresh is over once it has
+        # rebuilt the services' rows (after its status line), which drops this mark.
+        page.evaluate("document.querySelector('#services tbody tr').dataset.seen = '1'")
+        page.wait_for_function("!document.querySelector('#services tbody tr[data-seen]')")
         assert page.locator("#status").inner_text().startswith("Dissolved")
         assert page.evaluate("sessionStorage.getItem('hebei.operator')")
     finally:

@@ -61,6 +61,13 @@ READY_TRIES = 6  # attempts at building a ready hand before dealing a random one
 # An opponent's turn in a play-out: (its self-draw's points or None, the tile it threw, its
 # hand after the throw, that hand's shanten and waits).
 Step = tuple[float | None, int, Sequence[int], int, frozenset[int]]
+# This seat's waits by (its melds, the bytes of its hand), shared by a decision's play-outs.
+SeatWaits = dict[tuple[int, bytes], frozenset[int]]
+
+
+def _ready_waits(hand: list[int], melds: Sequence[Meld], value: int) -> frozenset[int]:
+    """The waits of a 3n+1 ``hand`` whose shanten is ``value``: none unless it is ready."""
+    return frozenset(legal_waits(hand, melds)) if value == 0 else frozenset()
 
 
 def _greedy_throw(hand: list[int], melds: int) -> tuple[int, int]:
@@ -214,7 +221,7 @@ class Rollout:
         dealer: int,
         danger: Sequence[float] | None = None,
         steps: dict[int, Step] | None = None,
-        seat_waits: dict[tuple[int, bytes], frozenset[int]] | None = None,
+        seat_waits: SeatWaits | None = None,
     ) -> None:
         self.hands = [list(h) for h in world.hands]
         self.melds = [list(m) for m in world.melds]
@@ -254,9 +261,7 @@ class Rollout:
         return waits
 
     def _count_waits(self, s: int) -> frozenset[int]:
-        if self._shanten(s) == 0:
-            return frozenset(legal_waits(self.hands[s], self.melds[s]))
-        return frozenset()
+        return _ready_waits(self.hands[s], self.melds[s], self._shanten(s))
 
     def _changed(self, s: int) -> None:
         self.shanten[s] = None
@@ -353,8 +358,7 @@ class Rollout:
             return None, tile, hand, now, self._waits(s)
         throw, value = _greedy_throw(after, len(melds))
         after[throw] -= 1
-        waits = frozenset(legal_waits(after, melds)) if value == 0 else frozenset()
-        return None, throw, after, value, waits
+        return None, throw, after, value, _ready_waits(after, melds, value)
 
     def play_from(self, s: int) -> float:
         """Play on from ``s``'s draw to the end of the hand."""
@@ -387,11 +391,11 @@ def candidate_points(
     # opponents draw the same tiles in the same order whatever this seat throws: their
     # turns are played once per world and shared (an answer to a discard changes the order).
     turn = obs.phase is Phase.TURN
-    seat_waits: dict[tuple[int, bytes], frozenset[int]] = {}
+    seat_waits: SeatWaits = {}
     for _ in range(samples):
         world = sample_world(obs, hand, rng)
         steps: dict[int, Step] | None = {} if turn else None
-        _count_opponents(world, seat, obs.dealer)
+        _count_opponents(world, seat)
         for i, (action, then, fold) in enumerate(actions):
             fold_by = danger if fold else None
             play = Rollout(world, seat, obs.dealer, fold_by, steps, seat_waits)
@@ -399,14 +403,14 @@ def candidate_points(
     return points
 
 
-def _count_opponents(world: World, seat: int, dealer: int) -> None:
+def _count_opponents(world: World, seat: int) -> None:
     """Count the opponents' shanten and waits on the world's deal once for all its play-outs
     (each play-out asks for them at the first discard)."""
-    play = Rollout(world, seat, dealer)
     for offset in (1, 2, 3):
         other = (seat + offset) % 4
-        world.waits[other] = play._waits(other)
-        world.shanten[other] = play.shanten[other]
+        hand, melds = world.hands[other], world.melds[other]
+        value = world.shanten[other] = shanten(hand, len(melds))
+        world.waits[other] = _ready_waits(hand, melds, value)
 
 
 def better_than_first(points: Sequence[Sequence[float]], z: float) -> int:

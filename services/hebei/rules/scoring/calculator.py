@@ -3,6 +3,7 @@ profile's scoring system (:mod:`hebei.rules.scoring.systems`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hebei.rules.profile import MAIN, RuleProfile
@@ -59,14 +60,21 @@ def fans_of(reading: Reading, ctx: WinContext, profile: RuleProfile = MAIN) -> t
     return applied(system_of(profile).fans, reading, ctx, profile)
 
 
-def _best(ctx: WinContext, profile: RuleProfile) -> tuple[Reading, tuple[Fan, ...], int] | None:
-    """The reading of highest value, its scored items and value; None when not a win."""
+def _valued(
+    ctx: WinContext, profile: RuleProfile
+) -> Iterator[tuple[Reading, tuple[Fan, ...], int]]:
+    """Every reading of the win with its scored items and value."""
     system = system_of(profile)
-    best_key: tuple[int, int] | None = None
-    tied: list[tuple[Reading, tuple[Fan, ...], int]] = []
     for reading in readings(ctx.concealed, ctx.melds, ctx.win_tile, profile):
         items = system.items(reading, ctx, profile)
-        value = system.value(items, profile)
+        yield reading, items, system.value(items, profile)
+
+
+def _best(ctx: WinContext, profile: RuleProfile) -> tuple[Reading, tuple[Fan, ...], int] | None:
+    """The reading of highest value, its scored items and value; None when not a win."""
+    best_key: tuple[int, int] | None = None
+    tied: list[tuple[Reading, tuple[Fan, ...], int]] = []
+    for reading, items, value in _valued(ctx, profile):
         key = (-value, _SHAPE_RANK[reading.shape])
         if best_key is None or key < best_key:
             best_key, tied = key, [(reading, items, value)]
@@ -96,14 +104,10 @@ def win_deltas(ctx: WinContext, profile: RuleProfile = MAIN) -> Deltas | None:
     hand is not a legal win. For callers that only need the points, many times a decision
     (the expert's play-outs)."""
     ctx.check(profile)
-    system = system_of(profile)
-    values = [
-        system.value(system.items(reading, ctx, profile), profile)
-        for reading in readings(ctx.concealed, ctx.melds, ctx.win_tile, profile)
-    ]
-    if not values:
+    value = max((value for _, _, value in _valued(ctx, profile)), default=None)
+    if value is None:
         return None
-    return system.payments(ctx, max(values), profile)[1]
+    return system_of(profile).payments(ctx, value, profile)[1]
 
 
 def score_win(ctx: WinContext, profile: RuleProfile = MAIN) -> ScoredWin | None:
