@@ -37,6 +37,12 @@ def test_a_small_stack_bench_reports_every_figure(database_url, broker_url, tmp_
         figures["hands_per_second"] / figures["in_process_hands_per_second"], rel=0.02
     )
     assert 0 < figures["seat_rtt_p50_ms"] <= figures["seat_rtt_p99_ms"]
+    assert 0 < figures["decision_wait_p50_ms"] <= figures["decision_wait_p99_ms"]
+    # The round trip is the wait's part after the observation left (its commit came first).
+    assert figures["seat_rtt_p50_ms"] <= figures["decision_wait_p50_ms"]
+    latency = figures["latency_ms"]
+    assert latency["decision_sent_to_answer"]["p99"] == figures["seat_rtt_p99_ms"]
+    assert latency["decision_offered_to_answer"]["p99"] == figures["decision_wait_p99_ms"]
     assert "TableService/OpenMatch" in figures["method_p99_ms"]["table"]
     assert {"table", "ledger", "matchmaking", "bots", "postgres", "redis"} <= set(
         figures["cpu_seconds"]

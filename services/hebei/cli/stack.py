@@ -95,8 +95,9 @@ def _print(result: dict, tables: int, hands: int, policy: str) -> None:
         ("hands/s through the stack", "hands_per_second", ">="),
         ("hands/s in one process (same walls)", "in_process_hands_per_second", None),
         ("stack ÷ in process", "ratio", ">="),
-        ("seat round trip p50, ms", "seat_rtt_p50_ms", None),
+        ("seat round trip p50, ms (observation sent → action)", "seat_rtt_p50_ms", None),
         ("seat round trip p99, ms", "seat_rtt_p99_ms", "<="),
+        ("decision opened → action p99, ms (with its commit)", "decision_wait_p99_ms", None),
         ("events written/s", "events_per_second", None),
         ("settlements booked/s", "settlements_per_second", None),
     )
@@ -124,7 +125,8 @@ def _print(result: dict, tables: int, hands: int, policy: str) -> None:
         for window in summary["windows"]:
             out.print(
                 f"window of {window['seconds']:g} s: {window['hands_per_second']:g} hands/s,"
-                f" seat round trip p99 {window['seat_rtt_p99_ms']} ms"
+                f" seat round trip p99 {window['seat_rtt_p99_ms']} ms (decision opened →"
+                f" action {window['decision_wait_p99_ms']} ms)"
             )
         out.print(
             f"p99 per window: median {summary['seat_rtt_p99_ms_median']} ms, max"

@@ -33,6 +33,7 @@ def test_a_tiny_soak_reports_errors_memory_and_p99_per_window(
     soak = figures["soak"]
     assert soak["windows"] and all(w["seconds"] >= 1 for w in soak["windows"])
     assert any(w["seat_rtt_p99_ms"] for w in soak["windows"])
+    assert any(w["decision_wait_p99_ms"] for w in soak["windows"])
     memory = soak["memory"]
     assert {"table", "ledger", "matchmaking", "bots-1", "redis"} <= set(memory)
     assert any(name.startswith("bots-1/") for name in memory)  # each Celery process
