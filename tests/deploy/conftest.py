@@ -10,6 +10,7 @@ Debian package).
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -65,7 +66,11 @@ def docker_compose() -> str:
 
 
 def run(argv: list[str], *, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    """``argv`` without this shell's HEBEI_* settings: docker compose substitutes a variable
+    from the shell before the env file, so a developer's ``HEBEI_BROKER_URL`` (the tests' own
+    servers) would stand in for the compose file's default the tests check."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEBEI_")}
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def load_generator() -> ModuleType:
