@@ -10,9 +10,10 @@ from prometheus_client import Counter, Gauge, Histogram
 # Seconds. 20 ms, the bot seats' p99 round-trip target (ARCHITECTURE.md, `hebei bench stack`,
 # the HebeiSeatDecisionSlow alert), is an edge: a quantile inside a bucket is interpolated, so
 # with edges at 10 and 25 ms alone a p99 reading 24.8 ms could not say whether 20 ms was met.
+# 35 and 75 ms split the buckets a loaded machine's p99 falls in (16 and 64 tables).
 DECISION_BUCKETS = (
-    0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16,
-    32,
+    0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.025, 0.035, 0.05, 0.075, 0.1, 0.25, 0.5,
+    1, 2, 4, 8, 16, 32,
 )  # fmt: skip
 
 TABLES_ACTIVE = Gauge("hebei_table_tables_active", "Matches waiting or being played.")
