@@ -483,8 +483,8 @@ def _run_on_stack(
     status(f"replaying the same {len(replay)} walls in one process")
     in_process, replayed = _in_process(options.policy, replay, options.hands)
     moved = {name: delta(after[name], before[name]) for name in after}
-    rtt = _percentiles(buckets_of(moved["table"], ROUND_TRIP, seat_kind="bot"))
-    wait = _percentiles(buckets_of(moved["table"], DECISION_WAIT, seat_kind="bot"))
+    latency = _latencies(moved["table"], bots_moved)
+    rtt, wait = latency["decision_sent_to_answer"], latency["decision_offered_to_answer"]
     hands_per_second = played.hands / elapsed if elapsed > 0 else 0.0
     cpu = {
         name: round(cpu_after.get(name, 0.0) - cpu_before.get(name, 0.0), 2)
@@ -507,7 +507,7 @@ def _run_on_stack(
         "decision_wait_p50_ms": wait["p50"],
         "decision_wait_p99_ms": wait["p99"],
         "method_p99_ms": {name: method_p99(samples) for name, samples in moved.items()},
-        "latency_ms": _latencies(moved["table"], bots_moved),
+        "latency_ms": latency,
         "cpu_seconds": _cpu_by_component(cpu),
         "cpu_ms_per_hand": {
             name: round(1000 * seconds / played.hands, 1) if played.hands else None
@@ -630,12 +630,15 @@ def _latencies(table: Samples, bots: Samples) -> dict[str, dict[str, float | Non
     in the workers), the whole wait from the decision's opening."""
     return {
         "event_log_commit": _percentiles(buckets_of(table, "hebei_table_event_log_write_seconds")),
-        "decision_sent_to_answer": _percentiles(buckets_of(table, ROUND_TRIP, seat_kind="bot")),
+        "decision_sent_to_answer": _bot_percentiles(table, ROUND_TRIP),
         "bot_decision": _percentiles(buckets_of(bots, "hebei_bot_decision_seconds")),
-        "decision_offered_to_answer": _percentiles(
-            buckets_of(table, DECISION_WAIT, seat_kind="bot")
-        ),
+        "decision_offered_to_answer": _bot_percentiles(table, DECISION_WAIT),
     }
+
+
+def _bot_percentiles(table: Samples, metric: str) -> dict[str, float | None]:
+    """p50 and p99 in ms of one of the engine's decision histograms, for the bot seats."""
+    return _percentiles(buckets_of(table, metric, seat_kind="bot"))
 
 
 def _window(after: Samples, before: Samples, seconds: float) -> dict[str, Any]:
@@ -644,10 +647,8 @@ def _window(after: Samples, before: Samples, seconds: float) -> dict[str, Any]:
     return {
         "seconds": round(seconds, 1),
         "hands_per_second": round(hands / seconds, 2) if seconds else 0.0,
-        "seat_rtt_p99_ms": _percentiles(buckets_of(moved, ROUND_TRIP, seat_kind="bot"))["p99"],
-        "decision_wait_p99_ms": _percentiles(buckets_of(moved, DECISION_WAIT, seat_kind="bot"))[
-            "p99"
-        ],
+        "seat_rtt_p99_ms": _bot_percentiles(moved, ROUND_TRIP)["p99"],
+        "decision_wait_p99_ms": _bot_percentiles(moved, DECISION_WAIT)["p99"],
     }
 
 

@@ -354,8 +354,8 @@ class Rollout:
         melds = self.melds[s]
         after = list(hand)
         after[tile] += 1
-        if shanten(after, len(melds)) >= now:
-            return None, tile, hand, now, self._waits(s)
+        if shanten(after, len(melds)) >= now:  # throws what it drew: the hand as it was
+            return None, tile, tuple(hand), now, self._waits(s)
         throw, value = _greedy_throw(after, len(melds))
         after[throw] -= 1
         return None, throw, after, value, _ready_waits(after, melds, value)
