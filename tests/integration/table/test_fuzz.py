@@ -110,7 +110,7 @@ def test_fuzzing_every_rpc(database_url, fresh_schema, tmp_path) -> None:
         assert report.sent >= 3000, report.sent
         assert set(report.by_rpc) == set(RPCS)
         assert report.seen["INVALID_ARGUMENT"] > CALLS // 3, report.seen  # mostly refused
-        assert report.rss_after - report.rss_before < RSS_GROWTH_KIB, report.line("table")
+        report.check_memory("table", RSS_GROWTH_KIB, SIZE_LIMIT)
         print(report.line("table"))
     finally:
         channel.close()
