@@ -93,6 +93,30 @@ def test_decisions_and_values_are_pinned(seed: int) -> None:
     assert digest(play(seed)) == PINNED[seed]
 
 
+def test_memo_tables_are_cleared_at_their_limits_and_change_no_decision(monkeypatch) -> None:
+    """A worker's memory levels off because each memo table is cleared at its limit; a table
+    cleared mid-match (tiny limits here) changes no decision or price, and no table holds
+    more than its limit, where the same hands fill each far beyond it."""
+    from hebei.bots.policies import waits
+    from hebei.rules import shanten as rules_shanten
+
+    seed = 5_000_015
+    tables = {"fan": waits._fan_cache, "draws": rules_shanten._MASKED_DRAWS}
+    limits = {"fan": 4, "draws": 300}
+    for table in tables.values():
+        table.clear()
+    play(seed)
+    filled = {name: len(table) for name, table in tables.items()}
+    assert all(filled[name] > 3 * limits[name] for name in limits), filled
+    monkeypatch.setattr(waits, "_CACHE_LIMIT", limits["fan"])
+    monkeypatch.setattr(rules_shanten, "_DRAWS_LIMIT", limits["draws"])
+    for table in tables.values():
+        table.clear()
+    assert digest(play(seed)) == PINNED[seed]
+    for name, table in tables.items():
+        assert 0 < len(table) <= limits[name], (name, len(table))
+
+
 def test_the_danger_map_is_the_sum_of_its_threats(decisions) -> None:
     checked = 0
     for obs, _, _ in decisions:

@@ -54,7 +54,7 @@ from hebei.rules.tiles import N_KINDS
 from hebei.rules.views import Observation
 from hebei.rules.wincheck import legal_waits
 
-_CACHE_LIMIT = 200_000
+_CACHE_LIMIT = 50_000  # entries per memo table (see hebei.bots.policies.waits)
 KONG_TILES = {ActionKind.CONCEALED_KONG: 4, ActionKind.EXPOSED_KONG: 3, ActionKind.ADDED_KONG: 1}
 CLAIMS = (ActionKind.PONG, ActionKind.EXPOSED_KONG, ActionKind.CHOW)
 

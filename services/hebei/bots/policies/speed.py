@@ -100,8 +100,8 @@ def _win_probability(
 
 
 # The two models memoised by their arguments (a few thousand distinct ones in a hand's
-# positions): the same floats, computed once.
-MEMO_SIZE = 100_000
+# positions): the same floats, computed once; about 140 bytes an entry, 7 MiB each when full.
+MEMO_SIZE = 50_000
 shape_value = functools.lru_cache(maxsize=MEMO_SIZE)(_shape_value)
 win_probability = functools.lru_cache(maxsize=MEMO_SIZE)(_win_probability)
 
