@@ -24,8 +24,8 @@ from hebei.rules.wincheck import winning_tiles
 # time, a wind 13.9%, a terminal 12.1%, a 2-8 tile 9.7%.
 LIVE_WEIGHT = (1.25, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.25) * 3 + (1.4,) * 4 + (1.7,) * 3
 # Each memo table is cleared when it reaches this many entries, so a long-lived worker's
-# memory levels off: about 180 bytes an entry, 9 MiB at the limit. Most reuse is within a hand
-# (half the look-ups hit, ~10 new entries a hand), so a smaller table costs nothing.
+# memory levels off: about 180 bytes an entry, 9 MiB at the limit. Half the look-ups hit, and
+# nearly all hits are within a match (~10 new entries a hand), so a smaller table costs nothing.
 _CACHE_LIMIT = 50_000
 _fan_cache: dict[tuple[bytes, tuple[Meld, ...], int], int] = {}
 
