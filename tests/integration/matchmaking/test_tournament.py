@@ -218,13 +218,18 @@ def test_placement_points_are_booked_per_match_and_ranked(stack, start_worker):
     stack.register_bots(tid, 4, "efficiency")
     stack.mm().StartTournament(mm.StartTournamentRequest(tournament_id=tid))
     finished = stack.wait_finished(tid)
+    response = stack.mm().GetStandings(mm.GetStandingsRequest(tournament_id=tid))
+    # Once seen failing in CI with no placement entry (cause not found): say what ended how.
+    why = (
+        f"status {mm.TournamentStatus.Name(finished.status)}, problems {list(response.problems)},"
+        f" points {[(r.standing.points, r.placement_points) for r in response.ranking]}"
+    )
     placements = [
         e for e in stack.ledger_entries(tid)
         if e.adjustment.kind == ledger_pb2.ADJUSTMENT_KIND_PLACEMENT
     ]  # fmt: skip
-    assert len(placements) == 1
+    assert len(placements) == 1, why
     assert sum(p.amount for p in placements[0].postings) == 0
-    response = stack.mm().GetStandings(mm.GetStandingsRequest(tournament_id=tid))
     assert sum(r.placement_points for r in response.ranking) == 0
     assert any(r.placement_points for r in response.ranking)
     _check_books(stack, finished)
