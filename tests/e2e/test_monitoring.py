@@ -165,15 +165,23 @@ def monitored(database_url: str, broker_url: str) -> Iterator[Monitored]:
             # Every target scraped after the tournament and the audits.
             since = time.time()
 
+            seen: list[tuple] = []  # the targets as last read, for the failure message
+
             def scraped_since() -> bool:
                 targets = json.loads(http_get(f"{base}/api/v1/targets"))["data"]
                 active = targets["activeTargets"]
+                seen[:] = [
+                    (t["scrapeUrl"], t["health"], t["lastScrape"], t["lastError"]) for t in active
+                ]
                 return len(active) == 5 and all(
                     t["health"] == "up" and _timestamp(t["lastScrape"]) > since + 0.5
                     for t in active
                 )
 
-            wait_for(scraped_since, 60, "Prometheus to scrape every target again")
+            try:
+                wait_for(scraped_since, 60, "Prometheus to scrape every target again")
+            except AssertionError as exc:  # once seen in CI, cause not found: name the targets
+                raise AssertionError(f"{exc}; since {since:.1f}, targets {seen}") from None
             addresses = [*stack.metrics_addresses.values(), *stack.bot_metrics_addresses]
             scrapes = {a: http_get(f"http://{a}/metrics") for a in addresses}
             yield Monitored(stack, base, scrapes, tid, audit.stdout)
