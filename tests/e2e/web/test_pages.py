@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 import httpx
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from hebei.v1 import matchmaking_pb2 as mm
 from tests.e2e.web.conftest import sit_down
@@ -66,6 +67,15 @@ def test_play_against_bots_in_the_browser(page: Any, site: Any, artifacts: Any) 
     assert page.locator(".seat.pos-bottom .name").inner_text().startswith("Mei")
     page.wait_for_selector(".seat:not(.pos-bottom) .discards .tile", timeout=60_000)
 
+    # Auto-play (托管) on, then off again, in the match's first hands: the engine may play a
+    # few hands meanwhile, and a match near its end would finish (and take-over with it).
+    page.keyboard.press("t")
+    page.wait_for_selector("#auto[data-on='1']")
+    page.wait_for_selector(".seat.pos-bottom [data-flag=auto]")
+    page.keyboard.press("t")
+    page.wait_for_selector("#auto[data-on='0']", timeout=60_000)
+    assert not state_of(page)["finished"], "auto-play finished the match: give it more hands"
+
     # Play: keep pairs, pass on claims, until a pong is offered; then claim it.
     ponged = False
     drops = 0
@@ -78,8 +88,13 @@ def test_play_against_bots_in_the_browser(page: Any, site: Any, artifacts: Any) 
             page.keyboard.press("t")
             page.wait_for_selector("#auto[data-on='0']", timeout=60_000)
             continue
-        if page.locator("#option-buttons button[data-kind=pong]").count():
-            page.click("#option-buttons button[data-kind=pong]")
+        # The state says a pong is offered (its button may not be drawn yet: play_one would
+        # pass it).
+        if any(option["kind"] == "pong" for option in state["options"]):
+            try:
+                page.click("#option-buttons button[data-kind=pong]", timeout=10_000)
+            except PlaywrightTimeoutError:  # the offer closed before its button was drawn
+                continue
             page.wait_for_function(
                 "() => { const s = window.hebeiPage.state;"
                 " return !s.options.some(o => o.kind === 'pong'); }"
@@ -90,13 +105,6 @@ def test_play_against_bots_in_the_browser(page: Any, site: Any, artifacts: Any) 
             drops += 1
     page.screenshot(path=str(artifacts / "table-pong.png"))
 
-    # Auto-play (托管) on, then off again (the engine may play a few hands meanwhile).
-    page.keyboard.press("t")
-    page.wait_for_selector("#auto[data-on='1']")
-    page.wait_for_selector(".seat.pos-bottom [data-flag=auto]")
-    page.keyboard.press("t")
-    page.wait_for_selector("#auto[data-on='0']")
-    assert not state_of(page)["finished"], "auto-play finished the match: give it more hands"
     # The person plays the hand to its end; its settlement shows, with each win's fans.
     deadline = time.monotonic() + PLAY_SECONDS
     shot = False
