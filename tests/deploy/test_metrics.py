@@ -3,7 +3,6 @@ bot worker samples (what the KEDA trigger reads too)."""
 
 from __future__ import annotations
 
-import redis
 from celery import Celery
 
 from hebei.bots import celery_app, metrics
@@ -11,22 +10,25 @@ from tests.conftest import unique_name
 
 
 def test_queue_lengths_are_sampled_from_the_broker(broker_url: str, monkeypatch):
-    monkeypatch.setattr(
-        celery_app, "app", Celery("queues", broker=broker_url, set_as_current=False)
-    )
-    client = redis.Redis.from_url(broker_url)
+    """On either broker (Redis, or RabbitMQ with HEBEI_BROKER_URL=amqp://...): the messages
+    are put and taken over kombu, as Celery does."""
+    queues = Celery("queues", broker=broker_url, set_as_current=False)
+    monkeypatch.setattr(celery_app, "app", queues)
     busy, empty = unique_name("q"), unique_name("q")
-    client.rpush(busy, *[b"{}"] * 3)  # three seat tasks no worker has reserved
-    try:
-        celery_app.sample_queue_lengths([busy, empty])
-        assert metrics.QUEUE_LENGTH.labels(busy)._value.get() == 3
-        assert metrics.QUEUE_LENGTH.labels(empty)._value.get() == 0  # unknown to the broker
-        client.lpop(busy)
-        celery_app.sample_queue_lengths([busy])
-        assert metrics.QUEUE_LENGTH.labels(busy)._value.get() == 2
-    finally:
-        client.delete(busy)
-        client.close()
+    with queues.connection_for_write() as conn:
+        tasks = conn.SimpleQueue(busy)
+        try:
+            for _ in range(3):  # three seat tasks no worker has reserved
+                tasks.put({})
+            celery_app.sample_queue_lengths([busy, empty])
+            assert metrics.QUEUE_LENGTH.labels(busy)._value.get() == 3
+            assert metrics.QUEUE_LENGTH.labels(empty)._value.get() == 0  # unknown to the broker
+            tasks.get_nowait().ack()  # one message (a consumer would prefetch them all)
+            celery_app.sample_queue_lengths([busy])
+            assert metrics.QUEUE_LENGTH.labels(busy)._value.get() == 2
+        finally:
+            tasks.queue(conn.default_channel).delete()
+            tasks.close()
 
 
 def test_an_unreachable_broker_leaves_the_gauges_alone(monkeypatch):

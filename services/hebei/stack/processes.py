@@ -618,6 +618,12 @@ class Stack:
         return sum(c.processes for c in self.bot_workers)
 
     @property
+    def registry_url(self) -> str:
+        """The Redis of the seat leases and the bot workers' registry: the broker, or with a
+        RabbitMQ broker ``HEBEI_BOTS_REDIS_URL`` (or the embedded Redis started for it)."""
+        return self.bots_redis_url or self.broker_url
+
+    @property
     def client_env(self) -> dict[str, str]:
         """What a client of this stack needs in its environment (``send_seat`` included):
         ``os.environ.update(stack.client_env)`` in this process, or pass it to a child."""
@@ -725,7 +731,7 @@ class Stack:
                 wait_until_ready(
                     children,
                     options.ready_timeout,
-                    self.bots_redis_url or self.broker_url,
+                    self.registry_url,
                     self._interrupted,
                 )
                 break
