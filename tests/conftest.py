@@ -49,7 +49,8 @@ def database_url(embedded_dir: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def broker_url(embedded_dir: Path) -> Iterator[str]:
-    """A Redis URL for Celery and redis-py: ``$HEBEI_BROKER_URL``, else an embedded server's."""
+    """The Celery broker: ``$HEBEI_BROKER_URL`` (Redis, or RabbitMQ with ``amqp://``: then the
+    seat leases' Redis is the ``lease_url`` fixture's), else an embedded Redis server's."""
     configured = os.environ.get(embedded.BROKER_URL_ENV)
     if configured:
         yield configured
