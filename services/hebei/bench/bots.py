@@ -28,16 +28,22 @@ a shared, loaded machine the wall clock also counts the time the process waits f
 
 Seeds are spread over worker processes (``processes``, default: one per core) with the
 ``spawn`` start method; every sample is a function of its seed, so the figures do not depend
-on how many processes played them.
+on how many processes played them. The workers are started with Ctrl-C ignored: a terminal
+sends SIGINT to the whole process group, and only the parent answers it (its
+``KeyboardInterrupt`` ends the pool, which stops the workers), so an interrupted run prints no
+worker's traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import multiprocessing
 import os
+import signal
 import statistics
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -364,8 +370,25 @@ def _seed_results(
             yield _worker_seed(job)
         return
     context = multiprocessing.get_context("spawn")
-    with context.Pool(processes, initializer=_worker_start, initargs=(seed, warm_hands)) as pool:
+    with ctrl_c_ignored():  # by the workers started here (see the module docstring)
+        pool = context.Pool(processes, initializer=_worker_start, initargs=(seed, warm_hands))
+    with pool:
         yield from pool.imap_unordered(_worker_seed, jobs)
+
+
+@contextlib.contextmanager
+def ctrl_c_ignored() -> Iterator[None]:
+    """SIGINT ignored while processes are started in the block: they keep it ignored across
+    ``exec`` and Python then installs no ``KeyboardInterrupt`` handler in them. Outside the
+    main thread, where signal handlers cannot be set, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def run_duplicate(

@@ -14,8 +14,12 @@ from rich.console import Console
 from rich.table import Table
 
 from hebei.cli import app
-from hebei.cli._util import fail
+from hebei.cli._util import check_range, fail, sigterm_as_ctrl_c
 from hebei.rules.profile import get_profile
+
+# `hebei bench bots` bounds: every decision's times are kept for the percentiles (1,600
+# seeds of 8 hands: about 200 MB a line-up), so the count of seeds and hands is bounded.
+MIN_SEEDS, MAX_SEEDS, MAX_HANDS = 2, 10_000, 64
 
 bench_app = typer.Typer(
     help="Benchmarks (speed against the ARCHITECTURE.md targets).", no_args_is_help=True
@@ -67,12 +71,14 @@ def rules_table(result: dict[str, object]) -> Table:
 @bench_app.command("rules")
 def rules_command(
     hands: int = typer.Option(
-        100_000, "--hands", "-n", help="Random 14-tile hands to time shanten on."
+        100_000, "--hands", "-n", help="Random 14-tile hands to time shanten on, 1-1,000,000."
     ),
     seed: int = typer.Option(20240601, "--seed", "-s", help="Seed of the random hands."),
-    repeats: int = typer.Option(3, "--repeats", help="Timed passes; the best one counts."),
+    repeats: int = typer.Option(3, "--repeats", help="Timed passes, 1-100; the best one counts."),
     play_hands: int = typer.Option(
-        1000, "--play-hands", help="Self-play hands of each rule profile (main, classic)."
+        1000,
+        "--play-hands",
+        help="Self-play hands of each rule profile (main, classic), 1-1,000,000.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
 ) -> None:
@@ -80,12 +86,9 @@ def rules_command(
     under the main and the classic rules."""
     from hebei.bench.rules import run_rules_bench
 
-    if hands < 1:
-        fail(f"--hands must be at least 1, got {hands}")
-    if repeats < 1:
-        fail(f"--repeats must be at least 1, got {repeats}")
-    if play_hands < 1:
-        fail(f"--play-hands must be at least 1, got {play_hands}")
+    check_range("--hands", hands, 1, 1_000_000)
+    check_range("--repeats", repeats, 1, 100)
+    check_range("--play-hands", play_hands, 1, 1_000_000)
     kwargs = {
         "hands": hands,
         "seed": seed,
@@ -176,8 +179,10 @@ WARM_HANDS = 64
 
 @bench_app.command("bots")
 def bots_command(
-    seeds: int = typer.Option(500, "--seeds", "-n", help="Match seeds (each played 4 times)."),
-    hands: int = typer.Option(8, "--hands", help="Hands per match."),
+    seeds: int = typer.Option(
+        500, "--seeds", "-n", help="Match seeds (each played 4 times), 2-10,000."
+    ),
+    hands: int = typer.Option(8, "--hands", help="Hands per match, 1-64."),
     seed: int = typer.Option(
         1, "--seed", "-s", help="Seed of the walls (1: the evaluation walls; see hebei.bench.bots)."
     ),
@@ -207,8 +212,8 @@ def bots_command(
         timings_by_spec,
     )
 
-    if seeds < 2 or hands < 1:
-        fail(f"--seeds must be at least 2 and --hands at least 1, got {seeds}, {hands}")
+    check_range("--seeds", seeds, MIN_SEEDS, MAX_SEEDS)
+    check_range("--hands", hands, 1, MAX_HANDS)
     if processes < 0 or processes > 64:
         fail(f"--processes must be 0-64, got {processes}")
     try:
@@ -222,26 +227,35 @@ def bots_command(
     workers = processes or default_processes()
     console = Console(stderr=as_json)
     results = []
-    for plan in plans:
-        with console.status(f"{plan.title}: playing") as status:
-            done = [0]
+    done = [0]
+    try:
+        with sigterm_as_ctrl_c():
+            for plan in plans:
+                with console.status(f"{plan.title}: playing") as status:
+                    done[0] = 0
 
-            def advance(done: list[int] = done, status=status, title=plan.title) -> None:
-                done[0] += 1
-                status.update(f"{title}: {done[0]}/{4 * seeds} matches")
+                    def advance(status=status, title=plan.title) -> None:
+                        done[0] += 1
+                        status.update(f"{title}: {done[0]}/{4 * seeds} matches")
 
-            results.append(
-                run_duplicate(
-                    plan,
-                    seeds,
-                    hands,
-                    seed,
-                    WARM_HANDS,
-                    on_match=advance,
-                    processes=workers,
-                    profile=rules,
-                )
-            )
+                    results.append(
+                        run_duplicate(
+                            plan,
+                            seeds,
+                            hands,
+                            seed,
+                            WARM_HANDS,
+                            on_match=advance,
+                            processes=workers,
+                            profile=rules,
+                        )
+                    )
+    except KeyboardInterrupt:
+        fail(
+            f"interrupted in line-up {len(results) + 1} of {len(plans)} ({plans[len(results)].title}),"
+            f" {done[0]} of {4 * seeds} matches played: no figures",
+            code=130,
+        )
     timings = timings_by_spec(results)
     cpu_timings = timings_by_spec(results, cpu=True)
     bodies = [r.to_json() for r in results]
@@ -306,10 +320,14 @@ def ratings_tables(result: dict) -> tuple[Table, Table]:
 
 @bench_app.command("ratings")
 def ratings_command(
-    train: int = typer.Option(400, "--train", help="Training matches (rated in order)."),
-    test: int = typer.Option(400, "--test", help="Held-out matches (predicted, not rated)."),
+    train: int = typer.Option(
+        400, "--train", help="Training matches (rated in order), 1-1,000,000."
+    ),
+    test: int = typer.Option(
+        400, "--test", help="Held-out matches (predicted, not rated), 2-1,000,000."
+    ),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the walls and line-ups."),
-    hands: int = typer.Option(8, "--hands", help="Hands per match."),
+    hands: int = typer.Option(8, "--hands", help="Hands per match, 1-64."),
     pool: str | None = typer.Option(
         None,
         "--pool",
@@ -321,12 +339,9 @@ def ratings_command(
     """How well OpenSkill ratings, fitted on bot matches, predict held-out winners."""
     from hebei.bench.ratings import MAX_MATCHES, POOL, check_pool, run_ratings_bench
 
-    if not 1 <= train <= MAX_MATCHES:
-        fail(f"--train must be 1 to {MAX_MATCHES:,}, got {train}")
-    if not 2 <= test <= MAX_MATCHES:
-        fail(f"--test must be 2 to {MAX_MATCHES:,}, got {test}")
-    if hands < 1:
-        fail(f"--hands must be at least 1, got {hands}")
+    check_range("--train", train, 1, MAX_MATCHES)
+    check_range("--test", test, 2, MAX_MATCHES)
+    check_range("--hands", hands, 1, MAX_HANDS)
     try:
         specs = check_pool(pool.split(",")) if pool is not None else POOL
     except ValueError as exc:

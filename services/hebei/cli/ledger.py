@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hebei.cli import app
-from hebei.cli._util import fail
+from hebei.cli._util import check_range, fail
 from hebei.cli.bench import bench_app
 
 ledger_app = typer.Typer(help="The ledger service: serve it, audit it.", no_args_is_help=True)
@@ -102,24 +102,24 @@ def audit_command(
 @bench_app.command("ledger")
 def bench_ledger_command(
     database_url: str | None = typer.Option(None, "--database-url", help=DATABASE_URL_HELP),
-    settlements: int = typer.Option(2000, "--settlements", "-n", help="Settlements per pass."),
-    plain_rows: int = typer.Option(2000, "--plain-rows", help="Rows per plain-loop pass."),
-    concurrency: int = typer.Option(8, "--concurrency", "-c", help="Threads posting."),
-    rounds: int = typer.Option(3, "--rounds", help="Passes of each; the best one counts."),
+    settlements: int = typer.Option(
+        2000, "--settlements", "-n", help="Settlements per pass, 1-1,000,000."
+    ),
+    plain_rows: int = typer.Option(
+        2000, "--plain-rows", help="Rows per plain-loop pass, 1-1,000,000."
+    ),
+    concurrency: int = typer.Option(8, "--concurrency", "-c", help="Threads posting, 1-64."),
+    rounds: int = typer.Option(3, "--rounds", help="Passes of each, 1-100; the best one counts."),
     seed: int = typer.Option(1, "--seed", "-s", help="Seed of the sample settlements."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead."),
 ) -> None:
     """Settlements/s (fsync on) against a plain single-row insert loop on the same database."""
     from hebei.bench.ledger import TARGET_RATIO, TARGET_SETTLEMENTS_PER_SECOND, run_ledger_bench
 
-    for name, value in (
-        ("--settlements", settlements),
-        ("--plain-rows", plain_rows),
-        ("--concurrency", concurrency),
-        ("--rounds", rounds),
-    ):
-        if value < 1:
-            fail(f"{name} must be at least 1, got {value}")
+    check_range("--settlements", settlements, 1, 1_000_000)
+    check_range("--plain-rows", plain_rows, 1, 1_000_000)
+    check_range("--concurrency", concurrency, 1, 64)
+    check_range("--rounds", rounds, 1, 100)
     kwargs = {
         "settlements": settlements,
         "plain_rows": plain_rows,

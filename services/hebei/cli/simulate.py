@@ -10,7 +10,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from hebei.cli import app
-from hebei.cli._util import fail
+from hebei.cli._util import check_range, fail
 from hebei.rules.profile import PROFILES, get_profile
 from hebei.rules.scoring import system_of
 from hebei.rules.simulate import PLAYER_KINDS, simulate
@@ -18,7 +18,7 @@ from hebei.rules.simulate import PLAYER_KINDS, simulate
 
 @app.command("simulate")
 def simulate_command(
-    hands: int = typer.Option(1000, "--hands", "-n", help="How many hands to play."),
+    hands: int = typer.Option(1000, "--hands", "-n", help="How many hands to play, 1-10,000,000."),
     seed: int = typer.Option(
         0, "--seed", "-s", help="Seed of the whole run; the same seed replays it."
     ),
@@ -31,8 +31,7 @@ def simulate_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
 ) -> None:
     """Self-play: random-legal players in one process; prints outcomes, average fan, hands/s."""
-    if hands < 1:
-        fail(f"--hands must be at least 1, got {hands}")
+    check_range("--hands", hands, 1, 10_000_000)
     if players not in PLAYER_KINDS:
         fail(f"unknown --players {players!r}; choose one of {', '.join(sorted(PLAYER_KINDS))}")
     try:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from hebei.cli import (
@@ -51,3 +52,20 @@ def test_bench_ledger_reports_both_rates(database_url: str):
     )
     assert figures["audit_ok"] and figures["entries_booked"] == 40
     assert figures["concurrency"] == 2 and figures["fsync"] in ("on", "off")
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["-n", "0"], "hebei: --settlements must be 1-1,000,000, got 0"),
+        (["--plain-rows", "1000001"], "hebei: --plain-rows must be 1-1,000,000, got 1000001"),
+        (["-c", "65"], "hebei: --concurrency must be 1-64, got 65"),
+        (["--rounds", "101"], "hebei: --rounds must be 1-100, got 101"),
+    ],
+)
+def test_bench_ledger_counts_out_of_their_bounds_are_one_line(args: list[str], line: str):
+    # Refused before any connection: the database URL is never tried.
+    url = "postgresql://x@127.0.0.1:1/none"
+    result = CliRunner().invoke(app, ["bench", "ledger", "--database-url", url, *args])
+    assert result.exit_code == 2
+    assert result.output.strip() == line

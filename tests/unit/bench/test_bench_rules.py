@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import pytest
 from typer.testing import CliRunner
 
 from hebei.bench import best_times_per_call
@@ -82,10 +83,19 @@ def test_cli_json_and_table() -> None:
     assert "ratio" in out.stdout
 
 
-def test_cli_rejects_bad_counts() -> None:
-    out = CliRunner().invoke(app, ["bench", "rules", "--hands", "0"])
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["--hands", "0"], "hebei: --hands must be 1-1,000,000, got 0"),
+        (["--hands", "1000001"], "hebei: --hands must be 1-1,000,000, got 1000001"),
+        (["--repeats", "101"], "hebei: --repeats must be 1-100, got 101"),
+        (["--play-hands", "0"], "hebei: --play-hands must be 1-1,000,000, got 0"),
+    ],
+)
+def test_cli_rejects_counts_out_of_their_bounds(args: list[str], line: str) -> None:
+    out = CliRunner().invoke(app, ["bench", "rules", *args])
     assert out.exit_code == 2
-    assert "--hands must be at least 1" in out.output
+    assert out.stderr.strip() == line
 
 
 def test_best_times_per_call_runs_each_case_its_repeats() -> None:

@@ -135,9 +135,10 @@ def test_cli_json() -> None:
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (["--train", "0"], "hebei: --train must be 1 to 1,000,000, got 0"),
-        (["--test", "1"], "hebei: --test must be 2 to 1,000,000, got 1"),
-        (["--hands", "0"], "hebei: --hands must be at least 1, got 0"),
+        (["--train", "0"], "hebei: --train must be 1-1,000,000, got 0"),
+        (["--test", "1"], "hebei: --test must be 2-1,000,000, got 1"),
+        (["--hands", "0"], "hebei: --hands must be 1-64, got 0"),
+        (["--hands", "65"], "hebei: --hands must be 1-64, got 65"),
         (
             ["--pool", "random,expert"],
             "hebei: the pool needs at least 4 distinct policies, got ['random', 'expert']",

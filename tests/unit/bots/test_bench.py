@@ -130,3 +130,87 @@ def test_cli_json_and_check_exit_codes() -> None:
     )  # fmt: skip
     assert bad.returncode == 2
     assert bad.stderr.strip() == "hebei: a line-up has 4 seats, got 2: expert,random"
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["--seeds", "1"], "hebei: --seeds must be 2-10,000, got 1"),
+        (["--seeds", "10001"], "hebei: --seeds must be 2-10,000, got 10001"),
+        (["--hands", "0"], "hebei: --hands must be 1-64, got 0"),
+        (["--hands", "65"], "hebei: --hands must be 1-64, got 65"),
+    ],
+)
+def test_counts_out_of_their_bounds_are_one_line(args: list[str], line: str) -> None:
+    done = subprocess.run(
+        [HEBEI, "bench", "bots", *args], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == line
+
+
+def _children(pid: int) -> set[int]:
+    """The live (not zombie) processes whose parent is ``pid``."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if int(ppid) == pid and state != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_an_interrupted_run_stops_its_workers_and_says_so_in_one_line(how: str) -> None:
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) or SIGTERM to the
+    command: exit 130, one line, no worker's traceback, no worker left running."""
+    import os
+    import signal
+    import time
+
+    run = subprocess.Popen(
+        [HEBEI, "bench", "bots", "--seeds", "10000", "--processes", "2",
+         "--lineup", "efficiency,random,random,random"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        workers: set[int] = set()
+        while len(workers) < 3 and time.monotonic() < deadline:  # two workers and the tracker
+            time.sleep(0.2)
+            workers = _children(run.pid)
+        assert len(workers) >= 3, "the worker pool never started"
+        time.sleep(1.0)  # matches under way
+        if how == "ctrl-c":
+            os.killpg(run.pid, signal.SIGINT)
+        else:
+            run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(
+        "hebei: interrupted in line-up 1 of 1 (efficiency / random / random / random), "
+    )
+    assert lines[0].endswith("of 40000 matches played: no figures")
+    deadline = time.monotonic() + 30
+    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(p) for p in workers)

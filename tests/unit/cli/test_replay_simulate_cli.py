@@ -45,7 +45,11 @@ def test_simulate_prints_a_table():
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--hands", "0"], "--hands"), (["--players", "genius"], "unknown --players")],
+    [
+        (["--hands", "0"], "hebei: --hands must be 1-10,000,000, got 0"),
+        (["--hands", "10000001"], "hebei: --hands must be 1-10,000,000, got 10000001"),
+        (["--players", "genius"], "unknown --players"),
+    ],
 )
 def test_simulate_bad_options_give_one_line(args, message):
     result = run("simulate", *args)
