@@ -214,8 +214,7 @@ def bots_command(
 
     check_range("--seeds", seeds, MIN_SEEDS, MAX_SEEDS)
     check_range("--hands", hands, 1, MAX_HANDS)
-    if processes < 0 or processes > 64:
-        fail(f"--processes must be 0-64, got {processes}")
+    check_range("--processes", processes, 0, 64)
     try:
         rules = get_profile(profile)
     except ValueError as exc:

@@ -139,6 +139,7 @@ def test_cli_json_and_check_exit_codes() -> None:
         (["--seeds", "10001"], "hebei: --seeds must be 2-10,000, got 10001"),
         (["--hands", "0"], "hebei: --hands must be 1-64, got 0"),
         (["--hands", "65"], "hebei: --hands must be 1-64, got 65"),
+        (["--processes", "65"], "hebei: --processes must be 0-64, got 65"),
     ],
 )
 def test_counts_out_of_their_bounds_are_one_line(args: list[str], line: str) -> None:
