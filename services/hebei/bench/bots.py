@@ -36,14 +36,12 @@ worker's traceback.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import multiprocessing
 import os
 import signal
 import statistics
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +49,7 @@ from dataclasses import dataclass, field
 from hebei.bots.player import PolicyPlayer, warm_policies
 from hebei.bots.policies import make_policy, parse_policy, strongest_level
 from hebei.bots.policies.base import Policy
+from hebei.common.signals import handled
 from hebei.rules.actions import Action
 from hebei.rules.hand import HandState
 from hebei.rules.match import Match, MatchLength
@@ -370,25 +369,12 @@ def _seed_results(
             yield _worker_seed(job)
         return
     context = multiprocessing.get_context("spawn")
-    with ctrl_c_ignored():  # by the workers started here (see the module docstring)
+    # The workers keep SIGINT ignored across exec, and Python then installs no
+    # KeyboardInterrupt handler in them (see the module docstring).
+    with handled({signal.SIGINT: signal.SIG_IGN}):
         pool = context.Pool(processes, initializer=_worker_start, initargs=(seed, warm_hands))
     with pool:
         yield from pool.imap_unordered(_worker_seed, jobs)
-
-
-@contextlib.contextmanager
-def ctrl_c_ignored() -> Iterator[None]:
-    """SIGINT ignored while processes are started in the block: they keep it ignored across
-    ``exec`` and Python then installs no ``KeyboardInterrupt`` handler in them. Outside the
-    main thread, where signal handlers cannot be set, nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def run_duplicate(

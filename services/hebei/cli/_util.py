@@ -6,11 +6,11 @@ import contextlib
 import json
 import signal
 import sys
-import threading
-from collections.abc import Iterator
 from typing import NoReturn
 
 import typer
+
+from hebei.common.signals import handled
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -44,16 +44,8 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-@contextlib.contextmanager
-def sigterm_as_ctrl_c() -> Iterator[None]:
+def sigterm_as_ctrl_c() -> contextlib.AbstractContextManager[None]:
     """In the block SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does, so a command stopped
     either way ends the same: its worker processes stopped, one line, exit 130 (without it,
     SIGTERM ends the process where it stands and its pool's semaphores leak)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return handled({signal.SIGTERM: _interrupt})
