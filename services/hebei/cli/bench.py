@@ -209,7 +209,6 @@ def bots_command(
         default_processes,
         lineup_of,
         run_duplicate,
-        timings_by_spec,
     )
 
     check_range("--seeds", seeds, MIN_SEEDS, MAX_SEEDS)
@@ -250,11 +249,25 @@ def bots_command(
                         )
                     )
     except KeyboardInterrupt:
-        fail(
-            f"interrupted in line-up {len(results) + 1} of {len(plans)} ({plans[len(results)].title}),"
-            f" {done[0]} of {4 * seeds} matches played: no figures",
-            code=130,
+        where = (
+            f"interrupted in line-up {len(results) + 1} of {len(plans)}"
+            f" ({plans[len(results)].title}), {done[0]} of {4 * seeds} matches played"
         )
+        if results and not as_json:  # the line-ups finished are whole: show them
+            _print_bots(results, as_json, console)
+            finished = "line-up" if len(results) == 1 else f"{len(results)} line-ups"
+            fail(f"{where}: the figures above are of the {finished} finished", code=130)
+        fail(f"{where}: no figures", code=130)
+    holds = _print_bots(results, as_json, console)
+    if check and not holds:
+        raise typer.Exit(1)
+
+
+def _print_bots(results: list, as_json: bool, console: Console) -> bool:
+    """Print the figures of ``results`` (one JSON object, or the tables); True when every
+    ordering holds."""
+    from hebei.bench.bots import timings_by_spec
+
     timings = timings_by_spec(results)
     cpu_timings = timings_by_spec(results, cpu=True)
     bodies = [r.to_json() for r in results]
@@ -270,8 +283,7 @@ def bots_command(
     else:
         for table in bots_tables(bodies, timings, cpu_timings):
             console.print(table)
-    if check and not holds:
-        raise typer.Exit(1)
+    return holds
 
 
 def ratings_tables(result: dict) -> tuple[Table, Table]:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -174,44 +178,77 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
-def test_an_interrupted_run_stops_its_workers_and_says_so_in_one_line(how: str) -> None:
-    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) or SIGTERM to the
-    command: exit 130, one line, no worker's traceback, no worker left running."""
-    import os
-    import signal
-    import time
-
+def _interrupted(
+    args: list[str], how: str, ready: Callable[[int], set[int] | None]
+) -> tuple[int, str, str, set[int]]:
+    """Run ``hebei bench bots ARGS`` in its own process group; once ``ready(pid)`` names the
+    workers (polled until it does), interrupt it (``ctrl-c``: SIGINT to the whole group, as a
+    terminal sends it; else SIGTERM to the command). Its exit code, stdout, stderr and the
+    workers named."""
     run = subprocess.Popen(
-        [HEBEI, "bench", "bots", "--seeds", "10000", "--processes", "2",
-         "--lineup", "efficiency,random,random,random"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        [HEBEI, "bench", "bots", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 120
-        workers: set[int] = set()
-        while len(workers) < 3 and time.monotonic() < deadline:  # two workers and the tracker
-            time.sleep(0.2)
-            workers = _children(run.pid)
-        assert len(workers) >= 3, "the worker pool never started"
-        time.sleep(1.0)  # matches under way
+        deadline = time.monotonic() + 180
+        workers = None
+        while workers is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+            workers = ready(run.pid)
+        assert workers is not None, "the run never got to where it should be interrupted"
         if how == "ctrl-c":
             os.killpg(run.pid, signal.SIGINT)
         else:
             run.send_signal(signal.SIGTERM)
-        _, err = run.communicate(timeout=120)
+        out, err = run.communicate(timeout=120)
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
             run.wait()
-    assert run.returncode == 130, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(
+    return run.returncode, out, err, workers
+
+
+def _pool_started(pid: int) -> set[int] | None:
+    workers = _children(pid)
+    return workers if len(workers) >= 3 else None  # two workers and the resource tracker
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_an_interrupted_run_stops_its_workers_and_says_so_in_one_line(how: str) -> None:
+    """Ctrl-C or SIGTERM: exit 130, one line, no worker's traceback, no worker left running."""
+    args = ["--seeds", "10000", "--processes", "2", "--lineup", "efficiency,random,random,random"]
+    code, out, err, workers = _interrupted(args, how, _pool_started)
+    assert code == 130, err
+    assert out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith(
         "hebei: interrupted in line-up 1 of 1 (efficiency / random / random / random), "
     )
-    assert lines[0].endswith("of 40000 matches played: no figures")
+    assert line.endswith("of 40000 matches played: no figures")
     deadline = time.monotonic() + 30
     while any(_alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(_alive(p) for p in workers)
+
+
+def test_an_interrupted_run_shows_the_line_ups_it_finished() -> None:
+    """Stopped in its second line-up, the run prints the first one's figures (whole: every
+    seed of it played) and says so in its one line."""
+    first: set[int] = set()
+
+    def second_pool(pid: int) -> set[int] | None:
+        if not first:
+            first.update(_pool_started(pid) or ())
+            return None
+        new = _children(pid) - first
+        return new or None
+
+    args = ["--seeds", "30", "--hands", "4", "--processes", "2",
+            "--lineup", "efficiency,random,random,random",
+            "--lineup", "expert:4,expert:3,expert:3,expert:3"]  # fmt: skip
+    code, out, err, _ = _interrupted(args, "sigterm", second_pool)
+    assert code == 130, err
+    assert "30 seeds x 4" in out and "efficiency −" in out and "expert:4" not in out
+    (line,) = err.strip().splitlines()
+    assert line.startswith("hebei: interrupted in line-up 2 of 2 (expert:4 / expert:3 / ")
+    assert line.endswith("matches played: the figures above are of the line-up finished")
