@@ -40,16 +40,15 @@ import itertools
 import math
 import multiprocessing
 import os
-import signal
 import statistics
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from hebei.bench.signals import ctrl_c_ignored
 from hebei.bots.player import PolicyPlayer, warm_policies
 from hebei.bots.policies import make_policy, parse_policy, strongest_level
 from hebei.bots.policies.base import Policy
-from hebei.common.signals import handled
 from hebei.rules.actions import Action
 from hebei.rules.hand import HandState
 from hebei.rules.match import Match, MatchLength
@@ -369,9 +368,7 @@ def _seed_results(
             yield _worker_seed(job)
         return
     context = multiprocessing.get_context("spawn")
-    # The workers keep SIGINT ignored across exec, and Python then installs no
-    # KeyboardInterrupt handler in them (see the module docstring).
-    with handled({signal.SIGINT: signal.SIG_IGN}):
+    with ctrl_c_ignored():  # by the workers started here (see the module docstring)
         pool = context.Pool(processes, initializer=_worker_start, initargs=(seed, warm_hands))
     with pool:
         yield from pool.imap_unordered(_worker_seed, jobs)

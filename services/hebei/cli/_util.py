@@ -1,16 +1,12 @@
-"""Small helpers shared by the CLI commands: one-line errors, JSON input, SIGTERM."""
+"""Small helpers shared by the CLI commands: one-line errors, bounds, JSON input."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
 import sys
 from typing import NoReturn
 
 import typer
-
-from hebei.common.signals import handled
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -38,14 +34,3 @@ def load_json_file(path: str) -> object:
         fail(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})")
     except OSError as exc:
         fail(f"{path}: {exc.strerror}")
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def sigterm_as_ctrl_c() -> contextlib.AbstractContextManager[None]:
-    """In the block SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does, so a command stopped
-    either way ends the same: its worker processes stopped, one line, exit 130 (without it,
-    SIGTERM ends the process where it stands and its pool's semaphores leak)."""
-    return handled({signal.SIGTERM: _interrupt})

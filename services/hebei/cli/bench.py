@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hebei.cli import app
-from hebei.cli._util import check_range, fail, sigterm_as_ctrl_c
+from hebei.cli._util import check_range, fail
 from hebei.rules.profile import get_profile
 
 # `hebei bench bots` bounds: every decision's times are kept for the percentiles (1,600
@@ -210,6 +210,7 @@ def bots_command(
         lineup_of,
         run_duplicate,
     )
+    from hebei.bench.signals import sigterm_as_ctrl_c
 
     check_range("--seeds", seeds, MIN_SEEDS, MAX_SEEDS)
     check_range("--hands", hands, 1, MAX_HANDS)

@@ -4,7 +4,7 @@
 interceptors, graceful stop, metrics endpoint), ``metrics`` (every Prometheus metric of the
 bootstrap), ``auth`` (operator, service and seat tokens), ``errors`` (domain errors and their
 one mapping to gRPC status codes), ``logs`` (JSON logs), ``client`` (channels with deadlines,
-retries for idempotent methods, client metrics), ``tls`` and ``signals`` (handlers for the length of a block).
+retries for idempotent methods, client metrics) and ``tls``.
 
 Importing this package imports nothing else, so ``hebei.common.embedded`` stays light.
 """

@@ -1,4 +1,4 @@
-"""``hebei.common.signals.handled``: handlers for the length of a block, put back after it."""
+"""``hebei.bench.signals.handled``: handlers for the length of a block, put back after it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from hebei.common.signals import handled
+from hebei.bench.signals import handled
 
 
 def _mine(signum, frame) -> None:
