@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Annotated
 
@@ -17,8 +18,9 @@ from hebei.cli import app
 from hebei.cli._util import check_range, fail
 from hebei.rules.profile import get_profile
 
-# `hebei bench bots` bounds: every decision's times are kept for the percentiles (1,600
-# seeds of 8 hands: about 200 MB a line-up), so the count of seeds and hands is bounded.
+# `hebei bench bots` keeps every decision's times for the percentiles, about 120 bytes a
+# decision (measured; some 2,000 decisions a seed of 8 hands): 0.4 GB a line-up at 1,600 seeds,
+# 2.5 GB at the bound. Hands per match, here and in `bench ratings`: at most MAX_HANDS.
 MIN_SEEDS, MAX_SEEDS, MAX_HANDS = 2, 10_000, 64
 
 bench_app = typer.Typer(
@@ -226,17 +228,18 @@ def bots_command(
     workers = processes or default_processes()
     console = Console(stderr=as_json)
     results = []
-    done = [0]
+    done = 0  # matches of the line-up being played
+
+    def advance(status, title: str) -> None:
+        nonlocal done
+        done += 1
+        status.update(f"{title}: {done}/{4 * seeds} matches")
+
     try:
         with sigterm_as_ctrl_c():
             for plan in plans:
                 with console.status(f"{plan.title}: playing") as status:
-                    done[0] = 0
-
-                    def advance(status=status, title=plan.title) -> None:
-                        done[0] += 1
-                        status.update(f"{title}: {done[0]}/{4 * seeds} matches")
-
+                    done = 0
                     results.append(
                         run_duplicate(
                             plan,
@@ -244,7 +247,7 @@ def bots_command(
                             hands,
                             seed,
                             WARM_HANDS,
-                            on_match=advance,
+                            on_match=functools.partial(advance, status, plan.title),
                             processes=workers,
                             profile=rules,
                         )
@@ -252,7 +255,7 @@ def bots_command(
     except KeyboardInterrupt:
         where = (
             f"interrupted in line-up {len(results) + 1} of {len(plans)}"
-            f" ({plans[len(results)].title}), {done[0]} of {4 * seeds} matches played"
+            f" ({plans[len(results)].title}), {done} of {4 * seeds} matches played"
         )
         if results and not as_json:  # the line-ups finished are whole: show them
             _print_bots(results, as_json, console)

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from hebei.cli import app
-from hebei.cli._util import fail
+from hebei.cli._util import check_range, fail
 
 LOCAL_ONLY = ("--policy", "--level", "--hands", "--seed", "--think", "--name", "--profile")
 
@@ -123,8 +123,7 @@ def _play_remote(
 
     if not match or not token:
         fail("a remote table needs --match and --token (and --seat)")
-    if seat not in (0, 1, 2, 3):
-        fail(f"--seat must be 0-3, got {seat}")
+    check_range("--seat", seat, 0, 3)
     if ":" not in address:
         fail(f"--address must be HOST:PORT, got {address!r}")
     credentials: bool | ClientTls = tls
@@ -169,8 +168,7 @@ def _play_local(
         get_profile(profile)
     except ValueError as exc:
         fail(f"--profile: {exc}")
-    if not 1 <= hands <= 64:
-        fail(f"--hands must be 1-64, got {hands}")
+    check_range("--hands", hands, 1, 64)
     if not 1 <= think <= 3600:
         fail(f"--think must be 1-3600 seconds, got {think:g}")
     policy = policy or ("expert" if "expert" in POLICY_LEVELS else "efficiency")

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hebei.cli import app
-from hebei.cli._util import fail
+from hebei.cli._util import check_range, fail
 
 MAX_SHOWN = 1000
 
@@ -162,8 +162,7 @@ def review_command(
     from hebei.botservice.review import review_hands
     from hebei.common.errors import DomainError
 
-    if seat not in (0, 1, 2, 3):
-        fail(f"--seat must be 0-3, got {seat}")
+    check_range("--seat", seat, 0, 3)
     if not 0 <= limit <= MAX_SHOWN:
         fail(f"--max must be 0-{MAX_SHOWN}, got {limit}")
     try:

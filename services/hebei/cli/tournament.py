@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hebei.cli import app
-from hebei.cli._util import fail
+from hebei.cli._util import check_range, fail
 from hebei.matchmaking.seating import (
     MAX_PLAYERS,
     MAX_ROUNDS,
@@ -51,8 +51,7 @@ def check_seating_options(players: int, rounds: int, mode: str, deadline: float)
             f"--players {players} is not a multiple of 4 (tables of four): "
             f"add {fillers} filler bot(s), i.e. --players {players + fillers}"
         )
-    if not 1 <= rounds <= MAX_ROUNDS:
-        fail(f"--rounds must be 1-{MAX_ROUNDS}, got {rounds}")
+    check_range("--rounds", rounds, 1, MAX_ROUNDS)
     if not (math.isfinite(deadline) and deadline > 0):
         fail(f"--deadline must be a positive number of seconds, got {deadline}")
 

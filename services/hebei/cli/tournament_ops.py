@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hebei.cli._util import fail
+from hebei.cli._util import check_range, fail
 from hebei.cli.tournament import tournament_app
 
 DEFAULT_ADDRESS = "127.0.0.1:50052"
@@ -658,8 +658,7 @@ def ratings_command(
     """Ratings across tournaments (OpenSkill, Plackett-Luce), best first."""
     from hebei.v1 import matchmaking_pb2 as mm
 
-    if not 1 <= limit <= 500:
-        fail(f"--limit must be 1-500, got {limit}")
+    check_range("--limit", limit, 1, 500)
     conn = _common(address, token)
     response = conn.call("GetRatings", mm.GetRatingsRequest(page_size=limit))
     if as_json:

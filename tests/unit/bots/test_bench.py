@@ -12,9 +12,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import psutil
 import pytest
+from typer.testing import CliRunner
 
 from hebei.bench.bots import DEFAULT_LINEUPS, check_lineup, estimate, percentile, run_duplicate
+from hebei.cli import (
+    app,
+    commands,  # noqa: F401  (registers the sub-commands)
+)
 
 HEBEI = str(Path(sys.executable).with_name("hebei"))
 
@@ -147,40 +153,14 @@ def test_cli_json_and_check_exit_codes() -> None:
     ],
 )
 def test_counts_out_of_their_bounds_are_one_line(args: list[str], line: str) -> None:
-    done = subprocess.run(
-        [HEBEI, "bench", "bots", *args], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 2
-    assert done.stderr.strip() == line
-
-
-def _children(pid: int) -> set[int]:
-    """The live (not zombie) processes whose parent is ``pid``."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # gone meanwhile
-            continue
-        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-        if int(ppid) == pid and state != "Z":
-            found.add(int(entry.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    out = CliRunner().invoke(app, ["bench", "bots", *args])
+    assert out.exit_code == 2
+    assert out.stderr.strip() == line
 
 
 def _interrupted(
-    args: list[str], how: str, ready: Callable[[int], set[int] | None]
-) -> tuple[int, str, str, set[int]]:
+    args: list[str], how: str, ready: Callable[[int], set[psutil.Process] | None]
+) -> tuple[int, str, str, set[psutil.Process]]:
     """Run ``hebei bench bots ARGS`` in its own process group; once ``ready(pid)`` names the
     workers (polled until it does), interrupt it (``ctrl-c``: SIGINT to the whole group, as a
     terminal sends it; else SIGTERM to the command). Its exit code, stdout, stderr and the
@@ -208,7 +188,11 @@ def _interrupted(
     return run.returncode, out, err, workers
 
 
-def _pool_started(pid: int) -> set[int] | None:
+def _children(pid: int) -> set[psutil.Process]:
+    return set(psutil.Process(pid).children())
+
+
+def _pool_started(pid: int) -> set[psutil.Process] | None:
     workers = _children(pid)
     return workers if len(workers) >= 3 else None  # two workers and the resource tracker
 
@@ -225,18 +209,16 @@ def test_an_interrupted_run_stops_its_workers_and_says_so_in_one_line(how: str) 
         "hebei: interrupted in line-up 1 of 1 (efficiency / random / random / random), "
     )
     assert line.endswith("of 40000 matches played: no figures")
-    deadline = time.monotonic() + 30
-    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not any(_alive(p) for p in workers)
+    _, alive = psutil.wait_procs(workers, timeout=30)
+    assert not alive
 
 
 def test_an_interrupted_run_shows_the_line_ups_it_finished() -> None:
     """Stopped in its second line-up, the run prints the first one's figures (whole: every
     seed of it played) and says so in its one line."""
-    first: set[int] = set()
+    first: set[psutil.Process] = set()
 
-    def second_pool(pid: int) -> set[int] | None:
+    def second_pool(pid: int) -> set[psutil.Process] | None:
         if not first:
             first.update(_pool_started(pid) or ())
             return None
