@@ -31,7 +31,8 @@ Seeds are spread over worker processes (``processes``, default: one per core) wi
 on how many processes played them. The workers are started with Ctrl-C ignored: a terminal
 sends SIGINT to the whole process group, and only the parent answers it (its
 ``KeyboardInterrupt`` ends the pool, which stops the workers), so an interrupted run prints no
-worker's traceback.
+worker's traceback; a SIGTERM during their start comes to the parent once they are started
+(:func:`hebei.bench.signals.starting_workers`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from hebei.bench.signals import ctrl_c_ignored
+from hebei.bench.signals import starting_workers
 from hebei.bots.player import PolicyPlayer, warm_policies
 from hebei.bots.policies import make_policy, parse_policy, strongest_level
 from hebei.bots.policies.base import Policy
@@ -368,7 +369,7 @@ def _seed_results(
             yield _worker_seed(job)
         return
     context = multiprocessing.get_context("spawn")
-    with ctrl_c_ignored():  # by the workers started here (see the module docstring)
+    with starting_workers():  # see the module docstring
         pool = context.Pool(processes, initializer=_worker_start, initargs=(seed, warm_hands))
     with pool:
         yield from pool.imap_unordered(_worker_seed, jobs)

@@ -31,10 +31,43 @@ def handled(handlers: Mapping[int, Handler]) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def ctrl_c_ignored() -> contextlib.AbstractContextManager[None]:
-    """SIGINT ignored in the block: processes started in it keep it ignored across ``exec``,
-    and Python then installs no ``KeyboardInterrupt`` handler in them."""
-    return handled({signal.SIGINT: signal.SIG_IGN})
+class Held:
+    """A handler that keeps the signals it gets, to be delivered later (:meth:`deliver`)."""
+
+    def __init__(self) -> None:
+        self.signals: list[int] = []
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.signals.append(signum)
+
+    def deliver(self) -> None:
+        """Raise each kept signal again, now to whatever handles it."""
+        signals, self.signals = self.signals, []
+        for signum in signals:
+            signal.raise_signal(signum)
+
+
+@contextlib.contextmanager
+def starting_workers() -> Iterator[None]:
+    """While worker processes start (``spawn``):
+
+    - SIGINT is ignored, which the workers keep across ``exec``: Python then installs no
+      ``KeyboardInterrupt`` handler in them, so they never answer the Ctrl-C a terminal sends
+      to the whole process group, and only this process does. The ignoring is process-wide,
+      so a Ctrl-C pressed during the start itself (milliseconds) is lost. (Blocking it instead
+      does not serve: spawned workers do not keep the blocked mask, and the kernel gives the
+      signal to any thread of this process that does not block it.)
+    - SIGTERM is held by a handler (the workers get the default back at ``exec``, so their
+      pool can still stop them) and raised again once the start is over: a start cut short
+      leaves a worker reading half its preparation data, which prints a traceback.
+
+    Outside the main thread nothing changes."""
+    held = Held()
+    try:
+        with handled({signal.SIGINT: signal.SIG_IGN, signal.SIGTERM: held}):
+            yield
+    finally:
+        held.deliver()
 
 
 def _interrupt(signum: int, frame: object) -> None:

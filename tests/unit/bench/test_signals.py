@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from hebei.bench.signals import handled
+from hebei.bench.signals import handled, starting_workers
 
 
 def _mine(signum, frame) -> None:
@@ -44,3 +44,19 @@ def test_outside_the_main_thread_nothing_changes() -> None:
     thread.start()
     thread.join()
     assert seen == [before]
+
+
+def test_while_workers_start_ctrl_c_is_ignored_and_sigterm_comes_at_the_end() -> None:
+    got: list[int] = []
+
+    def record(signum, frame) -> None:
+        got.append(signum)
+
+    with handled({signal.SIGTERM: record, signal.SIGINT: record}):
+        with starting_workers():
+            assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # what workers inherit
+            signal.raise_signal(signal.SIGTERM)
+            signal.raise_signal(signal.SIGINT)
+            assert got == []  # SIGTERM not yet
+        assert got == [signal.SIGTERM]  # once, at the end; the Ctrl-C ignored
+        assert signal.getsignal(signal.SIGINT) is record
