@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import typer
 
 app = typer.Typer(
@@ -11,6 +13,21 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def one_line_listings(typer_app: typer.Typer) -> None:
+    """Give every command without a ``short_help`` its docstring's first paragraph on one line.
+
+    A group's command list shows that paragraph; typer's rich mode would keep the docstring's
+    line breaks there, so a sentence broke wherever the source wrapped it.
+    """
+    for info in typer_app.registered_commands:
+        doc = info.help or (info.callback.__doc__ if info.callback else None)
+        if info.short_help is None and doc:
+            info.short_help = " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            one_line_listings(group.typer_instance)
 
 
 def main() -> None:
