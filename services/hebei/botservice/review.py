@@ -103,7 +103,8 @@ class Review:
         }
 
 
-def _plain(events: list) -> list:
+def plain_events(events: list) -> list:
+    """``events`` without the chain records of an exported log (a review ignores them)."""
     return [
         {k: v for k, v in e.items() if k != CHAIN_KEY} if isinstance(e, dict) else e for e in events
     ]
@@ -129,7 +130,7 @@ def hand_logs(events: object) -> list[list[dict]]:
         raise InvalidArgument("a log is a non-empty JSON list of events")
     if len(events) > MAX_EVENTS:
         raise InvalidArgument(f"the log has {len(events):,} events; at most {MAX_EVENTS:,}")
-    events = _plain(events)
+    events = plain_events(events)
     first = events[0]
     try:
         if isinstance(first, dict) and first.get("type") == "match_start":

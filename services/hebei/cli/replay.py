@@ -105,7 +105,9 @@ def read_key_file(path: str) -> bytes:
 
 @app.command("replay")
 def replay_command(
-    path: str = typer.Argument(..., help="A hand log (JSON list of events) or a match log."),
+    path: str = typer.Argument(
+        ..., help="A hand log (JSON list of events) or a match log, at most 32 MiB."
+    ),
     key_file: str = typer.Option(
         "",
         "--key-file",

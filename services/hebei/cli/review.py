@@ -18,23 +18,34 @@ from rich.console import Console
 from rich.table import Table
 
 from hebei.cli import app
-from hebei.cli._util import check_range, fail
+from hebei.cli._util import check_range, fail, load_json_file
 
 MAX_SHOWN = 1000
 
 
-def _local_logs(source: str, table: str | None) -> list[list[dict]]:
-    from hebei.botservice.review import parse_log
+def _file_events(source: str) -> list | None:
+    """The events of the log file ``source`` without their chain records (a review ignores
+    them; ``hebei replay`` checks them), or None when ``source`` names no file: a match id."""
+    from hebei.botservice.review import plain_events
 
     path = Path(source)
-    if path.is_file():
-        try:
-            return parse_log(path.read_bytes())
-        except OSError as exc:
-            fail(f"{source}: {exc.strerror}")
-    if path.suffix == ".json" or os.sep in source:
-        fail(f"{source}: no such file")
-    return _match_logs(source, table)
+    if not path.is_file():
+        if path.suffix == ".json" or os.sep in source:
+            fail(f"{source}: no such file")
+        return None
+    log = load_json_file(source)
+    if not isinstance(log, list) or not log:
+        fail(f"{source}: a log is a non-empty JSON list of events")
+    return plain_events(log)
+
+
+def _local_logs(source: str, table: str | None) -> list[list[dict]]:
+    from hebei.botservice.review import hand_logs
+
+    events = _file_events(source)
+    if events is None:
+        return _match_logs(source, table)
+    return hand_logs(events)
 
 
 def _table_address(table: str | None) -> str:
@@ -71,11 +82,11 @@ def _remote(source: str, seat: int, level: int, limit: int, address: str) -> dic
     from hebei.v1 import bot_pb2, bot_pb2_grpc
 
     request = bot_pb2.ReviewRequest(seat=seat, level=level, max_differences=limit)
-    path = Path(source)
-    if path.is_file():
-        request.log_json = path.read_text(encoding="utf-8")
-    else:
+    events = _file_events(source)
+    if events is None:
         request.match_id = source
+    else:  # compact, as the service's bound on a log counts its bytes
+        request.log_json = json.dumps(events, separators=(",", ":"), ensure_ascii=False)
     channel = create_channel(address, timeout=120.0)
     try:
         reply = bot_pb2_grpc.BotServiceStub(channel).Review(request)
@@ -148,7 +159,9 @@ def review_table(body: dict) -> Table:
 
 @app.command("review")
 def review_command(
-    source: str = typer.Argument(..., help="A hand or match log (JSON file), or a match id."),
+    source: str = typer.Argument(
+        ..., help="A hand or match log (JSON file, at most 32 MiB), or a match id."
+    ),
     seat: int = typer.Option(..., "--seat", help="The seat to review, 0-3."),
     level: int = typer.Option(0, "--level", help="Expert level to compare with (0: strongest)."),
     limit: int = typer.Option(0, "--max", help="Show at most this many (costliest); 0: all."),
