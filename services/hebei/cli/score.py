@@ -13,6 +13,8 @@ from hebei.rules.errors import RulesError
 from hebei.rules.profile import get_profile
 from hebei.rules.scoring import ScoredWin, WinContext, request_profile, score_win
 
+MAX_INPUT_CHARS = 64 * 1024  # a win's object is some 200 characters
+
 
 def score_output(result: ScoredWin | None) -> dict:
     """The JSON answer: ``{"legal": false}`` or the items, bonus (main) or points (classic)
@@ -52,16 +54,20 @@ def score(
     Output: {"legal": true, "fans": ..., "bonus": ..., "deltas": ...} with the hand payments
     by seat (kong payments not included), or {"legal": false}. The classic profile lists its
     pattern ({"id", "fan"}) and doublings ({"id", "times": 2}) and gives "points" instead of
-    "bonus". Bad input exits with code 2.
+    "bonus". Bad input (or more than 64 KiB of it) exits with code 2.
     """
     if profile is not None:
         try:
             get_profile(profile)
         except ValueError as exc:
             fail(f"score: {exc}")
-    text = sys.stdin.read()
+    text = sys.stdin.read(MAX_INPUT_CHARS + 1)
+    if len(text) > MAX_INPUT_CHARS:
+        fail(f"score: stdin is longer than {MAX_INPUT_CHARS:,} characters (one win's object)")
     try:
         obj = json.loads(text)
+    except RecursionError:
+        fail("score: stdin is JSON nested too deeply")
     except json.JSONDecodeError as exc:
         fail(f"score: stdin is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})")
     try:

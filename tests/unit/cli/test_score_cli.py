@@ -61,6 +61,8 @@ MALFORMED = {
     "not JSON": ("{hand: 123m", "not valid JSON"),
     "empty input": ("", "not valid JSON"),
     "not an object": ("[1, 2]", "must be a JSON object"),
+    "too long": (" " * 70_000 + "{}", "stdin is longer than 65,536 characters"),
+    "nested too deeply": ("[" * 60_000, "nested too deeply"),
     "unknown key": (bad(extra=1), "unknown key 'extra'"),
     "missing hand": (bad(hand=DROP), "missing key 'hand'"),
     "hand not a string": (bad(hand=123), "tiles are written as a string"),
