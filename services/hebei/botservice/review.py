@@ -121,6 +121,8 @@ def parse_log(text: str | bytes) -> list[list[dict]]:
         events = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InvalidArgument(f"the log is not JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidArgument("the log is JSON nested too deeply") from None
     return hand_logs(events)
 
 

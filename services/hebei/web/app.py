@@ -140,7 +140,7 @@ async def read_json(request: Request) -> dict[str, Any]:
         raise HttpError(415, "send the body as application/json")
     try:
         data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested deep
         raise HttpError(400, "the body is not valid JSON") from None
     if not isinstance(data, dict):
         raise HttpError(400, "the body must be a JSON object")

@@ -138,6 +138,7 @@ def test_health_bots_and_the_static_pages(client: httpx.Client) -> None:
         ("GET", "/api/tables/x/events?last_event_id=abc", None, 400, "Last-Event-ID"),
         ("POST", "/api/tables", {}, 405, "not allowed"),
         ("POST", "/api/quickplay", "not json", 400, "not valid JSON"),
+        ("POST", "/api/quickplay", "[" * 8000, 400, "not valid JSON"),
         ("POST", "/api/quickplay", [1, 2], 400, "JSON object"),
         ("POST", "/api/quickplay", {"hands": 99}, 400, "hands must be an integer 1-16"),
         ("POST", "/api/quickplay", {"policy": "genius"}, 400, "policy must be one of"),

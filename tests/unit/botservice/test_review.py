@@ -78,8 +78,9 @@ def tampered() -> list[dict]:
         (json.dumps([{"type": "draw"}]), "does not replay"),
         (json.dumps(RANDOM[:-3]), "does not replay"),
         (json.dumps([{"type": "hand_start"}] * (MAX_EVENTS + 1)), "at most 20,000"),
+        ("[" * 1_000_000, "nested too deeply"),
     ],
-    ids=["text", "object", "empty", "no-start", "cut", "too-long"],
+    ids=["text", "object", "empty", "no-start", "cut", "too-long", "too-deep"],
 )
 def test_logs_that_do_not_replay_are_refused(text: str, message: str) -> None:
     with pytest.raises(InvalidArgument, match=message):
