@@ -3,8 +3,6 @@ key its signatures, and the rules — and show it as a readable table."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -87,16 +85,23 @@ def _hand_table(state: HandState, console: Console) -> None:
         console.print(f"seat {seat} declared a false win (诈胡) and pays the penalty")
 
 
+MAX_KEY_FILE_BYTES = 4096  # a log key is some 64 characters (openssl rand -hex 32)
+
+
 def read_key_file(path: str) -> bytes:
     """The log key in ``path`` (the engine's HEBEI_TABLE_LOG_KEY); one line on a bad file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_KEY_FILE_BYTES + 1)
+        text = data.decode("utf-8")
     except FileNotFoundError:
         fail(f"--key-file {path}: no such file")
     except UnicodeDecodeError:
         fail(f"--key-file {path}: not a text file")
     except OSError as exc:
         fail(f"--key-file {path}: {exc.strerror or exc}")
+    if len(data) > MAX_KEY_FILE_BYTES:
+        fail(f"--key-file {path}: larger than {MAX_KEY_FILE_BYTES:,} bytes, not a log key")
     try:
         return parse_key(text)
     except ValueError as exc:
@@ -112,7 +117,7 @@ def replay_command(
         "",
         "--key-file",
         help="The engine's log key (HEBEI_TABLE_LOG_KEY; the local stack keeps it in "
-        ".hebei/table-log.key): verify every event's signature.",
+        ".hebei/table-log.key; a file of at most 4 KiB): verify every event's signature.",
     ),
 ) -> None:
     """Check a log: its hash chain (with --key-file, that the engine signed every event) and

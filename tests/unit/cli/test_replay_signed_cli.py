@@ -89,7 +89,12 @@ def test_an_unsigned_log_is_reported_as_unsigned(files) -> None:
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(None, "no such file"), ("short", "at least 32 characters"), (b"\xff\xfe", "not a text")],
+    [
+        (None, "no such file"),
+        ("short", "at least 32 characters"),
+        (b"\xff\xfe", "not a text"),
+        ("0" * 5000, "larger than 4,096 bytes"),
+    ],
 )
 def test_a_bad_key_file_is_one_line(tmp_path, files, content, message) -> None:
     key = tmp_path / "bad.key"
