@@ -214,6 +214,7 @@ class BotsBenchResult:
     title: str = ""
     processes: int = 1
     profile: str = MAIN.name
+    wall_seed: int = 1  # the run's --seed: match seed n is wall_seed * SEED_STRIDE + n
 
     @property
     def ordering_holds(self) -> bool:
@@ -225,6 +226,7 @@ class BotsBenchResult:
             "title": self.title or " / ".join(self.lineup),
             "profile": self.profile,
             "lineup": list(self.lineup),
+            "wall_seed": self.wall_seed,
             "seeds": self.seeds,
             "hands_per_match": self.hands_per_match,
             "hands": self.hands,
@@ -437,6 +439,7 @@ def run_duplicate(
         title=plan.title,
         processes=max(1, processes),
         profile=profile.name,
+        wall_seed=seed,
     )
 
 

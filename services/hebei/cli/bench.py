@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hebei.cli import app
-from hebei.cli._util import check_range, fail
+from hebei.cli._util import check_range, fail, load_json_file
 from hebei.rules.profile import get_profile
 
 # `hebei bench bots` keeps every decision's times for the percentiles, about 120 bytes a
@@ -288,6 +288,52 @@ def _print_bots(results: list, as_json: bool, console: Console) -> bool:
         for table in bots_tables(bodies, timings, cpu_timings):
             console.print(table)
     return holds
+
+
+@bench_app.command("pair")
+def pair_command(
+    base: str = typer.Argument(..., help="`hebei bench bots --json` output before the change."),
+    change: str = typer.Argument(..., help="The same run after the change (same walls)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead."),
+) -> None:
+    """Pair two `hebei bench bots --json` runs on the same walls, wall by wall: what a change
+    to a policy moved, with a much narrower interval than either run alone.
+
+    Both files (at most 32 MiB each) must come from the same --seed, --seeds, --hands,
+    line-ups and --profile; anything else is one line and exit code 2.
+    """
+    from hebei.bench.pairing import PairingError, pair_runs
+
+    try:
+        paired = pair_runs(load_json_file(base), load_json_file(change), (base, change))
+    except PairingError as exc:
+        fail(str(exc))
+    if as_json:
+        print(json.dumps({"comparisons": [p.to_json() for p in paired]}))
+        return
+    Console().print(pair_table(paired))
+
+
+def pair_table(paired: list) -> Table:
+    """The rich table of ``hebei bench pair``: each comparison before, after, and paired."""
+    table = Table(
+        title="the change, wall by wall (points per hand, 95% intervals over the walls)",
+        caption="change − base: the comparison's figure after minus before on each wall",
+    )
+    for column in ("line-up", "comparison", "base", "change", "change − base", "walls moved"):
+        table.add_column(column, justify="left" if column in ("line-up", "comparison") else "right")
+    for p in paired:
+        moved = p.paired
+        colour = "green" if moved.low > 0 else "red" if moved.high < 0 else "default"
+        table.add_row(
+            p.lineup,
+            f"{p.stronger} − {p.weaker}",
+            f"{p.base.mean:+.3f} ± {p.base.half_width:.3f}",
+            f"{p.change.mean:+.3f} ± {p.change.half_width:.3f}",
+            f"[{colour}]{moved.mean:+.3f} ± {moved.half_width:.3f}",
+            f"{p.differing:,} of {p.walls:,}",
+        )
+    return table
 
 
 def ratings_tables(result: dict) -> tuple[Table, Table]:
