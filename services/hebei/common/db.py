@@ -52,7 +52,7 @@ _MIGRATION_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
 def validate_schema_name(schema: str) -> str:
     """Return ``schema`` if it is a plain lower-case identifier, else raise ValueError."""
-    if not _SCHEMA_NAME.match(schema):
+    if not _SCHEMA_NAME.fullmatch(schema):
         raise ValueError(f"schema name must match {_SCHEMA_NAME.pattern}, got {schema!r}")
     return schema
 

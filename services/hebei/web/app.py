@@ -171,7 +171,7 @@ def int_field(data: dict[str, Any], name: str, default: int, lo: int, hi: int) -
 
 
 def check_id(name: str, value: str) -> str:
-    if not ID.match(value) or ":" in value:
+    if not ID.fullmatch(value) or ":" in value:
         raise HttpError(400, f"{name} must be 1-128 printable characters without spaces or ':'")
     return value
 
@@ -426,7 +426,7 @@ class Gateway:
             seat = int_field(data, "seat", -1, 0, 3)
             token = text_field(data, "seat_token", max_length=256, required=True)
             player_id = ""
-            if not TOKEN.match(token):
+            if not TOKEN.fullmatch(token):
                 raise HttpError(400, "seat_token must be 16-256 printable characters")
         session = self.hub.open_seat(match_id, seat, token, client_of(request), player_id)
         return JSONResponse(self._seat_json(session), status_code=201)

@@ -60,7 +60,7 @@ def test_an_applied_migration_that_changed_is_an_error(database_url: str, fresh_
         db.migrate(database_url, fresh_schema, MIGRATIONS_PACKAGE)
 
 
-@pytest.mark.parametrize("name", ["Ledger", "1st", "a-b", "x;drop", ""])
+@pytest.mark.parametrize("name", ["Ledger", "1st", "a-b", "x;drop", "", "ledger\n"])
 def test_schema_names_are_plain_identifiers(name: str):
     with pytest.raises(ValueError, match="schema name"):
         db.validate_schema_name(name)

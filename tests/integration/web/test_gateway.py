@@ -134,6 +134,7 @@ def test_health_bots_and_the_static_pages(client: httpx.Client) -> None:
         ("GET", "/api/nowhere", None, 404, "no such page"),
         ("GET", "/api/tables/no-such-match", None, 404, "no-such-match"),
         ("GET", "/api/tables/bad id", None, 400, "printable"),
+        ("GET", "/api/tables/trailing%0A", None, 400, "printable"),
         ("GET", "/api/tables?status=soon", None, 400, "live, ended or all"),
         ("GET", "/api/tables/x/events?last_event_id=abc", None, 400, "Last-Event-ID"),
         ("POST", "/api/tables", {}, 405, "not allowed"),
