@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 import httpx
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hebei.v1 import matchmaking_pb2 as mm
 from tests.e2e.web.conftest import sit_down
@@ -91,8 +92,13 @@ def test_play_against_bots_in_the_browser(page: Any, site: Any, artifacts: Any) 
         if state.get("auto"):  # a decision ran out of time on a loaded machine: take over
             take_over(page)
             continue
-        if page.locator("#option-buttons button[data-kind=pong]").count():
-            page.click("#option-buttons button[data-kind=pong]")
+        if any(option["kind"] == "pong" for option in state["options"]):
+            # The state can run ahead of the page's buttons on a loaded machine: wait for the
+            # button (passing for want of it let every offer of a match go by, once).
+            try:
+                page.click("#option-buttons button[data-kind=pong]", timeout=10_000)
+            except PlaywrightTimeout:
+                continue  # the offer went by meanwhile (its time ran out): wait for another
             page.wait_for_function(
                 "() => { const s = window.hebeiPage.state;"
                 " return !s.options.some(o => o.kind === 'pong'); }"
