@@ -23,6 +23,7 @@ import redis
 
 from hebei.bots import celery_app
 from hebei.common import embedded
+from tests.integration.seat_queues import purge_seat_queues
 
 
 @pytest.fixture(scope="session")
@@ -129,3 +130,5 @@ def start_worker(bots_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[
     yield start
     for worker in started:
         worker.stop()
+    if started:
+        purge_seat_queues()
