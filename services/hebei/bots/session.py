@@ -108,6 +108,8 @@ class SeatTicket:
             raise ValueError("seat_token is required")
         if not 0 <= self.pace <= 60:
             raise ValueError(f"pace must be 0-60 seconds, got {self.pace!r}")
+        if not 0 <= self.seed < 2**64:  # the task's uint64
+            raise ValueError(f"seed must be 0-18,446,744,073,709,551,615, got {self.seed!r}")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -128,7 +128,7 @@ def send_command(
     token: str = typer.Option(..., "--token", help="The seat token."),
     policy: str = typer.Option("expert", "--policy", help="random, efficiency or expert."),
     level: int = typer.Option(0, "--level", help="Policy level (0: its strongest)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the policy's randomness."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the policy's randomness, 0-2^64-1."),
     pace: float = typer.Option(0.0, "--pace", help="Seconds a decision takes at least."),
     tls: bool = typer.Option(
         False, "--tls", help="The engine speaks TLS (default: when HEBEI_BOTS_TLS_* are set)."

@@ -253,13 +253,19 @@ def create_command(
     mode: str = typer.Option(
         "swiss", "--mode", help="Seating: swiss, random, schedule, duplicate."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the seating (0: drawn)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the seating (0: drawn), 0-2^64-1."),
     filler: str = typer.Option("expert", "--filler", help="Filler bots, POLICY[:LEVEL]."),
-    max_players: int = typer.Option(0, "--max-players", help="At most this many (0: no limit)."),
-    late: int = typer.Option(0, "--late-until", help="Late registration until this round."),
+    max_players: int = typer.Option(
+        0, "--max-players", help="At most this many, 0-4096 (0: no limit)."
+    ),
+    late: int = typer.Option(
+        0, "--late-until", help="Late registration until this round, 0-64 (0: none)."
+    ),
     placement: str = typer.Option("", "--placement", help="Placement points, e.g. 15,5,-5,-15."),
     fixed: int | None = typer.Option(
-        None, "--fixed-replacement", help="A replaced player's match counts these points."
+        None,
+        "--fixed-replacement",
+        help="A replaced player's match counts these points, ±1,000,000.",
     ),
     hide: bool = typer.Option(False, "--hide-results", help="Hide round results until it ends."),
     tie_breaks: str = typer.Option(
@@ -272,10 +278,19 @@ def create_command(
     as_json: bool = JsonOption,
 ) -> None:
     """Create a tournament, open for registration; prints its id."""
+    from hebei.matchmaking.settings import MAX_HANDS, MAX_PLAYERS, MAX_POINTS, MAX_ROUNDS
     from hebei.v1 import matchmaking_pb2 as mm
 
     if mode not in MODES:
         fail(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
+    # The service checks each against the others too; these keep a value inside its field.
+    check_range("--rounds", rounds, 1, MAX_ROUNDS)
+    check_range("--hands", hands, 1, MAX_HANDS)
+    check_range("--seed", seed, 0, 2**64 - 1)
+    check_range("--max-players", max_players, 0, MAX_PLAYERS)
+    check_range("--late-until", late, 0, MAX_ROUNDS)
+    if fixed is not None:
+        check_range("--fixed-replacement", fixed, -MAX_POINTS, MAX_POINTS)
     policy, level = _parse_policy(filler)
     config = mm.TournamentConfig(
         name=name, rounds=rounds, seed=seed, filler_bot_policy=policy, filler_bot_level=level,
@@ -286,9 +301,12 @@ def create_command(
     config.rule_profile.name = profile  # the service refuses an unknown one, naming the known
     if placement:
         try:
-            config.placement_points.extend(int(x) for x in placement.split(","))
+            points = [int(x) for x in placement.split(",")]
         except ValueError:
             fail(f"--placement must be four integers like 15,5,-5,-15, got {placement!r}")
+        for value in points:
+            check_range("--placement", value, -MAX_POINTS, MAX_POINTS)
+        config.placement_points.extend(points)
     if fixed is not None:
         config.replaced_match = mm.REPLACED_MATCH_COUNTING_FIXED
         config.replaced_match_points = fixed
@@ -473,6 +491,7 @@ def penalty_command(
     as_json: bool = JsonOption,
 ) -> None:
     """Assign a penalty (booked in the ledger), or cancel one with --cancel PENALTY_ID."""
+    from hebei.matchmaking.tournaments import MAX_PENALTY
     from hebei.v1 import matchmaking_pb2 as mm
 
     conn = _common(address, token)
@@ -484,6 +503,7 @@ def penalty_command(
     else:
         if not player_id or points <= 0:
             fail("give PLAYER_ID and POINTS (or --cancel PENALTY_ID)")
+        check_range("POINTS", points, 1, MAX_PENALTY)
         request = mm.AssignPenaltyRequest(
             tournament_id=tournament_id, player_id=player_id, points=points, reason=reason,
             assigned_by=by, request_id=request_id,

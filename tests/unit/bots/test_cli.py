@@ -22,6 +22,8 @@ SEND = ["bots", "send", "--target", "127.0.0.1:1", "--match", "m1", "--token", "
         ([*SEND, "--seat", "7"], "hebei: seat must be 0-3, got 7"),
         ([*SEND, "--seat", "1", "--policy", "expert", "--level", "5"], "hebei: policy expert"),
         ([*SEND, "--seat", "1", "--pace", "-1"], "hebei: pace must be 0-60 seconds"),
+        ([*SEND, "--seat", "1", "--seed", "-1"], "hebei: seed must be 0-18,446,744,073,"),
+        ([*SEND, "--seat", "1", "--seed", str(2**64)], "hebei: seed must be 0-18,446,744,073,"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(args: list[str], message: str) -> None:
