@@ -100,6 +100,8 @@ def run_workers(
     previous = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         for index in range(processes):
+            if stopping:  # asked to stop while starting them: start no more
+                break
             env = dict(os.environ, HEBEI_BOTS_POLICIES=",".join(names))
             if metrics_port is not None:
                 env["HEBEI_BOTS_METRICS_PORT"] = str(metrics_port + index if metrics_port else 0)

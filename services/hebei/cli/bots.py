@@ -12,13 +12,17 @@ from rich.console import Console
 from rich.table import Table
 
 from hebei.cli import app
-from hebei.cli._util import fail
+from hebei.cli._util import check_range, fail
 
 if TYPE_CHECKING:
     from hebei.common.tls import ClientTls
 
 bots_app = typer.Typer(help="The bot fleet: Celery workers playing seats.", no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
+
+# A worker's processes (as `hebei up --processes`) and seat sessions per process (`hebei demo`
+# asks for one per player and eight more: 264 at its 256 players).
+MAX_PROCESSES, MAX_SESSIONS = 64, 1024
 
 # The worker's TLS variables, which its options set for its processes (hebei.bots.config).
 TLS_VARIABLES = ("HEBEI_BOTS_TLS_CA", "HEBEI_BOTS_TLS_CLIENT_CERT", "HEBEI_BOTS_TLS_CLIENT_KEY")
@@ -46,10 +50,10 @@ def _client_tls(ca_file: str, cert_file: str, key_file: str) -> ClientTls | None
 @bots_app.command("worker")
 def worker_command(
     processes: int = typer.Option(
-        0, "--processes", "-p", help="Worker processes; 0 = one per CPU core."
+        0, "--processes", "-p", help="Worker processes, 0-64; 0 = one per CPU core."
     ),
     sessions: int = typer.Option(
-        32, "--sessions", "-s", help="Seat sessions (threads) per process."
+        32, "--sessions", "-s", help="Seat sessions (threads) per process, 1-1,024."
     ),
     policies: str = typer.Option(
         "random,efficiency,expert", "--policies", help="Policies this worker serves."
@@ -75,8 +79,9 @@ def worker_command(
         for name, path in zip(TLS_VARIABLES, files, strict=True):
             if path is not None:
                 os.environ[name] = str(path)  # the worker processes read them
-    if processes < 0 or sessions < 1:
-        fail("--processes must be >= 0 and --sessions >= 1")
+    check_range("--processes", processes, 0, MAX_PROCESSES)
+    check_range("--sessions", sessions, 1, MAX_SESSIONS)
+    check_range("--metrics-port", metrics_port, -1, 65535)
     if loglevel.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         fail(f"--loglevel must be DEBUG, INFO, WARNING or ERROR, got {loglevel!r}")
     try:

@@ -18,7 +18,9 @@ SEND = ["bots", "send", "--target", "127.0.0.1:1", "--match", "m1", "--token", "
     ("args", "message"),
     [
         (["bots", "worker", "--policies", "smart"], "hebei: unknown policies smart; known: "),
-        (["bots", "worker", "--sessions", "0"], "hebei: --processes must be >= 0"),
+        (["bots", "worker", "--sessions", "0"], "hebei: --sessions must be 1-1,024, got 0"),
+        (["bots", "worker", "--processes", "99999999999"], "hebei: --processes must be 0-64"),
+        (["bots", "worker", "--metrics-port", "70000"], "hebei: --metrics-port must be -1-65,535"),
         ([*SEND, "--seat", "7"], "hebei: seat must be 0-3, got 7"),
         ([*SEND, "--seat", "1", "--policy", "expert", "--level", "5"], "hebei: policy expert"),
         ([*SEND, "--seat", "1", "--pace", "-1"], "hebei: pace must be 0-60 seconds"),
