@@ -5,8 +5,9 @@ A change to a policy is measured by running the benchmark before and after it on
 walls (the same ``--seed``, ``--seeds``, ``--hands``, line-ups and rule profile) and taking,
 for every comparison of a line-up (``expert:4`` − ``efficiency``, ...), the difference
 between the two runs wall by wall: the luck of each wall is in both runs, so the paired
-interval is several times narrower than either run's own (on 1,600 walls of the expert
-against three efficiency players: ± 0.02-0.04 paired against ± 0.09 for a run alone). The
+interval is narrower than either run's own (on 1,600 walls of the expert against three
+efficiency players, the README's screens measured ± 0.01-0.06 paired, the fewer walls a change
+moves the narrower, against ± 0.09 for a run alone). The
 walls where the two runs differ are counted too: a change that alters few decisions moves
 few walls.
 

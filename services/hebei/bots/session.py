@@ -57,6 +57,7 @@ from hebei.common.metrics import ClientStreamMetrics
 from hebei.common.server import new_event_loop
 from hebei.common.threads import name_os_threads
 from hebei.common.tls import ClientTls
+from hebei.common.validation import MAX_SEED
 from hebei.rules.actions import PASS, Action
 from hebei.rules.errors import NotationError
 from hebei.rules.views import Observation
@@ -108,8 +109,8 @@ class SeatTicket:
             raise ValueError("seat_token is required")
         if not 0 <= self.pace <= 60:
             raise ValueError(f"pace must be 0-60 seconds, got {self.pace!r}")
-        if not 0 <= self.seed < 2**64:  # the task's uint64
-            raise ValueError(f"seed must be 0-18,446,744,073,709,551,615, got {self.seed!r}")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed must be 0-{MAX_SEED:,}, got {self.seed!r}")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -22,25 +22,35 @@ def check_range(option: str, value: int, low: int, high: int) -> None:
         fail(f"{option} must be {low:,}-{high:,}, got {value}")
 
 
-# A JSON file a command reads (a hand or match log, a benchmark's output): an exported log of
-# the longest match (64 hands, at most 20,000 events with their chain records) is under 8 MiB.
+# A JSON file a command reads (a hand or match log, a benchmark's output). A match log as
+# exported takes some 280 bytes an event with its chain record (a 64-hand match of random
+# players: 9,975 events, 2.8 MB), so the longest one a review takes (20,000 events) is ~6 MB.
 MAX_JSON_FILE_BYTES = 32 * 1024 * 1024
+
+
+def read_bounded(path: str, max_bytes: int, what: str, name: str | None = None) -> bytes:
+    """The bytes of the file at ``path``, read within ``max_bytes``; one line and exit 2 when it
+    is missing, a directory, unreadable or larger. ``what`` the file should be ("a JSON file");
+    ``name`` leads the line (default: the path)."""
+    name = name or path
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except FileNotFoundError:
+        fail(f"{name}: no such file")
+    except IsADirectoryError:
+        fail(f"{name}: is a directory, expected {what}")
+    except OSError as exc:
+        fail(f"{name}: {exc.strerror or exc}")
+    if len(data) > max_bytes:
+        fail(f"{name}: larger than {max_bytes:,} bytes, the most {what} here may be")
+    return data
 
 
 def load_json_file(path: str, max_bytes: int = MAX_JSON_FILE_BYTES) -> object:
     """The JSON value in the file at ``path``; one line and exit 2 when the file is missing,
     larger than ``max_bytes``, not UTF-8 text or not JSON."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except FileNotFoundError:
-        fail(f"{path}: no such file")
-    except IsADirectoryError:
-        fail(f"{path}: is a directory, expected a JSON file")
-    except OSError as exc:
-        fail(f"{path}: {exc.strerror}")
-    if len(data) > max_bytes:
-        fail(f"{path}: larger than {max_bytes:,} bytes, the most a JSON file here may be")
+    data = read_bounded(path, max_bytes, "a JSON file")
     try:
         return json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 bots_app = typer.Typer(help="The bot fleet: Celery workers playing seats.", no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
 
-# A worker's processes (as `hebei up --processes`) and seat sessions per process (`hebei demo`
-# asks for one per player and eight more: 264 at its 256 players).
+# A worker's processes (`hebei up --processes` has the same bound) and seat sessions per
+# process (`hebei demo` asks for one per player and eight more: 264 at its 256 players).
 MAX_PROCESSES, MAX_SESSIONS = 64, 1024
 
 # The worker's TLS variables, which its options set for its processes (hebei.bots.config).

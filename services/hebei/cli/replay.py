@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hebei.cli import app
-from hebei.cli._util import fail, load_json_file
+from hebei.cli._util import fail, load_json_file, read_bounded
 from hebei.rules.chain import parse_key
 from hebei.rules.errors import ReplayError
 from hebei.rules.hand import HandState
@@ -90,18 +90,11 @@ MAX_KEY_FILE_BYTES = 4096  # a log key is some 64 characters (openssl rand -hex 
 
 def read_key_file(path: str) -> bytes:
     """The log key in ``path`` (the engine's HEBEI_TABLE_LOG_KEY); one line on a bad file."""
+    data = read_bounded(path, MAX_KEY_FILE_BYTES, "a key file", name=f"--key-file {path}")
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_KEY_FILE_BYTES + 1)
         text = data.decode("utf-8")
-    except FileNotFoundError:
-        fail(f"--key-file {path}: no such file")
     except UnicodeDecodeError:
         fail(f"--key-file {path}: not a text file")
-    except OSError as exc:
-        fail(f"--key-file {path}: {exc.strerror or exc}")
-    if len(data) > MAX_KEY_FILE_BYTES:
-        fail(f"--key-file {path}: larger than {MAX_KEY_FILE_BYTES:,} bytes, not a log key")
     try:
         return parse_key(text)
     except ValueError as exc:

@@ -24,10 +24,8 @@ MAX_SHOWN = 1000
 
 
 def _file_events(source: str) -> list | None:
-    """The events of the log file ``source`` without their chain records (a review ignores
-    them; ``hebei replay`` checks them), or None when ``source`` names no file: a match id."""
-    from hebei.botservice.review import plain_events
-
+    """The events of the log file ``source`` (chain records and all: a review ignores them,
+    ``hebei replay`` checks them), or None when ``source`` names no file: a match id."""
     path = Path(source)
     if not path.is_file():
         if path.suffix == ".json" or os.sep in source:
@@ -36,11 +34,11 @@ def _file_events(source: str) -> list | None:
     log = load_json_file(source)
     if not isinstance(log, list) or not log:
         fail(f"{source}: a log is a non-empty JSON list of events")
-    return plain_events(log)
+    return log
 
 
 def _local_logs(source: str, table: str | None) -> list[list[dict]]:
-    from hebei.botservice.review import hand_logs
+    from hebei.botservice.review import hand_logs  # drops the chain records itself
 
     events = _file_events(source)
     if events is None:
@@ -85,8 +83,11 @@ def _remote(source: str, seat: int, level: int, limit: int, address: str) -> dic
     events = _file_events(source)
     if events is None:
         request.match_id = source
-    else:  # compact, as the service's bound on a log counts its bytes
-        request.log_json = json.dumps(events, separators=(",", ":"), ensure_ascii=False)
+    else:  # without the chain records and compact: the service's bound counts the bytes
+        from hebei.botservice.review import plain_events
+
+        plain = plain_events(events)
+        request.log_json = json.dumps(plain, separators=(",", ":"), ensure_ascii=False)
     channel = create_channel(address, timeout=120.0)
     try:
         reply = bot_pb2_grpc.BotServiceStub(channel).Review(request)

@@ -278,6 +278,7 @@ def create_command(
     as_json: bool = JsonOption,
 ) -> None:
     """Create a tournament, open for registration; prints its id."""
+    from hebei.common.validation import MAX_SEED
     from hebei.matchmaking.settings import MAX_HANDS, MAX_PLAYERS, MAX_POINTS, MAX_ROUNDS
     from hebei.v1 import matchmaking_pb2 as mm
 
@@ -286,7 +287,7 @@ def create_command(
     # The service checks each against the others too; these keep a value inside its field.
     check_range("--rounds", rounds, 1, MAX_ROUNDS)
     check_range("--hands", hands, 1, MAX_HANDS)
-    check_range("--seed", seed, 0, 2**64 - 1)
+    check_range("--seed", seed, 0, MAX_SEED)
     check_range("--max-players", max_players, 0, MAX_PLAYERS)
     check_range("--late-until", late, 0, MAX_ROUNDS)
     if fixed is not None:

@@ -11,6 +11,7 @@ import typer.core
 
 from hebei.cli import app
 from hebei.cli._util import fail
+from hebei.cli.bots import MAX_PROCESSES
 
 
 def _usage_errors() -> tuple[type[Exception], ...]:
@@ -52,8 +53,11 @@ def up_command(
     service and bot workers on 127.0.0.1, on embedded PostgreSQL and Redis unless HEBEI_DATABASE_URL /
     HEBEI_BROKER_URL are set; with --monitoring a Prometheus scraping them all. Writes
     .hebei/stack.json for the other commands; Ctrl-C stops."""
-    if not 0 <= workers <= 16 or not 1 <= processes <= 64:
-        fail(f"--workers must be 0-16 and --processes 1-64, got {workers} and {processes}")
+    if not 0 <= workers <= 16 or not 1 <= processes <= MAX_PROCESSES:
+        fail(
+            f"--workers must be 0-16 and --processes 1-{MAX_PROCESSES}, got {workers} and"
+            f" {processes}"
+        )
     from hebei.common.embedded import default_data_dir
     from hebei.stack.discovery import (
         StackLock,

@@ -17,6 +17,7 @@ __all__ = [
     "MAX_ID_LENGTH",
     "MAX_NAME_LENGTH",
     "MAX_REASON_LENGTH",
+    "MAX_SEED",
     "MAX_TOKEN_LENGTH",
     "MIN_TOKEN_LENGTH",
     "check_duration",
@@ -32,6 +33,7 @@ MAX_NAME_LENGTH = 64
 MAX_REASON_LENGTH = 256
 MIN_TOKEN_LENGTH = 16
 MAX_TOKEN_LENGTH = 256
+MAX_SEED = 2**64 - 1  # a seed field of the contracts (uint64)
 _SHOWN = 40
 _NANOS = 1_000_000_000
 
