@@ -58,7 +58,7 @@ from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -129,10 +129,13 @@ async def read_json(request: Request) -> dict[str, Any]:
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
         raise HttpError(413, f"the body must be at most {MAX_BODY_BYTES} bytes")
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            raise HttpError(413, f"the body must be at most {MAX_BODY_BYTES} bytes")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                raise HttpError(413, f"the body must be at most {MAX_BODY_BYTES} bytes")
+    except ClientDisconnect:  # gone mid-body (or too slow: see hebei.web.server)
+        raise HttpError(408, "the body did not arrive in full") from None
     if not body.strip():
         return {}
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()

@@ -54,6 +54,7 @@ class HttpError(Exception):
             401: "UNAUTHENTICATED",
             403: "PERMISSION_DENIED",
             404: "NOT_FOUND",
+            408: "DEADLINE_EXCEEDED",
             409: "FAILED_PRECONDITION",
             413: "TOO_LARGE",
             415: "UNSUPPORTED_MEDIA_TYPE",

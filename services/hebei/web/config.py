@@ -6,7 +6,9 @@ Addresses: ``HEBEI_WEB_TABLE_ADDRESS`` and ``HEBEI_WEB_MATCHMAKING_ADDRESS`` (re
 and the review page; without it those say so). The shared
 ``HEBEI_OPERATOR_TOKEN`` unlocks the operators' view (without it, that view answers 503).
 
-Bounds (each a variable, see :class:`WebConfig`): SSE streams per client address and in total,
+Bounds (each a variable, see :class:`WebConfig`): connections per client address and in total,
+and how long a request may take to arrive in full (see :mod:`hebei.web.server`); SSE streams
+per client address and in total,
 tables followed at once (one Spectate stream each, shared by every browser: keep it under the
 table engine's ``HEBEI_TABLE_MAX_SPECTATORS_PER_PEER``), seats played through the gateway per
 address and in total, how long one SSE response lasts before the browser resumes it, how long
@@ -56,6 +58,9 @@ class WebConfig:
     port: int = DEFAULT_PORT  # 0: any free port
     operator_token: str | None = None
     spectator_delay: float = 0.0  # seconds a spectator's view lags the table
+    max_connections: int = 1024  # TCP connections open at once (idle, reading or streaming)
+    max_connections_per_client: int = 32  # ... from one client address
+    request_seconds: float = 10.0  # a request's head and body must arrive within this long
     max_streams: int = 256  # SSE streams open at once
     max_streams_per_client: int = 8  # ... from one client address
     max_tables: int = 12  # tables followed at once (one Spectate stream to the engine each)
@@ -88,6 +93,11 @@ class WebConfig:
             port=read.port("PORT", DEFAULT_PORT),
             operator_token=read.optional_text("OPERATOR_TOKEN", shared=True),
             spectator_delay=read.number("SPECTATOR_DELAY_SECONDS", 0.0, hi=3600),
+            max_connections=read.integer("MAX_CONNECTIONS", 1024, lo=1, hi=100_000),
+            max_connections_per_client=read.integer(
+                "MAX_CONNECTIONS_PER_CLIENT", 32, lo=1, hi=10_000
+            ),
+            request_seconds=read.number("REQUEST_SECONDS", 10.0, lo=0.1, hi=600),
             max_streams=read.integer("MAX_STREAMS", 256, lo=1, hi=100_000),
             max_streams_per_client=read.integer("MAX_STREAMS_PER_CLIENT", 8, lo=1, hi=10_000),
             max_tables=read.integer("MAX_TABLES", 12, lo=1, hi=10_000),
