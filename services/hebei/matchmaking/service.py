@@ -15,7 +15,9 @@ Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT
 - ``HEBEI_MATCHMAKING_SCHEMA`` (default ``matchmaking``), ``..._POOL_SIZE`` (default 10);
 - ``HEBEI_MATCHMAKING_QUICK_PLAY_WAIT_SECONDS`` (default 3): how long quick play waits for
   other people before filling the table with bots;
-- ``HEBEI_MATCHMAKING_MAX_STREAMS`` (default 256): watchers and quick-play streams at once.
+- ``HEBEI_MATCHMAKING_MAX_STREAMS`` (default 256): watchers and quick-play streams at once;
+  ``HEBEI_MATCHMAKING_MAX_STREAMS_PER_PEER`` (default 128): ... from one client address (the
+  web gateway holds up to its ``HEBEI_WEB_MAX_TABLES`` + ``HEBEI_WEB_MAX_SESSIONS``, 76).
 
 The channels to the table engine and the ledger use the client TLS settings
 (``HEBEI_TLS_CA``, ``HEBEI_TLS_CLIENT_CERT``/``KEY``, see :mod:`hebei.common.tls`); with them,
@@ -64,6 +66,7 @@ class MatchmakingConfig:
     pool_size: int = 10
     quick_play_wait: float = 3.0
     max_streams: int = 256
+    max_streams_per_peer: int = 128
     tick_seconds: float = 0.5
     ledger_grace: float = 30.0
 
@@ -95,6 +98,7 @@ class MatchmakingConfig:
             pool_size=read.integer("POOL_SIZE", 10, lo=2, hi=500),
             quick_play_wait=read.number("QUICK_PLAY_WAIT_SECONDS", 3.0, lo=0.0, hi=600),
             max_streams=max_streams,
+            max_streams_per_peer=read.integer("MAX_STREAMS_PER_PEER", 128, lo=1, hi=100_000),
         )
 
 
@@ -128,6 +132,7 @@ class Matchmaking:
             self.quick_play,
             TokenAuthority(config.server.operator_token, service_tokens),
             max_streams=config.max_streams,
+            max_streams_per_peer=config.max_streams_per_peer,
         )
         self.director = Director(
             self.tournaments,

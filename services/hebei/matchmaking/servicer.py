@@ -9,12 +9,10 @@ public method that does more for the operator (hidden standings, Unregister of a
 from __future__ import annotations
 
 import contextlib
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 from hebei.common.auth import Role, TokenAuthority, token_from_metadata
-from hebei.common.errors import ResourceExhausted
+from hebei.common.quota import StreamQuota, peer_host
 from hebei.common.validation import MAX_NAME_LENGTH, check_text
 from hebei.matchmaking import metrics
 from hebei.matchmaking.quickplay import QuickPlay
@@ -29,8 +27,9 @@ ACTOR_METADATA = "hebei-actor"
 
 
 class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
-    """MatchmakingService over :class:`Tournaments` and :class:`QuickPlay`. Streams beyond
-    ``max_streams`` (watchers and quick-play requests together) are RESOURCE_EXHAUSTED."""
+    """MatchmakingService over :class:`Tournaments` and :class:`QuickPlay`. Streams (watchers
+    and quick-play requests together) beyond ``max_streams`` in all, or ``max_streams_per_peer``
+    from one client address, are RESOURCE_EXHAUSTED: one address never holds every slot."""
 
     def __init__(
         self,
@@ -39,13 +38,12 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         authority: TokenAuthority,
         *,
         max_streams: int = 256,
+        max_streams_per_peer: int = 128,
     ) -> None:
         self.ts = tournaments
         self.quick = quick_play
         self.authority = authority
-        self.max_streams = max_streams
-        self._streams = 0
-        self._lock = threading.Lock()
+        self.streams = StreamQuota("matchmaking", max_streams, max_streams_per_peer)
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -61,19 +59,8 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
                 return check_text("hebei-actor", text, max_length=MAX_NAME_LENGTH) or "operator"
         return "operator"
 
-    @contextlib.contextmanager
-    def _stream_slot(self) -> Iterator[None]:
-        with self._lock:
-            if self._streams >= self.max_streams:
-                raise ResourceExhausted(
-                    f"matchmaking serves {self.max_streams} streams at most; try again later"
-                )
-            self._streams += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._streams -= 1
+    def _stream_slot(self, context: Any) -> contextlib.AbstractContextManager[None]:
+        return self.streams.slot(peer_host(context.peer()))
 
     # -- tournaments ------------------------------------------------------------------------
 
@@ -108,7 +95,7 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         return self.ts.standings(request.tournament_id, operator=self._operator(context))
 
     def WatchTournament(self, request: mm.WatchTournamentRequest, context: Any) -> Any:
-        with self._stream_slot():
+        with self._stream_slot(context):
             metrics.WATCH_STREAMS.labels("watch").inc()
             try:
                 yield from self.ts.watch(
@@ -193,5 +180,5 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
     # -- quick play -------------------------------------------------------------------------
 
     def QuickPlay(self, request: mm.QuickPlayRequest, context: Any) -> Any:
-        with self._stream_slot():
+        with self._stream_slot(context):
             yield from self.quick.play(request, context.is_active)

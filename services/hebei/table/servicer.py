@@ -22,17 +22,16 @@ which read or write the database, run on the loop's thread pool.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
 import grpc
 
-from hebei.common.errors import DomainError, InvalidArgument, ResourceExhausted, Unavailable
+from hebei.common.errors import DomainError, InvalidArgument, Unavailable
+from hebei.common.quota import StreamQuota, peer_host
 from hebei.table import metrics, requests
 from hebei.table.host import TableHost
 from hebei.table.sessions import Outbound
@@ -62,48 +61,9 @@ class TokenBucket:
         return False
 
 
-def peer_host(peer: str) -> str:
-    """The client address of a gRPC peer string without its port (``ipv4:10.0.0.7:5123`` ->
-    ``ipv4:10.0.0.7``, ``ipv6:[::1]:5123`` -> ``ipv6:[::1]``)."""
-    kind, _, address = peer.partition(":")
-    if kind in ("ipv4", "ipv6") and ":" in address:
-        return f"{kind}:{address.rsplit(':', 1)[0]}"
-    return peer
-
-
-class StreamQuota:
-    """At most ``total`` streams of one kind at once, ``per_peer`` from one client address."""
-
-    def __init__(self, rpc: str, total: int, per_peer: int) -> None:
-        self.rpc = rpc
-        self.total = total
-        self.per_peer = per_peer
-        self.open = 0
-        self._by_peer: collections.Counter[str] = collections.Counter()
-        self._lock = threading.Lock()
-
-    @contextlib.contextmanager
-    def slot(self, peer: str) -> Iterator[None]:
-        with self._lock:
-            if self.open >= self.total:
-                reason, limit, whom = "total", self.total, "in all"
-            elif self._by_peer[peer] >= self.per_peer:
-                reason, limit, whom = "peer", self.per_peer, "from one client address"
-            else:
-                reason = ""
-                self.open += 1
-                self._by_peer[peer] += 1
-        if reason:
-            metrics.STREAMS_REFUSED.labels(self.rpc, reason).inc()
-            raise ResourceExhausted(f"at most {limit} {self.rpc} streams {whom}; try again later")
-        try:
-            yield
-        finally:
-            with self._lock:
-                self.open -= 1
-                self._by_peer[peer] -= 1
-                if not self._by_peer[peer]:
-                    del self._by_peer[peer]
+def _refused(rpc: str) -> Callable[[str], None]:
+    """Counts the ``rpc`` streams a quota refuses, by reason."""
+    return lambda reason: metrics.STREAMS_REFUSED.labels(rpc, reason).inc()
 
 
 async def _read_actions(
@@ -160,8 +120,10 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         burst: int = 100,
     ) -> None:
         self.host = host
-        self.joining = StreamQuota("play", max_joining, max_joining_per_peer)
-        self.spectators = StreamQuota("spectate", max_spectators, max_spectators_per_peer)
+        self.joining = StreamQuota("play", max_joining, max_joining_per_peer, _refused("play"))
+        self.spectators = StreamQuota(
+            "spectate", max_spectators, max_spectators_per_peer, _refused("spectate")
+        )
         self.join_seconds = join_seconds
         self.rate = rate
         self.burst = burst

@@ -212,6 +212,9 @@ class MatchmakingServiceServicer:
 
     def WatchTournament(self, request, context):
         """Progress of a tournament: the current state, then one message per change until it ends.
+        Anonymous: WatchTournament and QuickPlay streams share a quota, in all and per client
+        address (HEBEI_MATCHMAKING_MAX_STREAMS, HEBEI_MATCHMAKING_MAX_STREAMS_PER_PEER); beyond
+        it RESOURCE_EXHAUSTED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -57,7 +57,11 @@ class MatchmakingServiceStub:
     GetStandings: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.GetStandingsRequest, _matchmaking_pb2.GetStandingsResponse]
     """A tournament's standings, ranked with tie-breaks."""
     WatchTournament: _grpc.UnaryStreamMultiCallable[_matchmaking_pb2.WatchTournamentRequest, _matchmaking_pb2.WatchTournamentResponse]
-    """Progress of a tournament: the current state, then one message per change until it ends."""
+    """Progress of a tournament: the current state, then one message per change until it ends.
+    Anonymous: WatchTournament and QuickPlay streams share a quota, in all and per client
+    address (HEBEI_MATCHMAKING_MAX_STREAMS, HEBEI_MATCHMAKING_MAX_STREAMS_PER_PEER); beyond
+    it RESOURCE_EXHAUSTED.
+    """
     QuickPlay: _grpc.UnaryStreamMultiCallable[_matchmaking_pb2.QuickPlayRequest, _matchmaking_pb2.QuickPlayResponse]
     """A person asks to play now against bots: the stream reports queued, then seated (with the
     seat token and a ready deadline), then started. Joining the table's Play stream is the
@@ -131,7 +135,11 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     GetStandings: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.GetStandingsRequest, _matchmaking_pb2.GetStandingsResponse]  # type: ignore[assignment]
     """A tournament's standings, ranked with tie-breaks."""
     WatchTournament: _aio.UnaryStreamMultiCallable[_matchmaking_pb2.WatchTournamentRequest, _matchmaking_pb2.WatchTournamentResponse]  # type: ignore[assignment]
-    """Progress of a tournament: the current state, then one message per change until it ends."""
+    """Progress of a tournament: the current state, then one message per change until it ends.
+    Anonymous: WatchTournament and QuickPlay streams share a quota, in all and per client
+    address (HEBEI_MATCHMAKING_MAX_STREAMS, HEBEI_MATCHMAKING_MAX_STREAMS_PER_PEER); beyond
+    it RESOURCE_EXHAUSTED.
+    """
     QuickPlay: _aio.UnaryStreamMultiCallable[_matchmaking_pb2.QuickPlayRequest, _matchmaking_pb2.QuickPlayResponse]  # type: ignore[assignment]
     """A person asks to play now against bots: the stream reports queued, then seated (with the
     seat token and a ready deadline), then started. Joining the table's Play stream is the
@@ -244,7 +252,11 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaking_pb2.WatchTournamentRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_matchmaking_pb2.WatchTournamentResponse], _abc.AsyncIterator[_matchmaking_pb2.WatchTournamentResponse]]:
-        """Progress of a tournament: the current state, then one message per change until it ends."""
+        """Progress of a tournament: the current state, then one message per change until it ends.
+        Anonymous: WatchTournament and QuickPlay streams share a quota, in all and per client
+        address (HEBEI_MATCHMAKING_MAX_STREAMS, HEBEI_MATCHMAKING_MAX_STREAMS_PER_PEER); beyond
+        it RESOURCE_EXHAUSTED.
+        """
 
     @_abc_1.abstractmethod
     def QuickPlay(

@@ -15,6 +15,7 @@ from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
 from tests.integration.matchmaking.conftest import Stack
 from tests.integration.table.conftest import SERVICE_TOKEN
+from tests.integration.table.helpers import wait_for
 
 
 def _code(call) -> grpc.StatusCode:
@@ -365,3 +366,34 @@ def test_a_match_result_must_add_up_and_name_the_match_s_players(served: Stack) 
     after = stack.mm().GetTournament(mm.GetTournamentRequest(tournament_id=tid)).tournament
     assert after.tables[0].status != pb.MATCH_STATUS_FINISHED  # nothing was recorded
     stack.mm().CancelTournament(mm.CancelTournamentRequest(tournament_id=tid, reason="over"))
+
+
+def test_one_address_holds_at_most_its_share_of_the_streams(stack: Stack) -> None:
+    """One anonymous address used to take all of matchmaking's stream slots with watchers,
+    and then nobody could watch or ask for quick play. It holds its share now."""
+    stack.start_matchmaking(max_streams=8, max_streams_per_peer=3)
+    streams = stack.matchmaking.servicer.streams
+    tid = stack.create().tournament_id
+    anonymous = stack.mm(token=None)
+    watch = mm.WatchTournamentRequest(tournament_id=tid)
+    held = [anonymous.WatchTournament(watch, timeout=120) for _ in range(3)]
+    for call in held:
+        assert next(call).type == mm.TOURNAMENT_EVENT_TYPE_SNAPSHOT
+    assert streams.open == 3
+    for refused in (
+        lambda: next(anonymous.WatchTournament(watch, timeout=30)),
+        lambda: next(anonymous.QuickPlay(mm.QuickPlayRequest(name="Mei"), timeout=30)),
+    ):
+        with pytest.raises(grpc.RpcError) as caught:
+            refused()
+        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert caught.value.details() == (
+            "at most 3 matchmaking streams from one client address; try again later"
+        )
+    assert streams.open == 3  # the other addresses' five slots are still free
+    for call in held:
+        call.cancel()
+    assert wait_for(lambda: streams.open == 0, timeout=60)
+    again = anonymous.WatchTournament(watch, timeout=30)
+    assert next(again).type == mm.TOURNAMENT_EVENT_TYPE_SNAPSHOT
+    again.cancel()
