@@ -219,7 +219,13 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self._refuse_while_draining("spectate")
         with self.spectators.slot(peer_host(context.peer())), self._open_stream("spectate"):
             table = await self._off_loop(lambda: self.host.get(match_id))
-            subscription = table.subscribe(from_seq)
+            step = table.backlog(from_seq) if from_seq else table.subscribe(0)
+            while not isinstance(step, Outbound):  # the backlog, a chunk at a time
+                messages, from_seq = step
+                for message in messages:
+                    yield message
+                step = table.backlog(from_seq)
+            subscription = step
             try:
                 async for message in subscription.messages():
                     yield message

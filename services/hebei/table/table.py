@@ -88,6 +88,8 @@ TABLE_EVENTS = frozenset(
 SEAT_KIND_NAMES = {pb.SEAT_KIND_PERSON: "person", pb.SEAT_KIND_BOT: "bot"}
 SEATS = (0, 1, 2, 3)
 STEP_ACTIONS = 64  # auto-played actions (and deals) in one step of a table
+# A spectator's backlog is built this many messages at a time, as it reads (Table.backlog).
+BACKLOG_CHUNK = 256
 HOLD_SECONDS = 0.25  # how often a held deadline looks again whether the seat was told
 LAG_TOLERANCE = 0.05  # seconds of event log delay not given back to a seat's clock
 SETTLE_SECONDS = 0.5  # after a seat drops, before the engine plays for it
@@ -760,6 +762,31 @@ class Table:
             else:
                 self.spectators.append(queue)
             return queue
+
+    def backlog(
+        self, from_seq: int, limit: int = BACKLOG_CHUNK
+    ) -> tuple[list[table_pb2.SpectateResponse], int] | Outbound:
+        """A spectator's next step from public event ``from_seq`` (1 or more): up to ``limit``
+        messages of the backlog and the seq that follows them, or, once no more than
+        ``limit`` are left (or the next is not durable yet), its live queue
+        (:meth:`subscribe`), which holds the rest. A spectator of a long match so costs one
+        chunk at a time, as it reads: never the whole log built at once, under the lock, for a
+        client that may never read it."""
+        with self.lock:
+            if self.suspended:
+                raise Unavailable(STOPPING)
+            start = max(0, from_seq - 1)
+            if len(self.public) - start <= limit:
+                return self.subscribe(from_seq)
+            durable = self.store.durable_seq(self.match_id)
+            messages = []
+            for index in range(start, start + limit):
+                if self.public[index][0] > durable:
+                    break
+                messages.append(table_pb2.SpectateResponse(event=self._public_message(index)))
+            if not messages:
+                return self.subscribe(from_seq)
+            return messages, start + len(messages) + 1
 
     def unsubscribe(self, queue: Outbound) -> None:
         with self.lock:

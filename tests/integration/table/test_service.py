@@ -11,6 +11,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from hebei.rules.replay import replay_match
+from hebei.table.table import BACKLOG_CHUNK
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.integration.table.conftest import (
@@ -55,7 +56,7 @@ def test_absent_seats_are_auto_played_after_the_ready_check(start_engine) -> Non
 
 
 def test_spectators_follow_live_and_catch_up(engine) -> None:
-    request = new_match_request(hands=1, seed=13)
+    request = new_match_request(hands=3, seed=13)
     engine.stub.OpenMatch(request, metadata=OPERATOR)
     live: list[pb.Event] = []
 
@@ -79,13 +80,16 @@ def test_spectators_follow_live_and_catch_up(engine) -> None:
         )
     ]
     assert [e.seq for e in full] == list(range(1, len(full) + 1))
+    assert len(full) > BACKLOG_CHUNK  # the backlog came in chunks: none lost or repeated
     types = [e.type for e in full]
     assert types[:5].count(pb.EVENT_TYPE_SEAT_CONNECTED) == 4  # then the match starts
     assert types[4] == pb.EVENT_TYPE_MATCH_START and types[5] == pb.EVENT_TYPE_HAND_START
     assert live and live == full[len(full) - len(live) :]
     assert full[-1].type == pb.EVENT_TYPE_MATCH_END
-    hand_end = next(e for e in full if e.type == pb.EVENT_TYPE_HAND_END)
-    assert hand_end.settlement.idempotency_key == f"{request.match_id}:1"
+    hand_ends = [e for e in full if e.type == pb.EVENT_TYPE_HAND_END]
+    assert [e.settlement.idempotency_key for e in hand_ends] == [
+        f"{request.match_id}:{n}" for n in (1, 2, 3)
+    ]
     assert get(engine, request.match_id).event_count == len(full)
     tail = list(
         engine.stub.Spectate(
