@@ -94,9 +94,17 @@ class TableGateway:
                 if not token:
                     return out
 
-    def dissolve(self, match_id: str, reason: str) -> table_pb2.MatchInfo:
+    def dissolve(
+        self, match_id: str, reason: str, *, only_if_no_person_joined: bool = False
+    ) -> table_pb2.MatchInfo:
+        """Dissolve a match; ``only_if_no_person_joined``: only while it waits for its seats
+        and none of its people joined (else FailedPrecondition, the engine decides at once)."""
         with remote_errors("table engine"):
-            request = table_pb2.DissolveRequest(match_id=match_id, reason=reason)
+            request = table_pb2.DissolveRequest(
+                match_id=match_id,
+                reason=reason,
+                only_if_no_person_joined=only_if_no_person_joined,
+            )
             return self.stub.Dissolve(request).match
 
     def close(self) -> None:

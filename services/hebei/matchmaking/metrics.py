@@ -13,7 +13,9 @@ __all__ = [
     "MATCH_RESULTS",
     "MATCH_SECONDS",
     "OPERATOR_ACTIONS",
+    "QUICK_PLAY_LEFT",
     "QUICK_PLAY_QUEUE",
+    "QUICK_PLAY_REFUSED",
     "QUICK_PLAY_WAIT_SECONDS",
     "REPLACEMENTS",
     "ROUNDS_FINISHED",
@@ -134,6 +136,14 @@ QUICK_PLAY_WAIT_SECONDS = Histogram(
     "hebei_matchmaking_quick_play_wait_seconds",
     "Time from a quick-play request to its seating.",
     buckets=(0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0),
+)
+QUICK_PLAY_REFUSED = Counter(
+    "hebei_matchmaking_quick_play_refused",
+    "Quick-play requests refused: quick play already had its most live tables.",
+)
+QUICK_PLAY_LEFT = Counter(
+    "hebei_matchmaking_quick_play_left",
+    "Quick-play matches dissolved before they started: their people left without joining.",
 )
 
 WATCH_STREAMS = Gauge(

@@ -6,10 +6,22 @@ table; a person who has waited :attr:`QuickPlay.wait_seconds` is seated with who
 a tournament's (so the round director follows it, dissolves it if it stalls, and records its
 result); joining the table's Play stream is the ready signal, and the engine's ready check
 makes an absent seat ready when its time runs out (RULES.md §8).
+
+A match nobody is coming to is not played: when the QuickPlay streams of a table's people have
+all ended before the match started (cancelled, or closed on SEATED), the table waits
+:attr:`QuickPlay.join_grace` seconds for one of them to join its seat, then is dissolved — by
+the engine only while it still waits for its seats and none of its people joined (one step
+under the table's lock, so a person joining at that moment keeps the match), and recorded as
+dissolved with nothing booked. Quick play holds at most :attr:`QuickPlay.max_tables` live
+tables (counted in the store, under a transaction lock, so it holds across restarts and
+replicas): a request beyond it is RESOURCE_EXHAUSTED when it arrives, and a group seated
+beyond it is refused the same way with no table opened, so tournaments always keep the
+engine's other tables.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -19,7 +31,14 @@ from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from hebei.common.errors import DomainError, InvalidArgument, ResourceExhausted, Unavailable
+from hebei.common.errors import (
+    DomainError,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    ResourceExhausted,
+    Unavailable,
+)
 from hebei.common.validation import MAX_NAME_LENGTH, check_text
 from hebei.matchmaking import metrics
 from hebei.matchmaking.settings import check_match_length, check_policy
@@ -31,10 +50,15 @@ from hebei.v1 import types_pb2 as pb
 
 __all__ = ["QuickPlay"]
 
+log = logging.getLogger(__name__)
+
 QUICK_HANDS = 4
+JOIN_GRACE_SECONDS = 3.0  # a table its people left waits this long for one to join
+READY_MARGIN_SECONDS = 0.5  # ... and is dissolved at least this long before its ready check ends
+LEFT_REASON = "quick play: the player left before the match started"
 
 
-@dataclass
+@dataclass(eq=False)  # one ticket is one request: compared and hashed by identity
 class Ticket:
     """One person's request, waiting to be seated."""
 
@@ -47,6 +71,8 @@ class Ticket:
     ready_deadline: Timestamp = field(default_factory=Timestamp)  # the engine's ready check
     error: DomainError | None = None
     seated: threading.Event = field(default_factory=threading.Event)
+    started: bool = False  # the stream said STARTED
+    ended: bool = False  # the stream has ended (set under QuickPlay._lock)
 
 
 class QuickPlay:
@@ -58,12 +84,19 @@ class QuickPlay:
         *,
         wait_seconds: float = 3.0,
         max_waiting: int = 1000,
+        max_tables: int = 64,
+        join_grace: float = JOIN_GRACE_SECONDS,
     ) -> None:
         self.ts = ts
         self.wait_seconds = wait_seconds
         self.max_waiting = max_waiting
+        self.max_tables = max_tables
+        self.join_grace = join_grace
         self._lock = threading.Lock()
         self._waiting: list[Ticket] = []
+        self._holding: dict[str, set[Ticket]] = {}  # match id -> its people's live streams
+        self._leaving: dict[str, threading.Timer] = {}  # match id -> its dissolving, due
+        self._closed = False
 
     def ticket(self, request: mm.QuickPlayRequest) -> Ticket:
         """Check a request and make its ticket (InvalidArgument naming the bad field)."""
@@ -88,6 +121,7 @@ class QuickPlay:
     def play(self, request: mm.QuickPlayRequest, active: Callable[[], bool]) -> Iterator:
         """The stream of one request: QUEUED, then SEATED, then STARTED."""
         ticket = self.ticket(request)
+        self._check_tables()
         with self._lock:
             if len(self._waiting) >= self.max_waiting:
                 raise ResourceExhausted("the quick-play queue is full; try again shortly")
@@ -108,6 +142,7 @@ class QuickPlay:
             while active():
                 info = self.ts.table.get_match(ticket.match.match_id)
                 if info.status != pb.MATCH_STATUS_WAITING:
+                    ticket.started = True
                     yield self._response(ticket, mm.QUICK_PLAY_STATUS_STARTED)
                     return
                 time.sleep(0.2)
@@ -116,7 +151,72 @@ class QuickPlay:
                 if ticket in self._waiting:
                     self._waiting.remove(ticket)
                 metrics.QUICK_PLAY_QUEUE.set(len(self._waiting))
+                ticket.ended = True
+                if ticket.match is not None and not ticket.started:
+                    self._let_go(ticket.match.match_id, ticket)
             metrics.WATCH_STREAMS.labels("quick_play").dec()
+
+    # -- the cap on live tables -----------------------------------------------------------------
+
+    def _check_tables(self) -> None:
+        """RESOURCE_EXHAUSTED when quick play already holds ``max_tables`` live tables."""
+        with self.ts.store.reading() as conn:
+            live = self.ts.store.live_quick_play(conn)
+        if live >= self.max_tables:
+            metrics.QUICK_PLAY_REFUSED.inc()
+            raise _full(live)
+
+    # -- tables their people left ---------------------------------------------------------------
+
+    def _let_go(self, match_id: str, ticket: Ticket) -> None:
+        """``ticket``'s stream ended before its match started (under ``_lock``): when no other
+        person's stream holds the table, its dissolving is due after ``join_grace`` (before
+        the engine's ready check would start it with the seats auto-played)."""
+        holders = self._holding.get(match_id)
+        if holders is not None:
+            holders.discard(ticket)
+            if holders:
+                return
+            del self._holding[match_id]
+        if self._closed or match_id in self._leaving:
+            return
+        ready_in = ticket.ready_deadline.ToMicroseconds() / 1e6 - time.time()
+        delay = max(0.0, min(self.join_grace, ready_in - READY_MARGIN_SECONDS))
+        timer = threading.Timer(delay, self._dissolve_left, args=(match_id,))
+        timer.name = f"quick-play-left-{match_id}"
+        timer.daemon = True
+        self._leaving[match_id] = timer
+        timer.start()
+
+    def _dissolve_left(self, match_id: str) -> None:
+        """Dissolve a table its people left, unless one of them joined meanwhile or it started:
+        the engine checks that and dissolves in one step (FailedPrecondition: it plays on)."""
+        with self._lock:
+            self._leaving.pop(match_id, None)
+            if self._closed:
+                return
+        try:
+            with self.ts.store.reading() as conn:
+                match = self.ts.store.match(conn, match_id)
+            if match is None or match.ended:
+                return
+            self.ts.dissolve_match(match, LEFT_REASON, only_if_no_person_joined=True)
+        except (FailedPrecondition, NotFound):
+            return  # a person joined, or the match started: it is played
+        except DomainError as error:  # the engine or the database is down: it plays on
+            log.warning("quick-play match %s not dissolved: %s", match_id, error.message)
+            return
+        metrics.QUICK_PLAY_LEFT.inc()
+        log.info("quick-play match %s dissolved: %s", match_id, LEFT_REASON)
+
+    def close(self) -> None:
+        """Cancel the dissolvings still due (the service is stopping)."""
+        with self._lock:
+            self._closed = True
+            timers = list(self._leaving.values())
+            self._leaving.clear()
+        for timer in timers:
+            timer.cancel()
 
     def _response(self, ticket: Ticket, status: int) -> mm.QuickPlayResponse:
         match = ticket.match
@@ -204,7 +304,15 @@ class QuickPlay:
         match.request.table_id = match.table_id
         try:
             with self.ts.store.transaction() as conn:
+                live = self.ts.store.live_quick_play(conn, lock=True)
+                if live >= self.max_tables:
+                    metrics.QUICK_PLAY_REFUSED.inc()
+                    raise _full(live)
                 self.ts.store.insert_match(conn, match)
+        except DomainError as error:
+            self._refuse(group, error)
+            return
+        try:
             info = self.ts.table.open_match(match.request)
             for seat in match.request.seats:
                 if seat.kind == pb.SEAT_KIND_BOT:
@@ -222,13 +330,32 @@ class QuickPlay:
                 current.opened_at = current.progress_at = datetime.now(UTC)
                 self.ts.store.update_match(conn, current)
         except DomainError as error:
-            for ticket in group:
-                ticket.error = Unavailable(f"cannot open a table now: {error.message}")
-                ticket.seated.set()
+            try:  # stored, maybe opened: not to be played by nobody (else the director opens it)
+                self.ts.dissolve_match(match, "quick play: the table could not be opened")
+            except DomainError as again:
+                log.warning("quick-play match %s left to the director: %s", match_id, again)
+            self._refuse(group, Unavailable(f"cannot open a table now: {error.message}"))
             return
-        for ticket in group:
-            metrics.QUICK_PLAY_WAIT_SECONDS.observe(time.monotonic() - ticket.since)
-            ticket.match = match
-            ticket.ready_deadline.CopyFrom(info.ready_deadline)
-            ticket.seated.set()
+        with self._lock:
+            holders = self._holding[match_id] = set()
+            for ticket in group:
+                metrics.QUICK_PLAY_WAIT_SECONDS.observe(time.monotonic() - ticket.since)
+                ticket.match = match
+                ticket.ready_deadline.CopyFrom(info.ready_deadline)
+                if not ticket.ended:
+                    holders.add(ticket)
+                ticket.seated.set()
+            if not holders:  # every stream of the group ended while its table was opened
+                self._let_go(match_id, group[0])
         self.ts.changes.notify()
+
+    @staticmethod
+    def _refuse(group: list[Ticket], error: DomainError) -> None:
+        for ticket in group:
+            ticket.error = error
+            ticket.seated.set()
+
+
+def _full(live: int) -> ResourceExhausted:
+    """The refusal of a request beyond the cap on live quick-play tables."""
+    return ResourceExhausted(f"quick play has {live} tables in play: try again shortly")

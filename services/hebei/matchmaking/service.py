@@ -15,6 +15,12 @@ Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT
 - ``HEBEI_MATCHMAKING_SCHEMA`` (default ``matchmaking``), ``..._POOL_SIZE`` (default 10);
 - ``HEBEI_MATCHMAKING_QUICK_PLAY_WAIT_SECONDS`` (default 3): how long quick play waits for
   other people before filling the table with bots;
+- ``HEBEI_MATCHMAKING_MAX_QUICK_PLAY_TABLES`` (default 64, 1-10,000): quick-play matches
+  opened and not yet ended, at most (counted in the store); a request beyond it, or a group
+  seated beyond it, is RESOURCE_EXHAUSTED "quick play has N tables in play: try again
+  shortly", so tournaments always keep the engine's other tables. A quick-play match whose
+  people all ended their QuickPlay streams before it started and did not join within 3 s is
+  dissolved (the engine checks, in one step, that it still waits and none of them joined);
 - ``HEBEI_MATCHMAKING_MAX_STREAMS`` (default 256): watchers and quick-play streams at once;
   ``HEBEI_MATCHMAKING_MAX_STREAMS_PER_PEER`` (default 128): ... from one client address (the
   web gateway holds up to its ``HEBEI_WEB_MAX_TABLES`` + ``HEBEI_WEB_MAX_SESSIONS``, 76).
@@ -65,6 +71,7 @@ class MatchmakingConfig:
     schema: str = "matchmaking"
     pool_size: int = 10
     quick_play_wait: float = 3.0
+    max_quick_play_tables: int = 64
     max_streams: int = 256
     max_streams_per_peer: int = 128
     tick_seconds: float = 0.5
@@ -97,6 +104,7 @@ class MatchmakingConfig:
             schema=schema,
             pool_size=read.integer("POOL_SIZE", 10, lo=2, hi=500),
             quick_play_wait=read.number("QUICK_PLAY_WAIT_SECONDS", 3.0, lo=0.0, hi=600),
+            max_quick_play_tables=read.integer("MAX_QUICK_PLAY_TABLES", 64, lo=1, hi=10_000),
             max_streams=max_streams,
             max_streams_per_peer=read.integer("MAX_STREAMS_PER_PEER", 128, lo=1, hi=100_000),
         )
@@ -125,6 +133,7 @@ class Matchmaking:
         self.quick_play = QuickPlay(
             self.tournaments,
             wait_seconds=config.quick_play_wait,
+            max_tables=config.max_quick_play_tables,
         )
         service_tokens = [config.server.service_token] if config.server.service_token else []
         self.servicer = MatchmakingServicer(
@@ -152,8 +161,9 @@ class Matchmaking:
         )
 
     def close(self) -> None:
-        """Stop the director, close the channels and the pool."""
+        """Stop the director and quick play's timers, close the channels and the pool."""
         self.director.stop()
+        self.quick_play.close()
         self.table.close()
         self.ledger.close()
         self.store.close()

@@ -39,6 +39,7 @@ __all__ = [
 MIGRATIONS_PACKAGE = "hebei.matchmaking.migrations"
 OPEN_STATUSES = ("pending", "opened")
 ENDED_STATUSES = ("finished", "dissolved")
+QUICK_PLAY_LOCK = 0x4865_6265_6951_504C  # pg_advisory_xact_lock key: counting quick play's tables
 
 
 @dataclass
@@ -429,6 +430,18 @@ class Store:
             " ORDER BY tournament_id, round_no, table_no"
         ).fetchall()
         return [MatchRow.from_db(r) for r in rows]
+
+    @staticmethod
+    def live_quick_play(conn: psycopg.Connection, *, lock: bool = False) -> int:
+        """How many quick-play matches are opened (or about to be) and not yet ended (the
+        partial index ``matches_quick_play_live``). ``lock``: first take the transaction's
+        quick-play lock, so two callers counting and then inserting never both pass a cap."""
+        if lock:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (QUICK_PLAY_LOCK,))
+        return conn.execute(
+            "SELECT count(*) AS n FROM matches"
+            " WHERE tournament_id = '' AND status IN ('pending', 'opened')"
+        ).fetchone()["n"]
 
     @staticmethod
     def unsettled_matches(conn: psycopg.Connection) -> list[MatchRow]:

@@ -752,12 +752,18 @@ class Tournaments:
             players = {p.player_id: p for p in self.store.players(conn, tournament_id)}
             return table_message(self.store.match(conn, match_id), players)
 
-    def dissolve_match(self, match: MatchRow, reason: str) -> None:
-        """Dissolve a match on the engine (if opened) and record it as dissolved."""
+    def dissolve_match(
+        self, match: MatchRow, reason: str, *, only_if_no_person_joined: bool = False
+    ) -> None:
+        """Dissolve a match on the engine (if opened) and record it as dissolved.
+        ``only_if_no_person_joined``: only while the engine still waits for its seats and none
+        of its people joined; else FailedPrecondition and nothing is recorded."""
         scores = [0, 0, 0, 0]
         hands = match.hands_played
         try:  # a pending match may be on the engine already (opened, not yet marked)
-            info = self.table.dissolve(match.match_id, reason)
+            info = self.table.dissolve(
+                match.match_id, reason, only_if_no_person_joined=only_if_no_person_joined
+            )
             scores = [s.score for s in sorted(info.seats, key=lambda s: s.seat)]
             hands = info.hands_played
         except NotFound:

@@ -25,7 +25,7 @@ from hebei.common.errors import (
 from hebei.table import metrics, requests
 from hebei.table.scheduler import Scheduler
 from hebei.table.store import EventStore, OutboxRow, StoredMatch
-from hebei.table.table import STATUS_NAMES, STATUSES, MatchSpec, Table, shown_name
+from hebei.table.table import STATUS_NAMES, STATUSES, WAITING, MatchSpec, Table, shown_name
 from hebei.v1 import matchmaking_pb2, table_pb2
 from hebei.v1 import types_pb2 as pb
 
@@ -275,9 +275,23 @@ class TableHost:
             infos.append(table.info() if table is not None else _row_info(row))
         return infos, rows[size - 1].match_id if len(rows) > size else ""
 
-    def dissolve(self, match_id: str, reason: str) -> Table:
+    def dissolve(
+        self, match_id: str, reason: str, *, only_if_no_person_joined: bool = False
+    ) -> Table:
+        """End a match now; with ``only_if_no_person_joined``, only while it still waits for
+        its seats and no person's seat has joined (else FailedPrecondition). The check and the
+        dissolving hold the table's lock, as a join does: a person joining at that moment
+        either keeps the match or finds it dissolved."""
         table = self.get(match_id)
-        table.dissolve(reason)
+        with table.lock:
+            if only_if_no_person_joined:
+                people = [s for s in table.seats if s.spec.kind == pb.SEAT_KIND_PERSON]
+                if table.status != WAITING or any(s.joined for s in people):
+                    raise FailedPrecondition(
+                        f"match {match_id} is {table.status} and "
+                        f"{sum(s.joined for s in people)} of its people joined: not dissolved"
+                    )
+            table.dissolve(reason)
         return table
 
     def close(self) -> None:

@@ -229,9 +229,10 @@ def list_tables(request: table_pb2.ListTablesRequest) -> ListQuery:
     return ListQuery(tournament_id, request.status, size or DEFAULT_PAGE_SIZE, token)
 
 
-def dissolve(request: table_pb2.DissolveRequest) -> tuple[str, str]:
+def dissolve(request: table_pb2.DissolveRequest) -> tuple[str, str, bool]:
+    """(match id, reason, only while no person has joined the waiting match)."""
     reason = check_text("reason", request.reason, max_length=MAX_REASON_LENGTH)
-    return match_id(request.match_id), reason
+    return match_id(request.match_id), reason, request.only_if_no_person_joined
 
 
 def spectate(request: table_pb2.SpectateRequest) -> tuple[str, int]:

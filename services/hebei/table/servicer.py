@@ -173,8 +173,10 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         return table_pb2.ListTablesResponse(matches=matches, next_page_token=token)
 
     async def Dissolve(self, request: table_pb2.DissolveRequest, context: Any) -> Any:
-        match_id, reason = requests.dissolve(request)
-        table = await self._off_loop(lambda: self.host.dissolve(match_id, reason))
+        match_id, reason, unjoined = requests.dissolve(request)
+        table = await self._off_loop(
+            lambda: self.host.dissolve(match_id, reason, only_if_no_person_joined=unjoined)
+        )
         return table_pb2.DissolveResponse(match=table.info())
 
     # ------------------------------------------------------------------ streams

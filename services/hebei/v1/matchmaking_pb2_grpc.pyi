@@ -65,7 +65,10 @@ class MatchmakingServiceStub:
     QuickPlay: _grpc.UnaryStreamMultiCallable[_matchmaking_pb2.QuickPlayRequest, _matchmaking_pb2.QuickPlayResponse]
     """A person asks to play now against bots: the stream reports queued, then seated (with the
     seat token and a ready deadline), then started. Joining the table's Play stream is the
-    ready signal; at the deadline the seat is made ready automatically (RULES.md §8).
+    ready signal; at the deadline the seat is made ready automatically (RULES.md §8). A client
+    that ends the stream before STARTED must have joined, or join within 3 s: a table whose
+    people all left without joining is dissolved. At most HEBEI_MATCHMAKING_MAX_QUICK_PLAY_TABLES
+    quick-play tables are live at once; beyond, RESOURCE_EXHAUSTED.
     """
     Pause: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.PauseRequest, _matchmaking_pb2.PauseResponse]
     """Operator: pause a tournament (no new round is seated; running matches finish)."""
@@ -143,7 +146,10 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     QuickPlay: _aio.UnaryStreamMultiCallable[_matchmaking_pb2.QuickPlayRequest, _matchmaking_pb2.QuickPlayResponse]  # type: ignore[assignment]
     """A person asks to play now against bots: the stream reports queued, then seated (with the
     seat token and a ready deadline), then started. Joining the table's Play stream is the
-    ready signal; at the deadline the seat is made ready automatically (RULES.md §8).
+    ready signal; at the deadline the seat is made ready automatically (RULES.md §8). A client
+    that ends the stream before STARTED must have joined, or join within 3 s: a table whose
+    people all left without joining is dissolved. At most HEBEI_MATCHMAKING_MAX_QUICK_PLAY_TABLES
+    quick-play tables are live at once; beyond, RESOURCE_EXHAUSTED.
     """
     Pause: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.PauseRequest, _matchmaking_pb2.PauseResponse]  # type: ignore[assignment]
     """Operator: pause a tournament (no new round is seated; running matches finish)."""
@@ -266,7 +272,10 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_matchmaking_pb2.QuickPlayResponse], _abc.AsyncIterator[_matchmaking_pb2.QuickPlayResponse]]:
         """A person asks to play now against bots: the stream reports queued, then seated (with the
         seat token and a ready deadline), then started. Joining the table's Play stream is the
-        ready signal; at the deadline the seat is made ready automatically (RULES.md §8).
+        ready signal; at the deadline the seat is made ready automatically (RULES.md §8). A client
+        that ends the stream before STARTED must have joined, or join within 3 s: a table whose
+        people all left without joining is dissolved. At most HEBEI_MATCHMAKING_MAX_QUICK_PLAY_TABLES
+        quick-play tables are live at once; beyond, RESOURCE_EXHAUSTED.
         """
 
     @_abc_1.abstractmethod

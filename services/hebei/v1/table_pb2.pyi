@@ -203,12 +203,14 @@ class SpectateResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[_types_pb2.Event, _Mapping]] = ...) -> None: ...
 
 class DissolveRequest(_message.Message):
-    __slots__ = ("match_id", "reason")
+    __slots__ = ("match_id", "reason", "only_if_no_person_joined")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    ONLY_IF_NO_PERSON_JOINED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     reason: str
-    def __init__(self, match_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    only_if_no_person_joined: bool
+    def __init__(self, match_id: _Optional[str] = ..., reason: _Optional[str] = ..., only_if_no_person_joined: _Optional[bool] = ...) -> None: ...
 
 class DissolveResponse(_message.Message):
     __slots__ = ("match",)
