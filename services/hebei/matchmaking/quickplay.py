@@ -53,7 +53,7 @@ __all__ = ["QuickPlay"]
 log = logging.getLogger(__name__)
 
 QUICK_HANDS = 4
-JOIN_GRACE_SECONDS = 3.0  # a table its people left waits this long for one to join
+JOIN_GRACE_SECONDS = 10.0  # a table its people left waits this long for one to join
 READY_MARGIN_SECONDS = 0.5  # ... and is dissolved at least this long before its ready check ends
 LEFT_REASON = "quick play: the player left before the match started"
 

@@ -19,7 +19,7 @@ Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT
   opened and not yet ended, at most (counted in the store); a request beyond it, or a group
   seated beyond it, is RESOURCE_EXHAUSTED "quick play has N tables in play: try again
   shortly", so tournaments always keep the engine's other tables. A quick-play match whose
-  people all ended their QuickPlay streams before it started and did not join within 3 s is
+  people all ended their QuickPlay streams before it started and did not join within 10 s is
   dissolved (the engine checks, in one step, that it still waits and none of them joined);
 - ``HEBEI_MATCHMAKING_MAX_STREAMS`` (default 256): watchers and quick-play streams at once;
   ``HEBEI_MATCHMAKING_MAX_STREAMS_PER_PEER`` (default 128): ... from one client address (the

@@ -66,7 +66,7 @@ class MatchmakingServiceStub:
     """A person asks to play now against bots: the stream reports queued, then seated (with the
     seat token and a ready deadline), then started. Joining the table's Play stream is the
     ready signal; at the deadline the seat is made ready automatically (RULES.md §8). A client
-    that ends the stream before STARTED must have joined, or join within 3 s: a table whose
+    that ends the stream before STARTED must have joined, or join within 10 s: a table whose
     people all left without joining is dissolved. At most HEBEI_MATCHMAKING_MAX_QUICK_PLAY_TABLES
     quick-play tables are live at once; beyond, RESOURCE_EXHAUSTED.
     """
@@ -147,7 +147,7 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     """A person asks to play now against bots: the stream reports queued, then seated (with the
     seat token and a ready deadline), then started. Joining the table's Play stream is the
     ready signal; at the deadline the seat is made ready automatically (RULES.md §8). A client
-    that ends the stream before STARTED must have joined, or join within 3 s: a table whose
+    that ends the stream before STARTED must have joined, or join within 10 s: a table whose
     people all left without joining is dissolved. At most HEBEI_MATCHMAKING_MAX_QUICK_PLAY_TABLES
     quick-play tables are live at once; beyond, RESOURCE_EXHAUSTED.
     """
@@ -273,7 +273,7 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         """A person asks to play now against bots: the stream reports queued, then seated (with the
         seat token and a ready deadline), then started. Joining the table's Play stream is the
         ready signal; at the deadline the seat is made ready automatically (RULES.md §8). A client
-        that ends the stream before STARTED must have joined, or join within 3 s: a table whose
+        that ends the stream before STARTED must have joined, or join within 10 s: a table whose
         people all left without joining is dissolved. At most HEBEI_MATCHMAKING_MAX_QUICK_PLAY_TABLES
         quick-play tables are live at once; beyond, RESOURCE_EXHAUSTED.
         """
