@@ -30,6 +30,7 @@ from hebei.v1 import matchmaking_pb2, table_pb2
 from hebei.v1 import types_pb2 as pb
 
 log = logging.getLogger(__name__)
+ENDED = ("finished", "dissolved")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,10 @@ class HostSettings:
     # Ended tables kept in memory; older ones reload from the log. About 1 MiB each after 8
     # hands (their logs): 512 held half a GiB in a 10-minute soak of 64 tables.
     keep_finished: int = 64
+    # Ended matches read back from their logs at once (a Spectate or Play of one no longer in
+    # memory replays its whole log); more at once is RESOURCE_EXHAUSTED, so public calls
+    # cycling through old matches never take the engine's threads from its seats.
+    cold_loads: int = 2
     pause_seconds: float = 120.0  # a match with every seat auto-played waits this long
     rejoin_seconds: float | None = None  # seats' time to come back after a restart (ready)
 
@@ -72,6 +77,7 @@ class TableHost:
         self._finished: collections.deque[str] = collections.deque()
         self._lock = threading.Lock()
         self._active = 0
+        self._cold_loads = threading.BoundedSemaphore(settings.cold_loads)
         self.stopping = False
         store.on_failed = self._storage_failed
 
@@ -93,6 +99,8 @@ class TableHost:
             if oldest is not None and self.store.durable_seq(oldest.match_id) < len(oldest.log):
                 break
             match_id = self._finished.popleft()
+            if oldest is not None:  # a reader that holds it still sees its log as durable
+                oldest.durable_floor = len(oldest.log)
             self._tables.pop(match_id, None)
             self.store.forget(match_id)
 
@@ -237,8 +245,9 @@ class TableHost:
             table.open_waiting(self.settings.ready_seconds)
         return table
 
-    def get(self, match_id: str) -> Table:
-        """The table of ``match_id`` (a finished one is loaded from the log); NOT_FOUND."""
+    def _find(self, match_id: str) -> Table | StoredMatch:
+        """The table of ``match_id`` in memory, else its stored row (without its events);
+        NOT_FOUND."""
         if not match_id:
             raise InvalidArgument("match_id is required")
         with self._lock:
@@ -246,18 +255,56 @@ class TableHost:
             table = self._tables.get(match_id)
         if table is not None:
             return table
+        row = self.store.load_match(match_id, events=False)
+        if row is None:
+            raise NotFound(f"no match {match_id!r}")
+        return row
+
+    def get(self, match_id: str) -> Table:
+        """The table of ``match_id`` (a finished one is loaded from the log, at most
+        ``cold_loads`` at once: more is RESOURCE_EXHAUSTED); NOT_FOUND."""
+        found = self._find(match_id)
+        if isinstance(found, Table):
+            return found
+        if found.status not in ENDED:
+            return self._load(match_id)
+        if not self._cold_loads.acquire(blocking=False):
+            metrics.COLD_LOADS_REFUSED.inc()
+            raise ResourceExhausted(
+                f"the engine is reading {self.settings.cold_loads} other finished matches from "
+                "their logs; try again shortly"
+            )
+        try:
+            return self._load(match_id)
+        finally:
+            self._cold_loads.release()
+
+    def _load(self, match_id: str) -> Table:
+        """A table not in memory, read from the log (resumed when it is unfinished)."""
         stored = self.store.load_match(match_id)
         if stored is None:
             raise NotFound(f"no match {match_id!r}")
         try:
-            return self._resume(stored)
+            table = self._resume(stored)
         except Exception:
-            if stored.status not in ("finished", "dissolved"):
+            if stored.status not in ENDED:
                 log.exception("match %s: its log could not be read", match_id)
                 raise FailedPrecondition(
                     f"match {match_id!r} cannot be read: its log does not replay"
                 ) from None
-        return self._add(Table.ended(stored, self.store, self.scheduler))
+            table = self._add(Table.ended(stored, self.store, self.scheduler))
+        table.durable_floor = max(table.durable_floor, len(stored.events))  # read from the log
+        return table
+
+    def info(self, match_id: str) -> table_pb2.MatchInfo:
+        """GetMatch: the state of ``match_id``; an ended match no longer in memory is answered
+        from its stored row, without reading its log back."""
+        found = self._find(match_id)
+        if isinstance(found, Table):
+            return found.info()
+        if found.status in ENDED:
+            return _row_info(found)
+        return self._load(match_id).info()
 
     def list(self, query: requests.ListQuery) -> tuple[list[table_pb2.MatchInfo], str]:
         """A page of matches (from the store, live state from the tables in memory)."""
@@ -300,7 +347,7 @@ class TableHost:
 
 def _row_info(row: StoredMatch) -> table_pb2.MatchInfo:
     spec = MatchSpec.from_stored(row)
-    over = row.status in ("finished", "dissolved")
+    over = row.status in ENDED
     info = table_pb2.MatchInfo(
         table_id=row.table_id,
         match_id=row.match_id,
@@ -326,6 +373,11 @@ def _row_info(row: StoredMatch) -> table_pb2.MatchInfo:
         seed=spec.seed if over else 0,
         evaluation=spec.evaluation,
     )
+    if spec.time_control is not None:
+        info.time_control.per_decision.CopyFrom(
+            convert.duration_from_seconds(spec.time_control.per_decision)
+        )
+        info.time_control.time_bank.CopyFrom(convert.duration_from_seconds(spec.time_control.bank))
     if row.ended_at is not None:
         info.ended_at.CopyFrom(convert.timestamp_from_seconds(row.ended_at))
     return info

@@ -78,6 +78,10 @@ STREAMS_REFUSED = Counter(
     "Streams refused for capacity or while draining, by rpc and reason.",
     ("rpc", "reason"),
 )
+COLD_LOADS_REFUSED = Counter(
+    "hebei_table_cold_loads_refused_total",
+    "Reads of an ended match back from its log refused: HEBEI_TABLE_MAX_COLD_LOADS were running.",
+)
 EVENT_LOG_WRITE_FAILURES = Counter(
     "hebei_table_event_log_write_failures_total",
     "Failed event log writes: outage (the database out of reach, retried until it is back) or"

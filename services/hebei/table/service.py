@@ -13,7 +13,8 @@ not yet joined to a seat (joined seats are never refused), ``JOIN_SECONDS`` (10)
 Play stream has to send its Join. The streams are coroutines on the server's one event loop
 (``grpc.aio``); ``HEBEI_MAX_WORKERS`` threads run the unary calls' database work.
 ``KEEP_FINISHED`` (64): ended tables kept in memory for reads (about 1 MiB each after 8
-hands); older ones are read back from the log.
+hands); older ones are read back from the log, ``MAX_COLD_LOADS`` (2) at once (more is
+RESOURCE_EXHAUSTED; GetMatch answers them from their stored row without reading the log).
 ``LOG_KEY``: the secret that signs the event logs (:mod:`hebei.table.logkey`). The channels to
 the ledger and matchmaking use the client TLS settings (``HEBEI_TLS_CA``,
 ``HEBEI_TLS_CLIENT_CERT``/``KEY``, see :mod:`hebei.common.tls`).
@@ -64,6 +65,7 @@ class TableConfig:
     ready_seconds: float = 15.0
     max_tables: int = 256
     keep_finished: int = 64
+    max_cold_loads: int = 2
     max_streams: int = 256  # Play streams that have not joined a seat yet
     flush_seconds: float = 0.0
     pause_seconds: float = 120.0
@@ -101,6 +103,7 @@ class TableConfig:
             ready_seconds=read.number("READY_SECONDS", 15.0, lo=0.01, hi=3600),
             max_tables=max_tables,
             keep_finished=read.integer("KEEP_FINISHED", 64, lo=0, hi=100_000),
+            max_cold_loads=read.integer("MAX_COLD_LOADS", 2, lo=1, hi=64),
             max_streams=max_streams,
             flush_seconds=read.number("FLUSH_SECONDS", 0.0, lo=0.0, hi=1.0),
             pause_seconds=read.number("PAUSE_SECONDS", 120.0, lo=0.01, hi=86_400),
@@ -149,6 +152,7 @@ class TableEngine:
                 ready_seconds=config.ready_seconds,
                 max_tables=config.max_tables,
                 keep_finished=config.keep_finished,
+                cold_loads=config.max_cold_loads,
                 pause_seconds=config.pause_seconds,
                 rejoin_seconds=config.rejoin_seconds,
             ),

@@ -164,8 +164,8 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
 
     async def GetMatch(self, request: table_pb2.GetMatchRequest, context: Any) -> Any:
         match_id = requests.match_id(request.match_id)
-        table = await self._off_loop(lambda: self.host.get(match_id))
-        return table_pb2.GetMatchResponse(match=table.info())
+        info = await self._off_loop(lambda: self.host.info(match_id))
+        return table_pb2.GetMatchResponse(match=info)
 
     async def ListTables(self, request: table_pb2.ListTablesRequest, context: Any) -> Any:
         query = requests.list_tables(request)

@@ -307,7 +307,7 @@ class EventStore:
 
     def _load_events(self, conn: Any, match: StoredMatch) -> StoredMatch:
         match.events = load_events(conn, match.match_id)
-        self._mark(match.match_id, len(match.events))
+        self._durable_through(match.match_id, len(match.events))  # read back: durable
         return match
 
     def load_match(self, match_id: str, *, events: bool = True) -> StoredMatch | None:
@@ -539,17 +539,23 @@ class EventStore:
             if group.events:
                 tops[group.match_id] = max(tops.get(group.match_id, 0), group.events[-1].seq)
         for match_id, seq in tops.items():
-            mark = self._mark(match_id, 0)
-            with mark.cond:
-                if seq > mark.seq:
-                    mark.seq = seq
-                    mark.times.append((seq, now))
-                mark.cond.notify_all()
-                watchers = list(mark.watchers)
-            for watcher in watchers:
-                watcher.durable(seq)
+            self._durable_through(match_id, seq, now)
         if self.on_outbox is not None and any(group.outbox for group in batch):
             self.on_outbox()
+
+    def _durable_through(self, match_id: str, seq: int, now: float | None = None) -> None:
+        """Events of ``match_id`` up to ``seq`` are durable (committed ``now``, or read back
+        from the log): raise its watermark (never lower it) and tell its watchers."""
+        mark = self._mark(match_id, 0)
+        with mark.cond:
+            if seq > mark.seq:
+                mark.seq = seq
+                if now is not None:
+                    mark.times.append((seq, now))
+            mark.cond.notify_all()
+            watchers = list(mark.watchers)
+        for watcher in watchers:
+            watcher.durable(seq)
 
     def _connection(self) -> psycopg.Connection:
         """The writer's connection, taken from the pool once (and again after an outage):

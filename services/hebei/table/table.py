@@ -358,6 +358,9 @@ class Table:
         # message built only when someone reads it (see _public_message).
         self.public: DictRows[tuple[int, dict, int, float]] = DictRows(_public_entry)
         self.spectators: list[Outbound] = []
+        # Events known durable without the store's watermark (which forgets an evicted
+        # match): those read from the log, or every one once the table is evicted.
+        self.durable_floor = 0
         self.settlements: dict[int, pb.Settlement] = {}  # by 1-based hand number
         self.hand: HandState | None = None  # the hand being played, or the last one
         self._hand_logged = 0  # how many of self.hand.events are in the log
@@ -754,6 +757,8 @@ class Table:
             queue = Outbound(
                 self.match_id, self.store, maxsize=len(backlog) + 1024, droppable=False
             )
+            if self.durable_floor:
+                queue.durable(self.durable_floor)
             for index in backlog:
                 event = self._public_message(index)
                 queue.push(self.public[index][0], table_pb2.SpectateResponse(event=event))

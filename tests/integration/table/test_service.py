@@ -238,3 +238,39 @@ def test_a_flood_of_anonymous_spectators_never_keeps_seats_from_joining(start_en
         assert client.error is None and client.observations[-1].match_finished
     for call in held:
         call.cancel()
+
+
+def test_old_matches_are_read_without_taking_the_engine(start_engine) -> None:
+    """An ended match no longer in memory: GetMatch answers from its stored row (no log read
+    back), and reading logs back (a Spectate of it) runs ``max_cold_loads`` at once, more being
+    RESOURCE_EXHAUSTED, so public calls cycling through old matches cannot take the threads
+    the seats need."""
+    engine = start_engine(keep_finished=0, max_cold_loads=1)
+    request = new_match_request(hands=1, seed=23, per_decision=7.0, bank=3.0)
+    engine.stub.OpenMatch(request, metadata=OPERATOR)
+    for client in play_clients(engine.channel, request.match_id, delay=0.0):
+        client.join(60)
+    host = engine.engine.host
+    # Evicted once its log is durable; from then on GetMatch answers from the row, loading
+    # nothing.
+    assert wait_for(
+        lambda: bool(get(engine, request.match_id)) and request.match_id not in host._tables
+    )
+    info = get(engine, request.match_id)
+    assert request.match_id not in host._tables
+    assert info.status == pb.MATCH_STATUS_FINISHED and info.hands_played == 1
+    assert info.seed == request.seed and sum(s.score for s in info.seats) == 0
+    assert info.time_control.per_decision.seconds == 7 and info.time_control.time_bank.seconds == 3
+    spectate = table_pb2.SpectateRequest(match_id=request.match_id, from_seq=1)
+
+    assert host._cold_loads.acquire(blocking=False)  # another old match being read back
+    try:
+        with pytest.raises(grpc.RpcError) as refused:
+            list(engine.stub.Spectate(spectate, timeout=30))
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "other finished matches" in refused.value.details()
+        assert get(engine, request.match_id).status == pb.MATCH_STATUS_FINISHED  # still read
+    finally:
+        host._cold_loads.release()
+    events = [m.event for m in engine.stub.Spectate(spectate, timeout=30)]
+    assert len(events) == info.event_count and events[-1].type == pb.EVENT_TYPE_MATCH_END
