@@ -8,7 +8,14 @@
   matches Review reads by match id (GetMatch and Spectate, both public); unset, Review takes
   logs only. The channel uses the client TLS settings (``HEBEI_TLS_CA``, ...);
 - ``HEBEI_BOTSERVICE_TABLE_TIMEOUT_SECONDS`` (default 10): how long a read of the engine may
-  take.
+  take;
+- ``HEBEI_BOTSERVICE_MAX_REVIEWS`` (default 4, 1-1,000) and
+  ``HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER`` (default 2, 1-1,000): Review calls running at
+  once, in all and from one client address; more are RESOURCE_EXHAUSTED at once. A review of
+  a 64-hand match costs about half a second of CPU, and the GIL shares the process's one core
+  among the calls running: without a bound 32 Reviews from one address made another
+  client's Suggest wait 13-16 s; with these, 150 ms (4 in all: about 320 ms). The web gateway
+  is one address (its reviews beyond two at once are 429 to its users).
 
 Every RPC is public and the service keeps no state: run as many replicas as the load needs.
 """
@@ -16,7 +23,12 @@ Every RPC is public and the service keeps no state: run as many replicas as the 
 from __future__ import annotations
 
 from hebei.bots.player import warm_policies
-from hebei.botservice.servicer import SERVICE_NAME, BotServicer
+from hebei.botservice.servicer import (
+    MAX_REVIEWS,
+    MAX_REVIEWS_PER_PEER,
+    SERVICE_NAME,
+    BotServicer,
+)
 from hebei.botservice.tablefeed import TableFeed
 from hebei.common.client import create_channel
 from hebei.common.config import EnvReader, ServerConfig
@@ -33,11 +45,13 @@ def build_servicer(config: ServerConfig) -> BotServicer:
     read = EnvReader(config.service)
     address = read.optional_text("TABLE_ADDRESS")
     timeout = read.number("TABLE_TIMEOUT_SECONDS", 10.0, lo=0.1, hi=600)
+    max_reviews = read.integer("MAX_REVIEWS", MAX_REVIEWS, lo=1, hi=1000)
+    per_peer = read.integer("MAX_REVIEWS_PER_PEER", MAX_REVIEWS_PER_PEER, lo=1, hi=1000)
     feed = None
     if address:
         channel = create_channel(address, tls=config.client_tls, timeout=timeout)
         feed = TableFeed(channel, address, timeout)
-    return BotServicer(feed)
+    return BotServicer(feed, max_reviews=max_reviews, max_reviews_per_peer=per_peer)
 
 
 def build(config: ServerConfig) -> ServiceSpec:

@@ -10,10 +10,14 @@ from hebei.botservice.review import Decision, Review, parse_log, review_hands
 from hebei.botservice.tablefeed import TableFeed
 from hebei.common import convert
 from hebei.common.errors import InvalidArgument, Unavailable
+from hebei.common.quota import CallQuota, peer_host
 from hebei.v1 import bot_pb2
 
 SERVICE_NAME = "hebei.v1.BotService"
 MAX_DIFFERENCES = 1000
+# Reviews running at once, in all and from one client address (see service.py).
+MAX_REVIEWS = 4
+MAX_REVIEWS_PER_PEER = 2
 
 
 def option_to_proto(rank: int, option: Option) -> bot_pb2.Suggestion:
@@ -70,10 +74,21 @@ def review_to_proto(review: Review, limit: int) -> bot_pb2.ReviewResponse:
 
 
 class BotServicer:
-    """The BotService; ``table`` reads finished matches (None: no table engine configured)."""
+    """The BotService; ``table`` reads finished matches (None: no table engine configured).
 
-    def __init__(self, table: TableFeed | None = None) -> None:
+    A review replays and ranks every decision of up to 64 hands (about half a second of CPU),
+    so at most ``max_reviews`` run at once, ``max_reviews_per_peer`` from one client address;
+    more are RESOURCE_EXHAUSTED before any work, and Suggest keeps the other threads."""
+
+    def __init__(
+        self,
+        table: TableFeed | None = None,
+        *,
+        max_reviews: int = MAX_REVIEWS,
+        max_reviews_per_peer: int = MAX_REVIEWS_PER_PEER,
+    ) -> None:
         self.table = table
+        self.reviews = CallQuota("Review", max_reviews, max_reviews_per_peer)
 
     def ListPolicies(
         self, request: bot_pb2.ListPoliciesRequest, context: Any
@@ -106,6 +121,10 @@ class BotServicer:
             raise InvalidArgument(f"max_differences must be 0-{MAX_DIFFERENCES}")
         if request.seat not in (0, 1, 2, 3):
             raise InvalidArgument(f"seat must be 0-3, got {request.seat}")
+        with self.reviews.slot(peer_host(context.peer())):
+            return self._review(request)
+
+    def _review(self, request: bot_pb2.ReviewRequest) -> bot_pb2.ReviewResponse:
         source = request.WhichOneof("source")
         if source == "log_json":
             logs = parse_log(request.log_json)

@@ -1,7 +1,9 @@
-"""Stream quotas per client address: how many long-lived streams of one kind a server holds at
-once, in all and from one client address (the peer's host), so that one address can never
-take every slot. The table engine (spectators, Play streams before their Join) and matchmaking
-(WatchTournament, QuickPlay) use them; beyond a bound the call is RESOURCE_EXHAUSTED."""
+"""Quotas per client address: how many calls of one kind a server runs at once, in all and from
+one client address (the peer's host), so that one address can never take every slot. Stream
+quotas bound long-lived streams: the table engine's (spectators, Play streams before their
+Join) and matchmaking's (WatchTournament, QuickPlay); call quotas bound expensive unary calls:
+the bot service's Review, the ledger's public reads. Beyond a bound the call is
+RESOURCE_EXHAUSTED at once, before any work."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 from hebei.common.errors import ResourceExhausted
 
-__all__ = ["StreamQuota", "peer_host"]
+__all__ = ["CallQuota", "StreamQuota", "peer_host"]
 
 
 def peer_host(peer: str) -> str:
@@ -24,9 +26,11 @@ def peer_host(peer: str) -> str:
     return peer
 
 
-class StreamQuota:
-    """At most ``total`` streams of one kind at once, ``per_peer`` from one client address;
-    ``refused(reason)`` ("total" or "peer") is called for each stream refused (a metric)."""
+class CallQuota:
+    """At most ``total`` calls of one kind at once, ``per_peer`` from one client address;
+    ``refused(reason)`` ("total" or "peer") is called for each call refused (a metric)."""
+
+    unit = "calls"  # what the refusal says is bounded
 
     def __init__(
         self,
@@ -45,7 +49,7 @@ class StreamQuota:
 
     @contextlib.contextmanager
     def slot(self, peer: str) -> Iterator[None]:
-        """Hold one stream of ``peer`` (a client address: see :func:`peer_host`)."""
+        """Hold one slot of ``peer`` (a client address: see :func:`peer_host`) for the block."""
         with self._lock:
             if self.open >= self.total:
                 reason, limit, whom = "total", self.total, "in all"
@@ -58,7 +62,9 @@ class StreamQuota:
         if reason:
             if self.refused is not None:
                 self.refused(reason)
-            raise ResourceExhausted(f"at most {limit} {self.rpc} streams {whom}; try again later")
+            raise ResourceExhausted(
+                f"at most {limit} {self.rpc} {self.unit} {whom}; try again later"
+            )
         try:
             yield
         finally:
@@ -67,3 +73,9 @@ class StreamQuota:
                 self._by_peer[peer] -= 1
                 if not self._by_peer[peer]:
                     del self._by_peer[peer]
+
+
+class StreamQuota(CallQuota):
+    """At most ``total`` streams of one kind at once, ``per_peer`` from one client address."""
+
+    unit = "streams"

@@ -36,6 +36,9 @@ class BotServiceStub:
     the rules is INVALID_ARGUMENT with a message naming the problem; an unknown policy or match
     id is NOT_FOUND; a match that has not ended (its seed, which reviewing a seat needs, is published when it
     ends) is FAILED_PRECONDITION; no table engine configured or reachable is UNAVAILABLE.
+    Reviews running at once are bounded, in all and from one client address
+    (HEBEI_BOTSERVICE_MAX_REVIEWS, 4, and HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER, 2): one more is
+    RESOURCE_EXHAUSTED at once, to be tried again later.
     """
 
     def __init__(self, channel):
@@ -72,6 +75,9 @@ class BotServiceServicer:
     the rules is INVALID_ARGUMENT with a message naming the problem; an unknown policy or match
     id is NOT_FOUND; a match that has not ended (its seed, which reviewing a seat needs, is published when it
     ends) is FAILED_PRECONDITION; no table engine configured or reachable is UNAVAILABLE.
+    Reviews running at once are bounded, in all and from one client address
+    (HEBEI_BOTSERVICE_MAX_REVIEWS, 4, and HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER, 2): one more is
+    RESOURCE_EXHAUSTED at once, to be tried again later.
     """
 
     def ListPolicies(self, request, context):
@@ -135,6 +141,9 @@ class BotService:
     the rules is INVALID_ARGUMENT with a message naming the problem; an unknown policy or match
     id is NOT_FOUND; a match that has not ended (its seed, which reviewing a seat needs, is published when it
     ends) is FAILED_PRECONDITION; no table engine configured or reachable is UNAVAILABLE.
+    Reviews running at once are bounded, in all and from one client address
+    (HEBEI_BOTSERVICE_MAX_REVIEWS, 4, and HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER, 2): one more is
+    RESOURCE_EXHAUSTED at once, to be tried again later.
     """
 
     @staticmethod

@@ -66,6 +66,10 @@ def test_serves_until_sigterm() -> None:
             {"HEBEI_BOTSERVICE_TABLE_TIMEOUT_SECONDS": "0"},
             "HEBEI_BOTSERVICE_TABLE_TIMEOUT_SECONDS must be a number 0.1-600",
         ),
+        (
+            {"HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER": "0"},
+            "HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER must be an integer 1-1000",
+        ),
     ],
 )
 def test_bad_settings_give_one_line(settings: dict[str, str], line: str) -> None:
