@@ -89,6 +89,13 @@ def token_from_metadata(metadata: Sequence[tuple[str, Any]] | None) -> str | Non
     return None
 
 
+def has_token(context: grpc.ServicerContext) -> bool:
+    """Whether a call reaching its servicer carries a token: behind :class:`AuthInterceptor`
+    (on every server ``hebei.common.server`` builds) that is a valid operator or service token,
+    an unknown one having been refused UNAUTHENTICATED; without one the caller is anonymous."""
+    return token_from_metadata(context.invocation_metadata()) is not None
+
+
 def check_seat_token(expected: str, given: str | None) -> None:
     """Raise Unauthenticated when ``given`` is empty, PermissionDenied when it is not the seat's."""
     if not given:

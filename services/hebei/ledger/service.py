@@ -7,7 +7,14 @@
   embedded PostgreSQL is started with its data under ``.hebei/`` (see hebei.common.embedded);
 - ``HEBEI_LEDGER_SCHEMA`` (default ``ledger``): the schema the ledger owns;
 - ``HEBEI_LEDGER_POOL_SIZE`` (default 10) and ``HEBEI_LEDGER_POOL_TIMEOUT_SECONDS`` (default
-  5): connections, and how long a call waits for one before failing UNAVAILABLE.
+  5): connections, and how long a call waits for one before failing UNAVAILABLE;
+- ``HEBEI_LEDGER_MAX_READS`` (default 4, 1 to POOL_SIZE - 1) and
+  ``HEBEI_LEDGER_MAX_READS_PER_PEER`` (default 2, 1-500): public reads (GetStandings,
+  GetHistory, Audit) without a token running at once, in all and from one client address;
+  more are RESOURCE_EXHAUSTED at once. Each holds a connection, so the rest of the pool is
+  always left to the bookings: without the bound 16 anonymous Audits of a 200,000-entry
+  journal took the whole pool and the table engine's PostSettlement waited 5-8 s or failed
+  UNAVAILABLE. Calls with a token (matchmaking's standings) are not counted.
 """
 
 from __future__ import annotations
@@ -21,7 +28,12 @@ from hebei.common.db import validate_schema_name
 from hebei.common.errors import Unavailable
 from hebei.common.server import ServiceSpec, run_service
 from hebei.ledger.journal import Ledger
-from hebei.ledger.servicer import SERVICE_NAME, LedgerServicer
+from hebei.ledger.servicer import (
+    MAX_READS,
+    MAX_READS_PER_PEER,
+    SERVICE_NAME,
+    LedgerServicer,
+)
 from hebei.v1 import ledger_pb2_grpc
 
 __all__ = ["build", "main"]
@@ -37,6 +49,9 @@ def build(config: ServerConfig) -> ServiceSpec:
         raise ConfigError(f"{read.prefix}SCHEMA: {error}") from None
     pool_size = read.integer("POOL_SIZE", 10, lo=1, hi=500)
     pool_timeout = read.number("POOL_TIMEOUT_SECONDS", 5.0, lo=0.1, hi=600)
+    below_pool = max(1, pool_size - 1)
+    max_reads = read.integer("MAX_READS", min(MAX_READS, below_pool), lo=1, hi=below_pool)
+    reads_per_peer = read.integer("MAX_READS_PER_PEER", MAX_READS_PER_PEER, lo=1, hi=500)
     url = read.optional_text("DATABASE_URL", shared=True) or embedded.database_url()
     try:
         ledger = Ledger.open(
@@ -45,9 +60,8 @@ def build(config: ServerConfig) -> ServiceSpec:
     except (Unavailable, PoolTimeout, psycopg.Error) as error:
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise StartupError(f"cannot open the ledger database: {first_line}") from None
-    return ServiceSpec(
-        SERVICE_NAME, ledger_pb2_grpc.add_LedgerServiceServicer_to_server, LedgerServicer(ledger)
-    )
+    servicer = LedgerServicer(ledger, max_reads=max_reads, max_reads_per_peer=reads_per_peer)
+    return ServiceSpec(SERVICE_NAME, ledger_pb2_grpc.add_LedgerServiceServicer_to_server, servicer)
 
 
 def main() -> None:

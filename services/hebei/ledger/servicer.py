@@ -2,17 +2,26 @@
 messages out. Errors are domain errors, mapped to status codes by the bootstrap's
 ErrorInterceptor; the tokens of PostSettlement, PostAdjustment, CancelAdjustment (service) and
 ReverseEntry (operator) are checked by its AuthInterceptor. Every field is checked by the
-ledger (hebei.ledger.model) before any work."""
+ledger (hebei.ledger.model) before any work.
+
+The public reads (GetStandings, GetHistory, Audit) of anonymous callers are bounded: at most
+``max_reads`` at once, ``max_reads_per_peer`` from one client address, more RESOURCE_EXHAUSTED
+before any work. Each holds a pool connection while it reads (an Audit of a journal of 200,000
+entries for 2.4 s), so the rest of the pool is left to the bookings. Calls with a token
+(matchmaking's standings) are not counted."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from hebei.common.auth import has_token
 from hebei.common.errors import InvalidArgument
+from hebei.common.quota import CallQuota, peer_host
 from hebei.ledger import metrics
 from hebei.ledger.journal import AuditReport, Entry, Ledger, Standing
 from hebei.ledger.model import parse_entry_id
@@ -29,6 +38,9 @@ _ENTRY_KINDS = {
     "adjustment": ledger_pb2.ENTRY_KIND_ADJUSTMENT,
 }
 NO_SEAT = -1  # Posting.seat of an adjustment's lines
+# Anonymous public reads at once, in all and from one client address (see service.py).
+MAX_READS = 4
+MAX_READS_PER_PEER = 2
 _MAX_CONVERSION_MESSAGE = 200
 
 
@@ -118,8 +130,21 @@ def _audit_to_proto(report: AuditReport) -> ledger_pb2.AuditResponse:
 class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     """hebei.v1.LedgerService over a :class:`Ledger`."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        *,
+        max_reads: int = MAX_READS,
+        max_reads_per_peer: int = MAX_READS_PER_PEER,
+    ) -> None:
         self.ledger = ledger
+        self.reads = CallQuota("GetStandings, GetHistory and Audit", max_reads, max_reads_per_peer)
+
+    def _public_read(self, context: grpc.ServicerContext) -> contextlib.AbstractContextManager:
+        """A slot of the anonymous reads' quota for the call (none for a call with a token)."""
+        if has_token(context):
+            return contextlib.nullcontext()
+        return self.reads.slot(peer_host(context.peer()))
 
     def PostSettlement(
         self, request: ledger_pb2.PostSettlementRequest, context: grpc.ServicerContext
@@ -176,7 +201,8 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         context: grpc.ServicerContext,
     ) -> ledger_pb2.LedgerServiceGetStandingsResponse:
         """A tournament's standings ("" is quick play)."""
-        standings = self.ledger.standings(request.tournament_id)
+        with self._public_read(context):
+            standings = self.ledger.standings(request.tournament_id)
         return ledger_pb2.LedgerServiceGetStandingsResponse(
             standings=[_standing_to_proto(s) for s in standings]
         )
@@ -185,14 +211,15 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         self, request: ledger_pb2.GetHistoryRequest, context: grpc.ServicerContext
     ) -> ledger_pb2.GetHistoryResponse:
         """A page of journal entries, newest first."""
-        page = self.ledger.history(
-            player_id=request.player_id,
-            table_id=request.table_id,
-            tournament_id=request.tournament_id or None,
-            match_id=request.match_id,
-            page_size=request.page_size,
-            page_token=request.page_token,
-        )
+        with self._public_read(context):
+            page = self.ledger.history(
+                player_id=request.player_id,
+                table_id=request.table_id,
+                tournament_id=request.tournament_id or None,
+                match_id=request.match_id,
+                page_size=request.page_size,
+                page_token=request.page_token,
+            )
         return ledger_pb2.GetHistoryResponse(
             entries=[_entry_to_proto(e) for e in page.entries],
             next_page_token=page.next_page_token,
@@ -202,7 +229,8 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         self, request: ledger_pb2.AuditRequest, context: grpc.ServicerContext
     ) -> ledger_pb2.AuditResponse:
         """Check the invariants and return the figures."""
-        report = self.ledger.audit(request.tournament_id or None)
+        with self._public_read(context):
+            report = self.ledger.audit(request.tournament_id or None)
         metrics.AUDITS.labels("ok" if report.ok else "failed").inc()
         metrics.AUDIT_PROBLEMS.set(len(report.problems))
         return _audit_to_proto(report)

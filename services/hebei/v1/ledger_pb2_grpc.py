@@ -29,7 +29,9 @@ class LedgerServiceStub:
     """LedgerService books settlements and adjustments and answers standings and audits.
     PostSettlement, PostAdjustment and CancelAdjustment need a service token (or the operator
     token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
-    metadata. GetStandings, GetHistory and Audit are public.
+    metadata. GetStandings, GetHistory and Audit are public; those without a token run at most
+    HEBEI_LEDGER_MAX_READS (4) at once and HEBEI_LEDGER_MAX_READS_PER_PEER (2) from one client
+    address, one more is RESOURCE_EXHAUSTED at once (try again later).
 
     Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
     own accounts: "#tournament" is the account of the tournament itself, the counterpart of
@@ -95,7 +97,9 @@ class LedgerServiceServicer:
     """LedgerService books settlements and adjustments and answers standings and audits.
     PostSettlement, PostAdjustment and CancelAdjustment need a service token (or the operator
     token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
-    metadata. GetStandings, GetHistory and Audit are public.
+    metadata. GetStandings, GetHistory and Audit are public; those without a token run at most
+    HEBEI_LEDGER_MAX_READS (4) at once and HEBEI_LEDGER_MAX_READS_PER_PEER (2) from one client
+    address, one more is RESOURCE_EXHAUSTED at once (try again later).
 
     Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
     own accounts: "#tournament" is the account of the tournament itself, the counterpart of
@@ -225,7 +229,9 @@ class LedgerService:
     """LedgerService books settlements and adjustments and answers standings and audits.
     PostSettlement, PostAdjustment and CancelAdjustment need a service token (or the operator
     token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
-    metadata. GetStandings, GetHistory and Audit are public.
+    metadata. GetStandings, GetHistory and Audit are public; those without a token run at most
+    HEBEI_LEDGER_MAX_READS (4) at once and HEBEI_LEDGER_MAX_READS_PER_PEER (2) from one client
+    address, one more is RESOURCE_EXHAUSTED at once (try again later).
 
     Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
     own accounts: "#tournament" is the account of the tournament itself, the counterpart of

@@ -124,8 +124,9 @@ class LedgerServer:
         return ledger_pb2_grpc.LedgerServiceStub(grpc.insecure_channel(self.target))
 
 
-def start_ledger_server(ledger: Ledger) -> LedgerServer:
-    """Serve ``ledger`` through the bootstrap on free ports (gRPC and metrics)."""
+def start_ledger_server(ledger: Ledger, **options: Any) -> LedgerServer:
+    """Serve ``ledger`` through the bootstrap on free ports (gRPC and metrics); ``options``
+    go to the servicer (``max_reads=...``)."""
     config = ServerConfig(
         service="ledger",
         host="127.0.0.1",
@@ -136,7 +137,9 @@ def start_ledger_server(ledger: Ledger) -> LedgerServer:
         grace_seconds=1.0,
     )
     spec = ServiceSpec(
-        SERVICE_NAME, ledger_pb2_grpc.add_LedgerServiceServicer_to_server, LedgerServicer(ledger)
+        SERVICE_NAME,
+        ledger_pb2_grpc.add_LedgerServiceServicer_to_server,
+        LedgerServicer(ledger, **options),
     )
     server = create_server(spec, config)
     server.start()

@@ -90,6 +90,11 @@ def test_serves_until_sigterm(database_url: str, fresh_schema: str, make_settlem
             "hebei-ledger: HEBEI_LEDGER_POOL_SIZE must be an integer 1-500, got 'lots'",
         ),
         (
+            {"HEBEI_LEDGER_POOL_SIZE": "4", "HEBEI_LEDGER_MAX_READS": "4"},
+            2,
+            "hebei-ledger: HEBEI_LEDGER_MAX_READS must be an integer 1-3, got '4'",
+        ),
+        (
             {"HEBEI_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2"},
             1,
             "hebei-ledger: cannot open the ledger database: ",
