@@ -10,12 +10,13 @@
 - ``HEBEI_BOTSERVICE_TABLE_TIMEOUT_SECONDS`` (default 10): how long a read of the engine may
   take;
 - ``HEBEI_BOTSERVICE_MAX_REVIEWS`` (default 4, 1-1,000) and
-  ``HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER`` (default 2, 1-1,000): Review calls running at
+  ``HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER`` (default 4, 1-1,000): Review calls running at
   once, in all and from one client address; more are RESOURCE_EXHAUSTED at once. A review of
   a 64-hand match costs about half a second of CPU, and the GIL shares the process's one core
   among the calls running: without a bound 32 Reviews from one address made another
-  client's Suggest wait 13-16 s; with these, 150 ms (4 in all: about 320 ms). The web gateway
-  is one address (its reviews beyond two at once are 429 to its users).
+  client's Suggest wait 13-16 s; with 4 in all, about 320 ms (2 from one address: 150 ms).
+  The web gateway is one address and makes up to its ``HEBEI_WEB_MAX_ADVICE_CALLS`` (4) at
+  once, hence the per-address default; lower it where clients reach the service directly.
 
 Every RPC is public and the service keeps no state: run as many replicas as the load needs.
 """

@@ -17,7 +17,7 @@ SERVICE_NAME = "hebei.v1.BotService"
 MAX_DIFFERENCES = 1000
 # Reviews running at once, in all and from one client address (see service.py).
 MAX_REVIEWS = 4
-MAX_REVIEWS_PER_PEER = 2
+MAX_REVIEWS_PER_PEER = 4  # the web gateway, one address, makes up to 4 advice calls at once
 
 
 def option_to_proto(rank: int, option: Option) -> bot_pb2.Suggestion:

@@ -37,7 +37,7 @@ class BotServiceStub:
     id is NOT_FOUND; a match that has not ended (its seed, which reviewing a seat needs, is published when it
     ends) is FAILED_PRECONDITION; no table engine configured or reachable is UNAVAILABLE.
     Reviews running at once are bounded, in all and from one client address
-    (HEBEI_BOTSERVICE_MAX_REVIEWS, 4, and HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER, 2): one more is
+    (HEBEI_BOTSERVICE_MAX_REVIEWS, 4, and HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER, 4): one more is
     RESOURCE_EXHAUSTED at once, to be tried again later.
     """
 
@@ -76,7 +76,7 @@ class BotServiceServicer:
     id is NOT_FOUND; a match that has not ended (its seed, which reviewing a seat needs, is published when it
     ends) is FAILED_PRECONDITION; no table engine configured or reachable is UNAVAILABLE.
     Reviews running at once are bounded, in all and from one client address
-    (HEBEI_BOTSERVICE_MAX_REVIEWS, 4, and HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER, 2): one more is
+    (HEBEI_BOTSERVICE_MAX_REVIEWS, 4, and HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER, 4): one more is
     RESOURCE_EXHAUSTED at once, to be tried again later.
     """
 
@@ -142,7 +142,7 @@ class BotService:
     id is NOT_FOUND; a match that has not ended (its seed, which reviewing a seat needs, is published when it
     ends) is FAILED_PRECONDITION; no table engine configured or reachable is UNAVAILABLE.
     Reviews running at once are bounded, in all and from one client address
-    (HEBEI_BOTSERVICE_MAX_REVIEWS, 4, and HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER, 2): one more is
+    (HEBEI_BOTSERVICE_MAX_REVIEWS, 4, and HEBEI_BOTSERVICE_MAX_REVIEWS_PER_PEER, 4): one more is
     RESOURCE_EXHAUSTED at once, to be tried again later.
     """
 
