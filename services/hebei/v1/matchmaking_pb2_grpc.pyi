@@ -30,7 +30,9 @@ class MatchmakingServiceStub:
     """MatchmakingService runs tournaments and quick play. Operator RPCs (CreateTournament,
     StartTournament, Pause, Resume, RemovePlayer, CancelTournament, PreviewRound, SwapSeats,
     AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
-    the `authorization: Bearer ...` metadata.
+    the `authorization: Bearer ...` metadata. GetStandings and GetRatings without a token run at
+    most HEBEI_MATCHMAKING_MAX_READS (4) at once and HEBEI_MATCHMAKING_MAX_READS_PER_PEER (4)
+    from one client address, one more is RESOURCE_EXHAUSTED at once (try again later).
 
     Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
     characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;
@@ -114,7 +116,9 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     """MatchmakingService runs tournaments and quick play. Operator RPCs (CreateTournament,
     StartTournament, Pause, Resume, RemovePlayer, CancelTournament, PreviewRound, SwapSeats,
     AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
-    the `authorization: Bearer ...` metadata.
+    the `authorization: Bearer ...` metadata. GetStandings and GetRatings without a token run at
+    most HEBEI_MATCHMAKING_MAX_READS (4) at once and HEBEI_MATCHMAKING_MAX_READS_PER_PEER (4)
+    from one client address, one more is RESOURCE_EXHAUSTED at once (try again later).
 
     Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
     characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;
@@ -194,7 +198,9 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
     """MatchmakingService runs tournaments and quick play. Operator RPCs (CreateTournament,
     StartTournament, Pause, Resume, RemovePlayer, CancelTournament, PreviewRound, SwapSeats,
     AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
-    the `authorization: Bearer ...` metadata.
+    the `authorization: Bearer ...` metadata. GetStandings and GetRatings without a token run at
+    most HEBEI_MATCHMAKING_MAX_READS (4) at once and HEBEI_MATCHMAKING_MAX_READS_PER_PEER (4)
+    from one client address, one more is RESOURCE_EXHAUSTED at once (try again later).
 
     Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
     characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;

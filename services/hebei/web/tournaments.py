@@ -2,7 +2,11 @@
 stay hidden), with the seating of every round and the standings read again when they change.
 
 The state is ``{"tournament", "rounds", "standings"}`` (see :mod:`hebei.web.views`); its seq is
-the tournament's change number.
+the tournament's change number. Matchmaking bounds anonymous GetStandings from one address
+(``HEBEI_MATCHMAKING_MAX_READS_PER_PEER``, 4) and the gateway follows up to
+``HEBEI_WEB_MAX_TABLES`` (12) tournaments, each reading once per change: a read refused
+RESOURCE_EXHAUSTED is tried again for about 12 s, so a moment of contention does not leave
+a tournament's standings stale (its last change has no next one to read them again).
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ SEATING_CHANGES = frozenset(
 # ... and the standings.
 STANDINGS_CHANGES = SEATING_CHANGES | {EVENT.TOURNAMENT_EVENT_TYPE_PLAYERS_CHANGED}
 ENDED = frozenset({mm.TOURNAMENT_STATUS_FINISHED, mm.TOURNAMENT_STATUS_CANCELLED})
+# Waits before trying a read refused RESOURCE_EXHAUSTED again (about 12 s in all).
+BUSY_RETRIES = (0.1, 0.2, 0.4, 0.8, 1.0, 1.5, 2.0, 2.0, 2.0, 2.0)
 
 
 class TournamentProducer(Producer):
@@ -89,10 +95,22 @@ class TournamentProducer(Producer):
             event={"type": kind, "round_no": event.round_no, "seq": event.seq},
         )
 
+    def _read(self, method: Any, request: Any) -> Any:
+        """``method(request)``, tried again while matchmaking is busy (RESOURCE_EXHAUSTED)."""
+        for delay in BUSY_RETRIES:
+            try:
+                return method(request, timeout=self.timeout)
+            except grpc.RpcError as error:
+                if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                    raise
+            if self.stopped.wait(delay):
+                break
+        return method(request, timeout=self.timeout)
+
     def _rounds(self) -> list[dict[str, Any]]:
         try:
-            reply = self.stub.GetSeating(
-                mm.GetSeatingRequest(tournament_id=self.tournament_id), timeout=self.timeout
+            reply = self._read(
+                self.stub.GetSeating, mm.GetSeatingRequest(tournament_id=self.tournament_id)
             )
         except grpc.RpcError:
             return self.state["rounds"]  # keep what is shown; the next change reads again
@@ -100,8 +118,8 @@ class TournamentProducer(Producer):
 
     def _standings(self) -> dict[str, Any] | None:
         try:
-            reply = self.stub.GetStandings(
-                mm.GetStandingsRequest(tournament_id=self.tournament_id), timeout=self.timeout
+            reply = self._read(
+                self.stub.GetStandings, mm.GetStandingsRequest(tournament_id=self.tournament_id)
             )
         except grpc.RpcError:
             return self.state["standings"]
