@@ -233,6 +233,22 @@ AddressOption = typer.Option(None, "--address", help=ADDRESS_HELP)
 TokenOption = typer.Option(None, "--token", help=TOKEN_HELP)
 ActorOption = typer.Option("operator", "--as", help="Your name in the operator record.")
 JsonOption = typer.Option(False, "--json", help="Print JSON instead of tables.")
+RegistrationCodeOption = typer.Option(
+    "",
+    "--registration-code",
+    help="The tournament's registration code, up to 64 printable characters without spaces"
+    " (create: Register needs it; register: a tournament created with one).",
+)
+
+
+def _check_registration_code(code: str) -> str:
+    from hebei.common.errors import InvalidArgument
+    from hebei.matchmaking.settings import check_registration_code
+
+    try:
+        return check_registration_code("--registration-code", code)
+    except InvalidArgument as exc:
+        fail(str(exc))
 
 
 def _parse_policy(spec: str) -> tuple[str, int]:
@@ -273,6 +289,7 @@ def create_command(
     ),
     profile: str = typer.Option("main", "--profile", help="Rule profile: main or classic."),
     request_id: str = typer.Option("", "--request-id", help="Makes the call idempotent."),
+    registration_code: str = RegistrationCodeOption,
     address: str | None = AddressOption,
     token: str | None = TokenOption,
     as_json: bool = JsonOption,
@@ -297,6 +314,7 @@ def create_command(
         name=name, rounds=rounds, seed=seed, filler_bot_policy=policy, filler_bot_level=level,
         max_players=max_players, last_registration_round=late, hide_round_results=hide,
         seating=mm.SeatingMode.Value(f"SEATING_MODE_{mode.upper()}"),
+        registration_code=_check_registration_code(registration_code),
     )  # fmt: skip
     config.length.hands = hands
     config.rule_profile.name = profile  # the service refuses an unknown one, naming the known
@@ -332,6 +350,7 @@ def register_command(
     count: int = typer.Option(1, "--count", help="How many bots (with --bot), 1-4096."),
     person: str = typer.Option("", "--person", help="Register a person by name."),
     rating_id: str = typer.Option("", "--rating-id", help="A person's identity for ratings."),
+    registration_code: str = RegistrationCodeOption,
     address: str | None = AddressOption,
     token: str | None = TokenOption,
     as_json: bool = JsonOption,
@@ -343,6 +362,7 @@ def register_command(
         fail("give either --bot POLICY[:LEVEL] or --person NAME")
     if not 1 <= count <= 4096:
         fail(f"--count must be 1-4096, got {count}")
+    code = _check_registration_code(registration_code)
     conn = _common(address, token)
     if person:
         response = conn.call(
@@ -350,6 +370,7 @@ def register_command(
             mm.RegisterRequest(
                 tournament_id=tournament_id,
                 person=mm.PersonEntrant(name=person, rating_id=rating_id),
+                registration_code=code,
             ),
         )
         if as_json:
@@ -368,7 +389,9 @@ def register_command(
         response = conn.call(
             "Register",
             mm.RegisterRequest(
-                tournament_id=tournament_id, bot=mm.BotEntrant(policy=policy, level=level)
+                tournament_id=tournament_id,
+                bot=mm.BotEntrant(policy=policy, level=level),
+                registration_code=code,
             ),
         )
         players.append(response.player)

@@ -93,7 +93,7 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         )
 
     def Register(self, request: mm.RegisterRequest, context: Any) -> Any:
-        player, secret = self.ts.register(request)
+        player, secret = self.ts.register(request, operator=self._operator(context))
         return mm.RegisterResponse(player=player, player_secret=secret)
 
     def Unregister(self, request: mm.UnregisterRequest, context: Any) -> Any:

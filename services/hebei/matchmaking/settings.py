@@ -27,6 +27,7 @@ __all__ = [
     "Settings",
     "check_match_length",
     "check_policy",
+    "check_registration_code",
     "check_time_control",
     "normalise_config",
 ]
@@ -41,6 +42,7 @@ DEFAULT_STALL_SECONDS = 600.0
 DEFAULT_REPLACE_ABSENT_SECONDS = 30.0
 MAX_PER_DECISION_SECONDS = 300.0
 MAX_TIME_BANK_SECONDS = 3600.0
+MAX_REGISTRATION_CODE = 64
 
 SEATING_MODES = {
     mm.SEATING_MODE_SWISS: "swiss",
@@ -115,6 +117,18 @@ def check_policy(field: str, policy: str, level: int) -> tuple[str, int]:
         raise InvalidArgument(f"{field}: {exc}") from None
 
 
+def check_registration_code(field: str, code: str) -> str:
+    """A registration code: empty, or up to :data:`MAX_REGISTRATION_CODE` printable characters
+    without spaces. The message never repeats the code (it is a secret)."""
+    if len(code) > MAX_REGISTRATION_CODE:
+        raise InvalidArgument(
+            f"{field} must be at most {MAX_REGISTRATION_CODE} characters, got {len(code)}"
+        )
+    if any(c.isspace() or not c.isprintable() for c in code):
+        raise InvalidArgument(f"{field} must be printable characters without spaces")
+    return code
+
+
 def normalise_config(config: mm.TournamentConfig) -> mm.TournamentConfig:
     """``config`` checked (InvalidArgument naming the field) and with every default filled."""
     out = mm.TournamentConfig()
@@ -180,6 +194,9 @@ def normalise_config(config: mm.TournamentConfig) -> mm.TournamentConfig:
         out.replace_absent_after.CopyFrom(config.replace_absent_after)
     else:
         out.replace_absent_after.FromSeconds(int(DEFAULT_REPLACE_ABSENT_SECONDS))
+    out.registration_code = check_registration_code(
+        "config.registration_code", config.registration_code
+    )
     return out
 
 

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 import psycopg
 
+from hebei.common.auth import same_token
 from hebei.common.errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -217,13 +218,20 @@ class Tournaments:
             row = self._load(conn, row.tournament_id)
             return self.snapshot(conn, row)
 
-    def register(self, request: mm.RegisterRequest) -> tuple[mm.Player, str]:
-        """Register a person or a bot; return the player and (for a person) its secret."""
-        which = request.WhichOneof("entrant")
-        if which is None:
-            raise InvalidArgument("entrant: a person or a bot is required")
+    def register(
+        self, request: mm.RegisterRequest, *, operator: bool = False
+    ) -> tuple[mm.Player, str]:
+        """Register a person or a bot; return the player and (for a person) its secret. A
+        tournament with a registration code needs it (not from the ``operator``): checked
+        first, PermissionDenied and nothing done without it."""
         with self.store.transaction() as conn:
             row = self._load(conn, request.tournament_id, lock=True)
+            code = row.config.registration_code
+            if code and not operator and not same_token(code, request.registration_code):
+                raise PermissionDenied("this tournament needs its registration code")
+            which = request.WhichOneof("entrant")
+            if which is None:
+                raise InvalidArgument("entrant: a person or a bot is required")
             first_round = self._registration_round(row)
             players = self.store.players(conn, row.tournament_id)
             entrants = [p for p in players if not p.filler and not p.removed]

@@ -1,4 +1,5 @@
-"""The matchmaking rows as contract messages (what clients see; never a seat token)."""
+"""The matchmaking rows as contract messages (what clients see; never a seat token, never a
+tournament's registration code)."""
 
 from __future__ import annotations
 
@@ -138,9 +139,13 @@ def tournament_message(
     current_matches: Sequence[MatchRow],
 ) -> mm.Tournament:
     names = {p.player_id: p for p in players}
+    config = mm.TournamentConfig()
+    config.CopyFrom(row.config)
+    config.registration_code = ""  # a secret: never returned, to anyone
     message = mm.Tournament(
         tournament_id=row.tournament_id,
-        config=row.config,
+        config=config,
+        registration_code_required=bool(row.config.registration_code),
         status=STATUSES[row.status],
         current_round=row.current_round,
         players=[player_message(p) for p in players],

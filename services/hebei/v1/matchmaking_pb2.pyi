@@ -103,7 +103,7 @@ QUICK_PLAY_STATUS_SEATED: QuickPlayStatus
 QUICK_PLAY_STATUS_STARTED: QuickPlayStatus
 
 class TournamentConfig(_message.Message):
-    __slots__ = ("name", "rule_profile", "length", "time_control", "rounds", "filler_bot_policy", "filler_bot_level", "seed", "max_players", "seating", "last_registration_round", "replaced_match", "replaced_match_points", "hide_round_results", "tie_breaks", "placement_points", "stall_timeout", "replace_absent_after")
+    __slots__ = ("name", "rule_profile", "length", "time_control", "rounds", "filler_bot_policy", "filler_bot_level", "seed", "max_players", "seating", "last_registration_round", "replaced_match", "replaced_match_points", "hide_round_results", "tie_breaks", "placement_points", "stall_timeout", "replace_absent_after", "registration_code")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULE_PROFILE_FIELD_NUMBER: _ClassVar[int]
     LENGTH_FIELD_NUMBER: _ClassVar[int]
@@ -122,6 +122,7 @@ class TournamentConfig(_message.Message):
     PLACEMENT_POINTS_FIELD_NUMBER: _ClassVar[int]
     STALL_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     REPLACE_ABSENT_AFTER_FIELD_NUMBER: _ClassVar[int]
+    REGISTRATION_CODE_FIELD_NUMBER: _ClassVar[int]
     name: str
     rule_profile: _types_pb2.RuleProfile
     length: _types_pb2.MatchLength
@@ -140,7 +141,8 @@ class TournamentConfig(_message.Message):
     placement_points: _containers.RepeatedScalarFieldContainer[int]
     stall_timeout: _duration_pb2.Duration
     replace_absent_after: _duration_pb2.Duration
-    def __init__(self, name: _Optional[str] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., rounds: _Optional[int] = ..., filler_bot_policy: _Optional[str] = ..., filler_bot_level: _Optional[int] = ..., seed: _Optional[int] = ..., max_players: _Optional[int] = ..., seating: _Optional[_Union[SeatingMode, str]] = ..., last_registration_round: _Optional[int] = ..., replaced_match: _Optional[_Union[ReplacedMatchCounting, str]] = ..., replaced_match_points: _Optional[int] = ..., hide_round_results: _Optional[bool] = ..., tie_breaks: _Optional[_Iterable[_Union[TieBreak, str]]] = ..., placement_points: _Optional[_Iterable[int]] = ..., stall_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., replace_absent_after: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    registration_code: str
+    def __init__(self, name: _Optional[str] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., rounds: _Optional[int] = ..., filler_bot_policy: _Optional[str] = ..., filler_bot_level: _Optional[int] = ..., seed: _Optional[int] = ..., max_players: _Optional[int] = ..., seating: _Optional[_Union[SeatingMode, str]] = ..., last_registration_round: _Optional[int] = ..., replaced_match: _Optional[_Union[ReplacedMatchCounting, str]] = ..., replaced_match_points: _Optional[int] = ..., hide_round_results: _Optional[bool] = ..., tie_breaks: _Optional[_Iterable[_Union[TieBreak, str]]] = ..., placement_points: _Optional[_Iterable[int]] = ..., stall_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., replace_absent_after: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., registration_code: _Optional[str] = ...) -> None: ...
 
 class Player(_message.Message):
     __slots__ = ("player_id", "name", "kind", "bot_policy", "bot_level", "removed", "filler", "rating_id", "withdrawn", "first_round", "replaced_by")
@@ -245,7 +247,7 @@ class Seating(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., table_endpoint: _Optional[str] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("tournament_id", "config", "status", "current_round", "players", "tables", "created_at", "started_at", "finished_at", "rounds", "problems", "status_reason")
+    __slots__ = ("tournament_id", "config", "status", "current_round", "players", "tables", "created_at", "started_at", "finished_at", "rounds", "problems", "status_reason", "registration_code_required")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -258,6 +260,7 @@ class Tournament(_message.Message):
     ROUNDS_FIELD_NUMBER: _ClassVar[int]
     PROBLEMS_FIELD_NUMBER: _ClassVar[int]
     STATUS_REASON_FIELD_NUMBER: _ClassVar[int]
+    REGISTRATION_CODE_REQUIRED_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     config: TournamentConfig
     status: TournamentStatus
@@ -270,7 +273,8 @@ class Tournament(_message.Message):
     rounds: _containers.RepeatedCompositeFieldContainer[RoundSeating]
     problems: _containers.RepeatedScalarFieldContainer[str]
     status_reason: str
-    def __init__(self, tournament_id: _Optional[str] = ..., config: _Optional[_Union[TournamentConfig, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., current_round: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., tables: _Optional[_Iterable[_Union[TableAssignment, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rounds: _Optional[_Iterable[_Union[RoundSeating, _Mapping]]] = ..., problems: _Optional[_Iterable[str]] = ..., status_reason: _Optional[str] = ...) -> None: ...
+    registration_code_required: bool
+    def __init__(self, tournament_id: _Optional[str] = ..., config: _Optional[_Union[TournamentConfig, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., current_round: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., tables: _Optional[_Iterable[_Union[TableAssignment, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rounds: _Optional[_Iterable[_Union[RoundSeating, _Mapping]]] = ..., problems: _Optional[_Iterable[str]] = ..., status_reason: _Optional[str] = ..., registration_code_required: _Optional[bool] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("config", "request_id")
@@ -305,14 +309,16 @@ class BotEntrant(_message.Message):
     def __init__(self, policy: _Optional[str] = ..., level: _Optional[int] = ..., name: _Optional[str] = ...) -> None: ...
 
 class RegisterRequest(_message.Message):
-    __slots__ = ("tournament_id", "person", "bot")
+    __slots__ = ("tournament_id", "person", "bot", "registration_code")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     PERSON_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
+    REGISTRATION_CODE_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     person: PersonEntrant
     bot: BotEntrant
-    def __init__(self, tournament_id: _Optional[str] = ..., person: _Optional[_Union[PersonEntrant, _Mapping]] = ..., bot: _Optional[_Union[BotEntrant, _Mapping]] = ...) -> None: ...
+    registration_code: str
+    def __init__(self, tournament_id: _Optional[str] = ..., person: _Optional[_Union[PersonEntrant, _Mapping]] = ..., bot: _Optional[_Union[BotEntrant, _Mapping]] = ..., registration_code: _Optional[str] = ...) -> None: ...
 
 class RegisterResponse(_message.Message):
     __slots__ = ("player", "player_secret")

@@ -179,7 +179,9 @@ class MatchmakingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Register(self, request, context):
-        """Register a person, or a bot by policy name and level, while registration is open.
+        """Register a person, or a bot by policy name and level, while registration is open. A
+        tournament created with a registration code needs it (or the operator token), else
+        PERMISSION_DENIED once the tournament is found, before anything else is checked.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

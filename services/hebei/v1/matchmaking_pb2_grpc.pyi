@@ -47,7 +47,10 @@ class MatchmakingServiceStub:
     CreateTournament: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.CreateTournamentRequest, _matchmaking_pb2.CreateTournamentResponse]
     """Operator: create a tournament, open for registration. Idempotent by request_id."""
     Register: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.RegisterRequest, _matchmaking_pb2.RegisterResponse]
-    """Register a person, or a bot by policy name and level, while registration is open."""
+    """Register a person, or a bot by policy name and level, while registration is open. A
+    tournament created with a registration code needs it (or the operator token), else
+    PERMISSION_DENIED once the tournament is found, before anything else is checked.
+    """
     Unregister: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.UnregisterRequest, _matchmaking_pb2.UnregisterResponse]
     """Withdraw a registration before the tournament starts; after the start, withdraw from the
     next round on (the player's secret or the operator token).
@@ -130,7 +133,10 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     CreateTournament: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.CreateTournamentRequest, _matchmaking_pb2.CreateTournamentResponse]  # type: ignore[assignment]
     """Operator: create a tournament, open for registration. Idempotent by request_id."""
     Register: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.RegisterRequest, _matchmaking_pb2.RegisterResponse]  # type: ignore[assignment]
-    """Register a person, or a bot by policy name and level, while registration is open."""
+    """Register a person, or a bot by policy name and level, while registration is open. A
+    tournament created with a registration code needs it (or the operator token), else
+    PERMISSION_DENIED once the tournament is found, before anything else is checked.
+    """
     Unregister: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.UnregisterRequest, _matchmaking_pb2.UnregisterResponse]  # type: ignore[assignment]
     """Withdraw a registration before the tournament starts; after the start, withdraw from the
     next round on (the player's secret or the operator token).
@@ -222,7 +228,10 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaking_pb2.RegisterRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaking_pb2.RegisterResponse, _abc.Awaitable[_matchmaking_pb2.RegisterResponse]]:
-        """Register a person, or a bot by policy name and level, while registration is open."""
+        """Register a person, or a bot by policy name and level, while registration is open. A
+        tournament created with a registration code needs it (or the operator token), else
+        PERMISSION_DENIED once the tournament is found, before anything else is checked.
+        """
 
     @_abc_1.abstractmethod
     def Unregister(

@@ -699,6 +699,7 @@ def tournament_json(tournament: mm.Tournament) -> dict[str, Any]:
         ],
         "problems": list(tournament.problems),
         "hide_round_results": config.hide_round_results,
+        "registration_code_required": tournament.registration_code_required,
         "created_ms": millis(tournament.created_at),
         "started_ms": millis(tournament.started_at),
         "finished_ms": millis(tournament.finished_at),

@@ -91,3 +91,20 @@ def test_durations_are_bounded() -> None:
     cfg.stall_timeout.seconds = 5
     with pytest.raises(InvalidArgument, match=r"config\.stall_timeout must be 10-86400"):
         normalise_config(cfg)
+
+
+def test_the_registration_code_is_bounded_and_kept() -> None:
+    assert normalise_config(config()).registration_code == ""
+    assert normalise_config(config(registration_code="x" * 64)).registration_code == "x" * 64
+    assert normalise_config(config(registration_code="Spring-2026!")).registration_code == (
+        "Spring-2026!"
+    )
+    for bad, message in (
+        ("x" * 65, "config.registration_code must be at most 64 characters, got 65"),
+        ("two words", "config.registration_code must be printable characters without spaces"),
+        ("nul\x00", "config.registration_code must be printable characters without spaces"),
+        ("line\nbreak", "config.registration_code must be printable characters without spaces"),
+    ):
+        with pytest.raises(InvalidArgument) as caught:
+            normalise_config(config(registration_code=bad))
+        assert str(caught.value) == message
