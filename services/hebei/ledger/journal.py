@@ -51,6 +51,7 @@ from hebei.common.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    ResourceExhausted,
     Unavailable,
 )
 from hebei.ledger import TOURNAMENT_ACCOUNT, metrics
@@ -70,7 +71,9 @@ from hebei.ledger.model import (
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
+    "MAX_AUDIT_TOURNAMENTS",
     "MAX_PAGE_SIZE",
+    "MAX_STANDINGS",
     "MIGRATIONS_PACKAGE",
     "AuditReport",
     "CancelResult",
@@ -87,6 +90,12 @@ __all__ = [
 MIGRATIONS_PACKAGE = "hebei.ledger.migrations"
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+# Standings list the first MAX_STANDINGS players by rank: all of a tournament's (it has at most
+# 4,096, matchmaking's MAX_PLAYERS), the top of quick play's, which grow without end.
+MAX_STANDINGS = 4096
+# An audit lists the sums of at most this many tournaments, those that do not sum to zero
+# first; it checks them all (AuditReport.tournaments_checked).
+MAX_AUDIT_TOURNAMENTS = 1000
 _RETRIES = 3  # deadlocks and serialization failures are retried this many times
 _MAX_PROBLEMS = 100
 # A caller waiting for a connection asks the pool again this often (see Ledger._checkout).
@@ -230,6 +239,7 @@ class AuditReport:
     balance_mismatches: int
     tournaments: tuple[TournamentSum, ...]
     problems: tuple[str, ...]
+    tournaments_checked: int = 0
 
     @property
     def ok(self) -> bool:
@@ -430,6 +440,30 @@ class Ledger:
     def close(self) -> None:
         """Close the pool."""
         self.pool.close()
+
+    @contextlib.contextmanager
+    def _reading(
+        self, call: str, time_limit: float | None, *, isolation: str = "READ COMMITTED"
+    ) -> Iterator[psycopg.Connection]:
+        """A connection for a read, in one read-only transaction at ``isolation`` whose
+        statements are cancelled after ``time_limit`` seconds (None: no limit). A cancelled read
+        is ResourceExhausted naming ``call``; nothing was changed."""
+        try:
+            with self._connection() as conn, conn.transaction():
+                conn.execute(f"SET TRANSACTION ISOLATION LEVEL {isolation}, READ ONLY")
+                if time_limit is not None:
+                    conn.execute(
+                        "SELECT set_config('statement_timeout', %s, true)",
+                        (f"{max(1, round(time_limit * 1000))}ms",),
+                    )
+                yield conn
+        except Unavailable as error:
+            if not isinstance(error.__cause__, psycopg.errors.QueryCanceled):
+                raise
+            raise ResourceExhausted(
+                f"{call} ran past the {time_limit:g} s an anonymous read may take: ask for less "
+                "(one tournament, a smaller page) or call with a token"
+            ) from None
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[psycopg.Connection]:
@@ -872,13 +906,18 @@ class Ledger:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def standings(self, tournament_id: str) -> list[Standing]:
-        """Every player of ``tournament_id`` ranked by points, then hands won, fewer hands dealt
+    def standings(self, tournament_id: str, *, time_limit: float | None = None) -> list[Standing]:
+        """The players of ``tournament_id`` ranked by points, then hands won, fewer hands dealt
         in, best single match; players tied on all four share a rank (listed by player id).
-        The tournament's own account is left out."""
+        The tournament's own account is left out; at most the first MAX_STANDINGS.
+        ``time_limit``: see :meth:`_reading`."""
         check_text(tournament_id, "tournament_id", MAX_ID_LENGTH)
-        params = {"tournament_id": tournament_id, "tournament_account": TOURNAMENT_ACCOUNT}
-        with self._connection() as conn:
+        params = {
+            "tournament_id": tournament_id,
+            "tournament_account": TOURNAMENT_ACCOUNT,
+            "limit": MAX_STANDINGS,
+        }
+        with self._reading("GetStandings", time_limit) as conn:
             rows = conn.execute(_STANDINGS, params).fetchall()
         return [Standing(*row) for row in rows]
 
@@ -891,11 +930,12 @@ class Ledger:
         match_id: str = "",
         page_size: int = 0,
         page_token: str = "",
+        time_limit: float | None = None,
     ) -> HistoryPage:
         """Journal entries newest first, filtered by the non-empty arguments, one page at a time.
 
         ``page_size`` 0 means the default (50); at most 500. ``page_token`` comes from the
-        previous page.
+        previous page. ``time_limit``: see :meth:`_reading`.
         """
         filters = {"player_id": player_id, "table_id": table_id, "match_id": match_id}
         for name, value in filters.items():
@@ -915,7 +955,7 @@ class Ledger:
             "before": before,
             "limit": size + 1,
         }
-        entries = self._entries(params)
+        entries = self._entries(params, "GetHistory", time_limit)
         more = len(entries) > size
         entries = entries[:size]
         return HistoryPage(entries, str(entries[-1].entry_id) if more else "")
@@ -929,9 +969,11 @@ class Ledger:
             raise NotFound(f"entry {entry_id} does not exist")
         return found[0]
 
-    def _entries(self, params: Mapping[str, Any]) -> tuple[Entry, ...]:
+    def _entries(
+        self, params: Mapping[str, Any], call: str = "", time_limit: float | None = None
+    ) -> tuple[Entry, ...]:
         """The entries _HISTORY selects with ``params``, with their postings."""
-        with self._connection() as conn:
+        with self._reading(call, time_limit) as conn:
             rows = conn.execute(_HISTORY, params).fetchall()
             ids = [row[0] for row in rows]
             postings: dict[int, list[Posting]] = {entry: [] for entry in ids}
@@ -959,26 +1001,23 @@ class Ledger:
             for row in rows
         )
 
-    def audit(self, tournament_id: str | None = None) -> AuditReport:
+    def audit(
+        self, tournament_id: str | None = None, *, time_limit: float | None = None
+    ) -> AuditReport:
         """Check every entry balances, every balance equals its postings and every tournament
         sums to zero, on one consistent snapshot; return the figures and the problems found.
-        A tournament's sum includes its own account (TOURNAMENT_ACCOUNT)."""
+        A tournament's sum includes its own account (TOURNAMENT_ACCOUNT). The report lists at
+        most MAX_AUDIT_TOURNAMENTS tournaments' sums, those that do not sum to zero first.
+        ``time_limit``: see :meth:`_reading`."""
         if tournament_id is not None:
             check_text(tournament_id, "tournament_id", MAX_ID_LENGTH)
         params = {"tournament_id": tournament_id}
-        with self._connection() as conn:
-            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-            conn.read_only = True
-            try:
-                with conn.transaction():
-                    entries, postings = conn.execute(_AUDIT_COUNTS, params).fetchone()
-                    accounts = conn.execute(_AUDIT_ACCOUNTS, params).fetchone()[0]
-                    unbalanced = conn.execute(_AUDIT_UNBALANCED, params).fetchall()
-                    mismatches = conn.execute(_AUDIT_BALANCES, params).fetchall()
-                    sums = conn.execute(_AUDIT_TOURNAMENTS, params).fetchall()
-            finally:
-                conn.isolation_level = None
-                conn.read_only = None
+        with self._reading("Audit", time_limit, isolation="REPEATABLE READ") as conn:
+            entries, postings = conn.execute(_AUDIT_COUNTS, params).fetchone()
+            accounts = conn.execute(_AUDIT_ACCOUNTS, params).fetchone()[0]
+            unbalanced = conn.execute(_AUDIT_UNBALANCED, params).fetchall()
+            mismatches = conn.execute(_AUDIT_BALANCES, params).fetchall()
+            sums = conn.execute(_AUDIT_TOURNAMENTS, params).fetchall()
         problems = [
             f"entry {entry} has {count} postings summing to {total}"
             for entry, count, total in unbalanced
@@ -988,18 +1027,20 @@ class Ledger:
             f"but its postings sum to {total}"
             for tournament, player, balance, total in mismatches
         ]
-        tournaments = tuple(TournamentSum(t, int(n), int(total)) for t, n, total in sums)
+        tournaments = [TournamentSum(t, int(n), int(total)) for t, n, total in sums]
         problems += [
             f"tournament {show(t.tournament_id)} sums to {t.total}" for t in tournaments if t.total
         ]
+        listed = sorted(tournaments, key=lambda t: t.total == 0)[:MAX_AUDIT_TOURNAMENTS]
         return AuditReport(
             entries_checked=int(entries),
             postings_checked=int(postings),
             accounts_checked=int(accounts),
             unbalanced_entries=len(unbalanced),
             balance_mismatches=len(mismatches),
-            tournaments=tournaments,
+            tournaments=tuple(listed),
             problems=tuple(problems[:_MAX_PROBLEMS]),
+            tournaments_checked=len(tournaments),
         )
 
 
@@ -1087,6 +1128,7 @@ SELECT rank() OVER (ORDER BY points DESC, hands_won DESC, hands_dealt_in ASC,
        penalty_points::bigint, placement_points::bigint, replacement_points::bigint
 FROM rows
 ORDER BY 1, player_id
+LIMIT %(limit)s
 """
 
 _AUDIT_COUNTS = """

@@ -57,5 +57,7 @@ for _result in ("ok", "failed"):
     AUDITS.labels(_result)
 
 AUDIT_PROBLEMS = Gauge(
-    "hebei_ledger_audit_problems", "Problems the last audit found (0: the ledger is sound)."
+    "hebei_ledger_audit_problems",
+    "Problems the last audit of the whole ledger found (0: the ledger is sound); audits of one"
+    " tournament leave it as it is.",
 )

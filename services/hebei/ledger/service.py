@@ -15,6 +15,10 @@
   always left to the bookings: without the bound 16 anonymous Audits of a 200,000-entry
   journal took the whole pool and the table engine's PostSettlement waited 5-8 s or failed
   UNAVAILABLE. Calls with a token (matchmaking's standings) are not counted.
+- ``HEBEI_LEDGER_READ_SECONDS`` (default 10, 0.1-600): how long such an anonymous read may run;
+  its statements are then cancelled and the call is RESOURCE_EXHAUSTED (ask for less, or call
+  with a token), so a whole-ledger Audit of a large journal cannot hold a connection for
+  minutes. Calls with a token (the audit CronJob's) have no limit.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from hebei.ledger.journal import Ledger
 from hebei.ledger.servicer import (
     MAX_READS,
     MAX_READS_PER_PEER,
+    READ_SECONDS,
     SERVICE_NAME,
     LedgerServicer,
 )
@@ -52,6 +57,7 @@ def build(config: ServerConfig) -> ServiceSpec:
     below_pool = max(1, pool_size - 1)
     max_reads = read.integer("MAX_READS", min(MAX_READS, below_pool), lo=1, hi=below_pool)
     reads_per_peer = read.integer("MAX_READS_PER_PEER", MAX_READS_PER_PEER, lo=1, hi=500)
+    read_seconds = read.number("READ_SECONDS", READ_SECONDS, lo=0.1, hi=600)
     url = read.optional_text("DATABASE_URL", shared=True) or embedded.database_url()
     try:
         ledger = Ledger.open(
@@ -60,7 +66,12 @@ def build(config: ServerConfig) -> ServiceSpec:
     except (Unavailable, PoolTimeout, psycopg.Error) as error:
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise StartupError(f"cannot open the ledger database: {first_line}") from None
-    servicer = LedgerServicer(ledger, max_reads=max_reads, max_reads_per_peer=reads_per_peer)
+    servicer = LedgerServicer(
+        ledger,
+        max_reads=max_reads,
+        max_reads_per_peer=reads_per_peer,
+        read_seconds=read_seconds,
+    )
     return ServiceSpec(SERVICE_NAME, ledger_pb2_grpc.add_LedgerServiceServicer_to_server, servicer)
 
 

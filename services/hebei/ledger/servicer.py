@@ -8,11 +8,13 @@ The public reads (GetStandings, GetHistory, Audit) of anonymous callers are boun
 ``max_reads`` at once, ``max_reads_per_peer`` from one client address, more RESOURCE_EXHAUSTED
 before any work. Each holds a pool connection while it reads (an Audit of a journal of 200,000
 entries for 2.4 s), so the rest of the pool is left to the bookings. Calls with a token
-(matchmaking's standings) are not counted."""
+(matchmaking's standings) are not counted. An anonymous read is cancelled after
+``read_seconds`` (RESOURCE_EXHAUSTED)."""
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -41,6 +43,8 @@ NO_SEAT = -1  # Posting.seat of an adjustment's lines
 # Anonymous public reads at once, in all and from one client address (see service.py).
 MAX_READS = 4
 MAX_READS_PER_PEER = 2
+# How long an anonymous read may run (its statements are cancelled after it).
+READ_SECONDS = 10.0
 _MAX_CONVERSION_MESSAGE = 200
 
 
@@ -124,6 +128,7 @@ def _audit_to_proto(report: AuditReport) -> ledger_pb2.AuditResponse:
         ],
         ok=report.ok,
         problems=list(report.problems),
+        tournaments_checked=report.tournaments_checked,
     )
 
 
@@ -136,15 +141,21 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         *,
         max_reads: int = MAX_READS,
         max_reads_per_peer: int = MAX_READS_PER_PEER,
+        read_seconds: float = READ_SECONDS,
     ) -> None:
         self.ledger = ledger
         self.reads = CallQuota("GetStandings, GetHistory and Audit", max_reads, max_reads_per_peer)
+        self.read_seconds = read_seconds
 
-    def _public_read(self, context: grpc.ServicerContext) -> contextlib.AbstractContextManager:
-        """A slot of the anonymous reads' quota for the call (none for a call with a token)."""
+    @contextlib.contextmanager
+    def _public_read(self, context: grpc.ServicerContext) -> Iterator[float | None]:
+        """For the call's ``with`` block: a slot of the anonymous reads' quota, yielding the time
+        its reading may take (a call with a token: no slot, no limit)."""
         if has_token(context):
-            return contextlib.nullcontext()
-        return self.reads.slot(peer_host(context.peer()))
+            yield None
+            return
+        with self.reads.slot(peer_host(context.peer())):
+            yield self.read_seconds
 
     def PostSettlement(
         self, request: ledger_pb2.PostSettlementRequest, context: grpc.ServicerContext
@@ -201,8 +212,8 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         context: grpc.ServicerContext,
     ) -> ledger_pb2.LedgerServiceGetStandingsResponse:
         """A tournament's standings ("" is quick play)."""
-        with self._public_read(context):
-            standings = self.ledger.standings(request.tournament_id)
+        with self._public_read(context) as time_limit:
+            standings = self.ledger.standings(request.tournament_id, time_limit=time_limit)
         return ledger_pb2.LedgerServiceGetStandingsResponse(
             standings=[_standing_to_proto(s) for s in standings]
         )
@@ -211,7 +222,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         self, request: ledger_pb2.GetHistoryRequest, context: grpc.ServicerContext
     ) -> ledger_pb2.GetHistoryResponse:
         """A page of journal entries, newest first."""
-        with self._public_read(context):
+        with self._public_read(context) as time_limit:
             page = self.ledger.history(
                 player_id=request.player_id,
                 table_id=request.table_id,
@@ -219,6 +230,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
                 match_id=request.match_id,
                 page_size=request.page_size,
                 page_token=request.page_token,
+                time_limit=time_limit,
             )
         return ledger_pb2.GetHistoryResponse(
             entries=[_entry_to_proto(e) for e in page.entries],
@@ -228,9 +240,12 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     def Audit(
         self, request: ledger_pb2.AuditRequest, context: grpc.ServicerContext
     ) -> ledger_pb2.AuditResponse:
-        """Check the invariants and return the figures."""
-        with self._public_read(context):
-            report = self.ledger.audit(request.tournament_id or None)
+        """Check the invariants and return the figures. Only an audit of the whole ledger sets
+        the problems gauge operators alert on: one tournament's audit, sound while another is
+        not, must not clear it."""
+        with self._public_read(context) as time_limit:
+            report = self.ledger.audit(request.tournament_id or None, time_limit=time_limit)
         metrics.AUDITS.labels("ok" if report.ok else "failed").inc()
-        metrics.AUDIT_PROBLEMS.set(len(report.problems))
+        if not request.tournament_id:
+            metrics.AUDIT_PROBLEMS.set(len(report.problems))
         return _audit_to_proto(report)

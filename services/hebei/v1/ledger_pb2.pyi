@@ -216,7 +216,7 @@ class TournamentSum(_message.Message):
     def __init__(self, tournament_id: _Optional[str] = ..., entries: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
 
 class AuditResponse(_message.Message):
-    __slots__ = ("entries_checked", "postings_checked", "unbalanced_entries", "balance_mismatches", "tournaments", "ok", "problems")
+    __slots__ = ("entries_checked", "postings_checked", "unbalanced_entries", "balance_mismatches", "tournaments", "ok", "problems", "tournaments_checked")
     ENTRIES_CHECKED_FIELD_NUMBER: _ClassVar[int]
     POSTINGS_CHECKED_FIELD_NUMBER: _ClassVar[int]
     UNBALANCED_ENTRIES_FIELD_NUMBER: _ClassVar[int]
@@ -224,6 +224,7 @@ class AuditResponse(_message.Message):
     TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
     OK_FIELD_NUMBER: _ClassVar[int]
     PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENTS_CHECKED_FIELD_NUMBER: _ClassVar[int]
     entries_checked: int
     postings_checked: int
     unbalanced_entries: int
@@ -231,4 +232,5 @@ class AuditResponse(_message.Message):
     tournaments: _containers.RepeatedCompositeFieldContainer[TournamentSum]
     ok: bool
     problems: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, entries_checked: _Optional[int] = ..., postings_checked: _Optional[int] = ..., unbalanced_entries: _Optional[int] = ..., balance_mismatches: _Optional[int] = ..., tournaments: _Optional[_Iterable[_Union[TournamentSum, _Mapping]]] = ..., ok: _Optional[bool] = ..., problems: _Optional[_Iterable[str]] = ...) -> None: ...
+    tournaments_checked: int
+    def __init__(self, entries_checked: _Optional[int] = ..., postings_checked: _Optional[int] = ..., unbalanced_entries: _Optional[int] = ..., balance_mismatches: _Optional[int] = ..., tournaments: _Optional[_Iterable[_Union[TournamentSum, _Mapping]]] = ..., ok: _Optional[bool] = ..., problems: _Optional[_Iterable[str]] = ..., tournaments_checked: _Optional[int] = ...) -> None: ...

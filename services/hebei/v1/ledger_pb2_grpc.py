@@ -31,7 +31,10 @@ class LedgerServiceStub:
     token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
     metadata. GetStandings, GetHistory and Audit are public; those without a token run at most
     HEBEI_LEDGER_MAX_READS (4) at once and HEBEI_LEDGER_MAX_READS_PER_PEER (2) from one client
-    address, one more is RESOURCE_EXHAUSTED at once (try again later).
+    address, one more is RESOURCE_EXHAUSTED at once (try again later), and each may read for at
+    most HEBEI_LEDGER_READ_SECONDS (10 s), then it is cancelled, RESOURCE_EXHAUSTED (ask for less:
+    one tournament, a smaller page; or call with a token). Only an Audit of the whole ledger
+    (tournament_id unset) sets the hebei_ledger_audit_problems gauge operators alert on.
 
     Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
     own accounts: "#tournament" is the account of the tournament itself, the counterpart of
@@ -99,7 +102,10 @@ class LedgerServiceServicer:
     token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
     metadata. GetStandings, GetHistory and Audit are public; those without a token run at most
     HEBEI_LEDGER_MAX_READS (4) at once and HEBEI_LEDGER_MAX_READS_PER_PEER (2) from one client
-    address, one more is RESOURCE_EXHAUSTED at once (try again later).
+    address, one more is RESOURCE_EXHAUSTED at once (try again later), and each may read for at
+    most HEBEI_LEDGER_READ_SECONDS (10 s), then it is cancelled, RESOURCE_EXHAUSTED (ask for less:
+    one tournament, a smaller page; or call with a token). Only an Audit of the whole ledger
+    (tournament_id unset) sets the hebei_ledger_audit_problems gauge operators alert on.
 
     Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
     own accounts: "#tournament" is the account of the tournament itself, the counterpart of
@@ -231,7 +237,10 @@ class LedgerService:
     token); ReverseEntry needs the operator token; both in the `authorization: Bearer ...`
     metadata. GetStandings, GetHistory and Audit are public; those without a token run at most
     HEBEI_LEDGER_MAX_READS (4) at once and HEBEI_LEDGER_MAX_READS_PER_PEER (2) from one client
-    address, one more is RESOURCE_EXHAUSTED at once (try again later).
+    address, one more is RESOURCE_EXHAUSTED at once (try again later), and each may read for at
+    most HEBEI_LEDGER_READ_SECONDS (10 s), then it is cancelled, RESOURCE_EXHAUSTED (ask for less:
+    one tournament, a smaller page; or call with a token). Only an Audit of the whole ledger
+    (tournament_id unset) sets the hebei_ledger_audit_problems gauge operators alert on.
 
     Accounts: a player in a tournament. Player ids starting with "#" are reserved for the ledger's
     own accounts: "#tournament" is the account of the tournament itself, the counterpart of

@@ -5,13 +5,16 @@ from __future__ import annotations
 import random
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import grpc
+import psycopg
 import pytest
+from psycopg import sql
 
 from hebei.common import embedded
 from hebei.common.auth import bearer_metadata
@@ -165,3 +168,33 @@ def post_engine_settlement(
         )
     except grpc.RpcError as error:  # show the engine's settlement that was refused
         raise AssertionError(f"{error.details()}\n{settlement}") from None
+
+
+@pytest.fixture
+def journal_lock(database_url: str, fresh_schema: str) -> Iterator[Any]:
+    """``lock()`` takes the journal's ACCESS EXCLUSIVE lock in a transaction of the test's own
+    and returns its connection (``rollback()`` releases it; so does the end of the test);
+    ``lock.wait_for(n)`` waits until ``n`` statements wait for it."""
+    conn = psycopg.connect(database_url)
+    probe = psycopg.connect(database_url, autocommit=True)
+    table = sql.Identifier(fresh_schema, "journal_entries")
+
+    def lock() -> psycopg.Connection:
+        conn.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(table))
+        return conn
+
+    def waiting() -> int:
+        query = "SELECT count(*) FROM pg_locks WHERE relation = %s::regclass AND NOT granted"
+        return probe.execute(query, (f"{fresh_schema}.journal_entries",)).fetchone()[0]
+
+    def wait_for(count: int, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while waiting() != count:
+            assert time.monotonic() < deadline, f"{waiting()} wait for the lock, not {count}"
+            time.sleep(0.05)
+
+    lock.wait_for = wait_for  # type: ignore[attr-defined]
+    yield lock
+    conn.rollback()
+    conn.close()
+    probe.close()

@@ -10,16 +10,13 @@ statement on it waits for the lock, holding its call and its connection; Postgre
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent import futures
 from typing import Any
 
 import grpc
-import psycopg
 import pytest
 from google.protobuf import json_format
-from psycopg import sql
 
 from hebei.common.auth import bearer_metadata
 from hebei.ledger.journal import Ledger
@@ -33,36 +30,6 @@ ANONYMOUS_READS = [
     ),
     lambda stub: stub.GetHistory(ledger_pb2.GetHistoryRequest(page_size=500), timeout=60),
 ]
-
-
-@pytest.fixture
-def journal_lock(database_url: str, fresh_schema: str) -> Iterator[Any]:
-    """``lock()`` takes the journal's ACCESS EXCLUSIVE lock in a transaction of the test's own
-    and returns its connection (``rollback()`` releases it; so does the end of the test);
-    ``lock.wait_for(n)`` waits until ``n`` statements wait for it."""
-    conn = psycopg.connect(database_url)
-    probe = psycopg.connect(database_url, autocommit=True)
-    table = sql.Identifier(fresh_schema, "journal_entries")
-
-    def lock() -> psycopg.Connection:
-        conn.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(table))
-        return conn
-
-    def waiting() -> int:
-        query = "SELECT count(*) FROM pg_locks WHERE relation = %s::regclass AND NOT granted"
-        return probe.execute(query, (f"{fresh_schema}.journal_entries",)).fetchone()[0]
-
-    def wait_for(count: int, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while waiting() != count:
-            assert time.monotonic() < deadline, f"{waiting()} wait for the lock, not {count}"
-            time.sleep(0.05)
-
-    lock.wait_for = wait_for  # type: ignore[attr-defined]
-    yield lock
-    conn.rollback()
-    conn.close()
-    probe.close()
 
 
 @pytest.mark.parametrize(
