@@ -3,18 +3,21 @@ one client address (the peer's host), so that one address can never take every s
 quotas bound long-lived streams: the table engine's (spectators, Play streams before their
 Join) and matchmaking's (WatchTournament, QuickPlay); call quotas bound expensive unary calls:
 the bot service's Review, the ledger's public reads. Beyond a bound the call is
-RESOURCE_EXHAUSTED at once, before any work."""
+RESOURCE_EXHAUSTED at once, before any work. Failure limits bound guessing: how many wrong
+secrets (matchmaking's registration codes) one address may try in a window."""
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import math
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 from hebei.common.errors import ResourceExhausted
 
-__all__ = ["CallQuota", "StreamQuota", "peer_host"]
+__all__ = ["CallQuota", "FailureLimit", "StreamQuota", "peer_host"]
 
 
 def peer_host(peer: str) -> str:
@@ -79,3 +82,56 @@ class StreamQuota(CallQuota):
     """At most ``total`` streams of one kind at once, ``per_peer`` from one client address."""
 
     unit = "streams"
+
+
+class FailureLimit:
+    """At most ``limit`` failures (wrong guesses of a secret) from one client address in any
+    ``window`` seconds: once it has made that many, :meth:`check` refuses its calls,
+    RESOURCE_EXHAUSTED before any work, until the oldest leaves the window. At most
+    ``max_peers`` addresses are remembered, the least recently failing forgotten first, so
+    memory stays bounded whatever the number of addresses."""
+
+    def __init__(
+        self,
+        what: str,
+        limit: int,
+        window: float,
+        *,
+        max_peers: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.what = what
+        self.limit = limit
+        self.window = window
+        self.max_peers = max_peers
+        self.clock = clock
+        self._failures: collections.OrderedDict[str, collections.deque[float]] = (
+            collections.OrderedDict()
+        )
+        self._lock = threading.Lock()
+
+    def check(self, peer: str) -> None:
+        """ResourceExhausted when ``peer`` has used up its failures for now."""
+        now = self.clock()
+        with self._lock:
+            times = self._failures.get(peer)
+            while times and times[0] <= now - self.window:
+                times.popleft()
+            if times is None or len(times) < self.limit:
+                return
+            wait = math.ceil(times[0] + self.window - now)
+        raise ResourceExhausted(
+            f"{self.limit} {self.what} from this client address in {self.window:g} s; "
+            f"try again in {wait} s"
+        )
+
+    def failed(self, peer: str) -> None:
+        """Count one failure of ``peer``."""
+        with self._lock:
+            times = self._failures.pop(peer, None)
+            if times is None:
+                times = collections.deque(maxlen=self.limit)
+                while len(self._failures) >= self.max_peers:
+                    self._failures.popitem(last=False)
+            times.append(self.clock())
+            self._failures[peer] = times

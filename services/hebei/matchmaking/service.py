@@ -35,6 +35,11 @@ Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT
   gateway, one address for all its users, reads standings once per change of a tournament it
   follows (not per viewer). GetTournament and GetSeating (a few rows by key) are not bounded;
   calls with a token are not counted.
+- ``HEBEI_MATCHMAKING_MAX_CODE_FAILURES`` (default 10, 1-10,000) wrong registration codes from
+  one client address in ``HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS`` (default 60, 1-86,400):
+  then its Register calls are RESOURCE_EXHAUSTED until the oldest leaves the window (a code of
+  four digits takes 15 hours to exhaust from one address, not seconds). The operator token is
+  never refused.
 
 The channels to the table engine and the ledger use the client TLS settings
 (``HEBEI_TLS_CA``, ``HEBEI_TLS_CLIENT_CERT``/``KEY``, see :mod:`hebei.common.tls`); with them,
@@ -87,6 +92,8 @@ class MatchmakingConfig:
     max_streams_per_peer: int = 128
     max_reads: int = 4
     max_reads_per_peer: int = 4
+    max_code_failures: int = 10
+    code_failure_seconds: float = 60.0
     tick_seconds: float = 0.5
     ledger_grace: float = 30.0
 
@@ -125,6 +132,8 @@ class MatchmakingConfig:
             max_streams_per_peer=read.integer("MAX_STREAMS_PER_PEER", 128, lo=1, hi=100_000),
             max_reads=max_reads,
             max_reads_per_peer=read.integer("MAX_READS_PER_PEER", 4, lo=1, hi=500),
+            max_code_failures=read.integer("MAX_CODE_FAILURES", 10, lo=1, hi=10_000),
+            code_failure_seconds=read.number("CODE_FAILURE_SECONDS", 60.0, lo=1, hi=86_400),
         )
 
 
@@ -162,6 +171,8 @@ class Matchmaking:
             max_streams_per_peer=config.max_streams_per_peer,
             max_reads=config.max_reads,
             max_reads_per_peer=config.max_reads_per_peer,
+            max_code_failures=config.max_code_failures,
+            code_failure_seconds=config.code_failure_seconds,
         )
         self.director = Director(
             self.tournaments,

@@ -21,11 +21,11 @@ import contextlib
 from typing import Any
 
 from hebei.common.auth import Role, TokenAuthority, has_token, token_from_metadata
-from hebei.common.quota import CallQuota, StreamQuota, peer_host
+from hebei.common.quota import CallQuota, FailureLimit, StreamQuota, peer_host
 from hebei.common.validation import MAX_NAME_LENGTH, check_text
 from hebei.matchmaking import metrics
 from hebei.matchmaking.quickplay import QuickPlay
-from hebei.matchmaking.tournaments import Tournaments
+from hebei.matchmaking.tournaments import Tournaments, WrongRegistrationCode
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import matchmaking_pb2_grpc
 
@@ -37,13 +37,19 @@ ACTOR_METADATA = "hebei-actor"
 # gateway is one address for all its users); see service.py.
 MAX_READS = 4
 MAX_READS_PER_PEER = 4
+# Wrong registration codes one client address may try in CODE_FAILURE_SECONDS.
+MAX_CODE_FAILURES = 10
+CODE_FAILURE_SECONDS = 60.0
 
 
 class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
     """MatchmakingService over :class:`Tournaments` and :class:`QuickPlay`. Streams (watchers
     and quick-play requests together) beyond ``max_streams`` in all, or ``max_streams_per_peer``
     from one client address, are RESOURCE_EXHAUSTED: one address never holds every slot; so are
-    anonymous GetStandings and GetRatings beyond ``max_reads`` or ``max_reads_per_peer``."""
+    anonymous GetStandings and GetRatings beyond ``max_reads`` or ``max_reads_per_peer``. A
+    client address that sent ``max_code_failures`` wrong registration codes in the last
+    ``code_failure_seconds`` has its Register calls refused (RESOURCE_EXHAUSTED) until the
+    oldest leaves the window: a short code cannot be guessed by trying them all."""
 
     def __init__(
         self,
@@ -55,12 +61,17 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         max_streams_per_peer: int = 128,
         max_reads: int = MAX_READS,
         max_reads_per_peer: int = MAX_READS_PER_PEER,
+        max_code_failures: int = MAX_CODE_FAILURES,
+        code_failure_seconds: float = CODE_FAILURE_SECONDS,
     ) -> None:
         self.ts = tournaments
         self.quick = quick_play
         self.authority = authority
         self.streams = StreamQuota("matchmaking", max_streams, max_streams_per_peer)
         self.reads = CallQuota("GetStandings and GetRatings", max_reads, max_reads_per_peer)
+        self.code_failures = FailureLimit(
+            "wrong registration codes", max_code_failures, code_failure_seconds
+        )
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -93,7 +104,14 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         )
 
     def Register(self, request: mm.RegisterRequest, context: Any) -> Any:
-        player, secret = self.ts.register(request, operator=self._operator(context))
+        peer, operator = peer_host(context.peer()), self._operator(context)
+        if not operator:
+            self.code_failures.check(peer)
+        try:
+            player, secret = self.ts.register(request, operator=operator)
+        except WrongRegistrationCode:
+            self.code_failures.failed(peer)
+            raise
         return mm.RegisterResponse(player=player, player_secret=secret)
 
     def Unregister(self, request: mm.UnregisterRequest, context: Any) -> Any:

@@ -62,7 +62,7 @@ from hebei.v1 import ledger_pb2, table_pb2
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
 
-__all__ = ["TOURNAMENT_ACCOUNT", "Changes", "Tournaments"]
+__all__ = ["TOURNAMENT_ACCOUNT", "Changes", "Tournaments", "WrongRegistrationCode"]
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,10 @@ MAX_PENALTY = 1_000_000
 MAX_SCORE = 10**12  # a match total, as the ledger bounds its amounts
 SEATING_DEADLINE = 2.0
 EVENT = mm.TournamentEventType
+
+
+class WrongRegistrationCode(PermissionDenied):
+    """Register without the tournament's registration code, or with a wrong one."""
 
 
 def _now() -> datetime:
@@ -228,7 +232,7 @@ class Tournaments:
             row = self._load(conn, request.tournament_id, lock=True)
             code = row.config.registration_code
             if code and not operator and not same_token(code, request.registration_code):
-                raise PermissionDenied("this tournament needs its registration code")
+                raise WrongRegistrationCode("this tournament needs its registration code")
             which = request.WhichOneof("entrant")
             if which is None:
                 raise InvalidArgument("entrant: a person or a bot is required")

@@ -181,7 +181,9 @@ class MatchmakingServiceServicer:
     def Register(self, request, context):
         """Register a person, or a bot by policy name and level, while registration is open. A
         tournament created with a registration code needs it (or the operator token), else
-        PERMISSION_DENIED once the tournament is found, before anything else is checked.
+        PERMISSION_DENIED once the tournament is found, before anything else is checked. A client
+        address that sent 10 wrong codes (HEBEI_MATCHMAKING_MAX_CODE_FAILURES) in the last 60 s
+        (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

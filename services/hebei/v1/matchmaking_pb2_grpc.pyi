@@ -49,7 +49,9 @@ class MatchmakingServiceStub:
     Register: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.RegisterRequest, _matchmaking_pb2.RegisterResponse]
     """Register a person, or a bot by policy name and level, while registration is open. A
     tournament created with a registration code needs it (or the operator token), else
-    PERMISSION_DENIED once the tournament is found, before anything else is checked.
+    PERMISSION_DENIED once the tournament is found, before anything else is checked. A client
+    address that sent 10 wrong codes (HEBEI_MATCHMAKING_MAX_CODE_FAILURES) in the last 60 s
+    (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older.
     """
     Unregister: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.UnregisterRequest, _matchmaking_pb2.UnregisterResponse]
     """Withdraw a registration before the tournament starts; after the start, withdraw from the
@@ -135,7 +137,9 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     Register: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.RegisterRequest, _matchmaking_pb2.RegisterResponse]  # type: ignore[assignment]
     """Register a person, or a bot by policy name and level, while registration is open. A
     tournament created with a registration code needs it (or the operator token), else
-    PERMISSION_DENIED once the tournament is found, before anything else is checked.
+    PERMISSION_DENIED once the tournament is found, before anything else is checked. A client
+    address that sent 10 wrong codes (HEBEI_MATCHMAKING_MAX_CODE_FAILURES) in the last 60 s
+    (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older.
     """
     Unregister: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.UnregisterRequest, _matchmaking_pb2.UnregisterResponse]  # type: ignore[assignment]
     """Withdraw a registration before the tournament starts; after the start, withdraw from the
@@ -230,7 +234,9 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_matchmaking_pb2.RegisterResponse, _abc.Awaitable[_matchmaking_pb2.RegisterResponse]]:
         """Register a person, or a bot by policy name and level, while registration is open. A
         tournament created with a registration code needs it (or the operator token), else
-        PERMISSION_DENIED once the tournament is found, before anything else is checked.
+        PERMISSION_DENIED once the tournament is found, before anything else is checked. A client
+        address that sent 10 wrong codes (HEBEI_MATCHMAKING_MAX_CODE_FAILURES) in the last 60 s
+        (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older.
         """
 
     @_abc_1.abstractmethod

@@ -1,7 +1,8 @@
 """A tournament's registration code: Register without it (or with a wrong one) is
 PERMISSION_DENIED and stores nothing, with it or the operator token it works; no anonymous
-read (GetTournament, WatchTournament, the web gateway's view) ever carries the code; the CLI's
-``--registration-code`` on create and register."""
+read (GetTournament, WatchTournament, the web gateway's view) ever carries the code; one client
+address may try only so many wrong codes; the CLI's ``--registration-code`` on create and
+register."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ CODE = "spring-cup-Q7x!"
 
 @pytest.fixture
 def served(stack: Stack) -> Stack:
-    stack.start_matchmaking()
+    stack.start_matchmaking(max_code_failures=64)  # these tests try many codes on purpose
     return stack
 
 
@@ -71,6 +72,30 @@ def test_register_needs_the_code_and_stores_nothing_without_it(served: Stack) ->
     assert sorted(p.player_id for p in tournament.players) == sorted(
         [mei.player.player_id, bot.player_id, by_operator.player_id]
     )
+
+
+def test_an_address_that_tried_too_many_wrong_codes_is_refused_for_a_while(stack: Stack) -> None:
+    stack.start_matchmaking(max_code_failures=3, code_failure_seconds=600)
+    anonymous, operator = stack.mm(token=None), stack.mm()
+    tid = stack.create(registration_code=CODE).tournament_id
+    open_tid = stack.create().tournament_id
+    for code in ("1234", "1235", "1236"):
+        _denied(lambda code=code: anonymous.Register(_bot(tid, code)))
+    # the fourth try is refused before the code is looked at, even the right code, and a
+    # registration elsewhere from the same address too; nothing is stored
+    for request in (_bot(tid, CODE), _person(tid, "Mei", CODE), _bot(open_tid)):
+        with pytest.raises(grpc.RpcError) as refused:
+            anonymous.Register(request)
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert refused.value.details().startswith(
+            "3 wrong registration codes from this client address in 600 s; try again in "
+        )
+    for t in (tid, open_tid):
+        assert not anonymous.GetTournament(
+            mm.GetTournamentRequest(tournament_id=t)
+        ).tournament.players
+    # the operator is never refused; the right code does not count as a failure
+    assert operator.Register(_bot(tid)).player.player_id
 
 
 def test_a_tournament_without_a_code_stays_open(served: Stack) -> None:
