@@ -12,7 +12,7 @@ all ended before the match started (cancelled, or closed on SEATED), the table w
 :attr:`QuickPlay.join_grace` seconds for one of them to join its seat, then is dissolved — by
 the engine only while it still waits for its seats and none of its people joined (one step
 under the table's lock, so a person joining at that moment keeps the match), and recorded as
-dissolved with nothing booked. Quick play holds at most :attr:`QuickPlay.max_tables` live
+dissolved with nothing booked; while the engine or the database is down, it is tried again. Quick play holds at most :attr:`QuickPlay.max_tables` live
 tables (counted in the store, under a transaction lock, so it holds across restarts and
 replicas): a request beyond it is RESOURCE_EXHAUSTED when it arrives, and a group seated
 beyond it is refused the same way with no table opened, so tournaments always keep the
@@ -55,6 +55,9 @@ log = logging.getLogger(__name__)
 QUICK_HANDS = 4
 JOIN_GRACE_SECONDS = 10.0  # a table its people left waits this long for one to join
 READY_MARGIN_SECONDS = 0.5  # ... and is dissolved at least this long before its ready check ends
+# A dissolving the engine or the database could not do (down) is tried again after 1, 2, 4, 8,
+# then every 10 s, until done or refused (a person joined, the match started or ended).
+RETRY_FIRST_SECONDS, RETRY_MAX_SECONDS = 1.0, 10.0
 LEFT_REASON = "quick play: the player left before the match started"
 
 
@@ -182,15 +185,22 @@ class QuickPlay:
             return
         ready_in = ticket.ready_deadline.ToMicroseconds() / 1e6 - time.time()
         delay = max(0.0, min(self.join_grace, ready_in - READY_MARGIN_SECONDS))
-        timer = threading.Timer(delay, self._dissolve_left, args=(match_id,))
+        self._dissolve_after(match_id, delay, 0)
+
+    def _dissolve_after(self, match_id: str, delay: float, attempt: int) -> None:
+        """Due: dissolving ``match_id`` in ``delay`` seconds (under ``_lock``)."""
+        timer = threading.Timer(delay, self._dissolve_left, args=(match_id, attempt))
         timer.name = f"quick-play-left-{match_id}"
         timer.daemon = True
         self._leaving[match_id] = timer
         timer.start()
 
-    def _dissolve_left(self, match_id: str) -> None:
+    def _dissolve_left(self, match_id: str, attempt: int = 0) -> None:
         """Dissolve a table its people left, unless one of them joined meanwhile or it started:
-        the engine checks that and dissolves in one step (FailedPrecondition: it plays on)."""
+        the engine checks that and dissolves in one step (FailedPrecondition: it plays on).
+        When the engine or the database is down it is tried again (see RETRY_FIRST_SECONDS):
+        once back, the engine would start the match with the seat auto-played, holding one of
+        quick play's tables for a whole match nobody plays."""
         with self._lock:
             self._leaving.pop(match_id, None)
             if self._closed:
@@ -203,8 +213,17 @@ class QuickPlay:
             self.ts.dissolve_match(match, LEFT_REASON, only_if_no_person_joined=True)
         except (FailedPrecondition, NotFound):
             return  # a person joined, or the match started: it is played
-        except DomainError as error:  # the engine or the database is down: it plays on
-            log.warning("quick-play match %s not dissolved: %s", match_id, error.message)
+        except DomainError as error:  # the engine or the database is down: later
+            delay = min(RETRY_FIRST_SECONDS * 2**attempt, RETRY_MAX_SECONDS)
+            log.warning(
+                "quick-play match %s not dissolved yet (%s); trying again in %g s",
+                match_id,
+                error.message,
+                delay,
+            )
+            with self._lock:
+                if not self._closed and match_id not in self._leaving:
+                    self._dissolve_after(match_id, delay, min(attempt + 1, 8))
             return
         metrics.QUICK_PLAY_LEFT.inc()
         log.info("quick-play match %s dissolved: %s", match_id, LEFT_REASON)

@@ -1,5 +1,6 @@
 """Quick play's tables are bounded: a table its person left before the match started is
-dissolved (not played on by three bots and an auto-played seat), and quick play holds at most
+dissolved (not played on by three bots and an auto-played seat), also when the engine was out of
+reach when the dissolving fell due, and quick play holds at most
 ``max_quick_play_tables`` live tables, so anonymous requests never take the engine's tables
 from the tournaments. Real parts: the servers on loopback, PostgreSQL, a bot worker."""
 
@@ -22,6 +23,7 @@ from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
 from tests.integration.matchmaking.conftest import Stack
 from tests.integration.table.helpers import wait_for
+from tests.integration.tcp_proxy import TcpProxy
 
 
 def _ask(stack: Stack, hands: int = 1, name: str = "Mei"):
@@ -84,6 +86,40 @@ def test_a_request_cancelled_once_seated_leaves_no_live_table(stack: Stack, star
     assert _live_tables(stack) == 0
     history = stack.ledger().GetHistory(ledger_pb2.GetHistoryRequest(match_id=match_id))
     assert list(history.entries) == []  # nothing booked
+
+
+@pytest.mark.parametrize("stack", [{"ready_seconds": 150.0}], indirect=True)
+def test_a_left_table_is_dissolved_once_the_engine_is_back_in_reach(stack: Stack) -> None:
+    """The dissolving falls due while the engine is out of matchmaking's reach: it is tried
+    again until the engine answers. It used to be given up at the first failure, and the
+    engine then started the match with the seat auto-played, a quick-play table held for a
+    whole match nobody played."""
+    proxy = TcpProxy(stack.table_address)
+    try:
+        stack.start_matchmaking(table_address=proxy.address)
+        stream, seated = _seated(stack)
+        match_id = seated.seating.match_id
+        quick = stack.matchmaking.quick_play
+        proxy.cut()
+        stream.cancel()
+
+        def retrying() -> bool:
+            timer = quick._leaving.get(match_id)
+            return timer is not None and timer.args[1] >= 2  # two attempts failed
+
+        assert wait_for(retrying, timeout=90, step=0.1)
+        assert _match(stack, match_id).status == pb.MATCH_STATUS_WAITING  # the engine's own
+        proxy.restore()
+        assert wait_for(
+            lambda: _match(stack, match_id).status == pb.MATCH_STATUS_DISSOLVED,
+            timeout=90,
+            step=0.2,
+        ), _match(stack, match_id)
+        assert wait_for(lambda: _stored(stack, match_id).status == "dissolved", timeout=60)
+        assert _stored(stack, match_id).reason == LEFT_REASON
+        assert _live_tables(stack) == 0
+    finally:
+        proxy.close()
 
 
 @pytest.mark.parametrize("stack", [{"ready_seconds": 90.0}], indirect=True)
