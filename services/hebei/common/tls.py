@@ -84,6 +84,15 @@ def check_pair(cert: Path, key: Path, cert_name: str, key_name: str) -> None:
         raise ConfigError(f"{key_name} ({key}): {exc.strerror or exc}") from None
 
 
+def _not_a_file(path: Path) -> str:
+    """Why ``path``, which is not a regular file, cannot be read as a PEM file."""
+    if not path.exists():
+        return "no such file"
+    if path.is_dir():
+        return "is a directory, expected a PEM file"
+    return "is not a regular file (a device, a pipe...), expected a PEM file"
+
+
 def _pair_from_env(read: EnvReader, cert_var: str, key_var: str) -> tuple[Path, Path] | None:
     """A certificate and its key, both or neither, checked to match."""
     from hebei.common.config import ConfigError
@@ -179,7 +188,7 @@ class ClientTls:
         ca_name, cert_name, key_name = names
         for path, name in ((ca_file, ca_name), (cert_file, cert_name), (key_file, key_name)):
             if path is not None and not path.is_file():
-                raise ConfigError(f"{name} {path}: no such file")
+                raise ConfigError(f"{name} {path}: {_not_a_file(path)}")
         if (cert_file is None) != (key_file is None):
             missing, given = (cert_name, key_name) if cert_file is None else (key_name, cert_name)
             raise ConfigError(f"{missing} is required with {given}")

@@ -188,6 +188,10 @@ def test_command_line_files_are_checked_naming_the_options(garbage: Path) -> Non
         ClientTls.from_options(None, CERTS / "client.pem", CERTS / "server.key")
     with pytest.raises(ConfigError, match=r"--ca-file .*missing.pem: no such file"):
         ClientTls.from_options(CERTS / "missing.pem", None, None)
+    with pytest.raises(ConfigError, match=r"--ca-file .*certs: is a directory, expected a PEM"):
+        ClientTls.from_options(CERTS, None, None)
+    with pytest.raises(ConfigError, match=r"--key-file /dev/zero: is not a regular file"):
+        ClientTls.from_options(None, CERTS / "client.pem", Path("/dev/zero"))
     with pytest.raises(ConfigError, match=r"--ca-file \(.*\) is not a readable PEM certificate"):
         ClientTls.from_options(garbage, None, None)
     assert ClientTls.from_options(CERTS / "ca.pem", None, None).ca_file == CERTS / "ca.pem"
