@@ -4,12 +4,14 @@ quotas bound long-lived streams: the table engine's (spectators, Play streams be
 Join) and matchmaking's (WatchTournament, QuickPlay); call quotas bound expensive unary calls:
 the bot service's Review, the ledger's public reads. Beyond a bound the call is
 RESOURCE_EXHAUSTED at once, before any work. Failure limits bound guessing: how many wrong
-secrets (matchmaking's registration codes) one address may try in a window."""
+secrets (matchmaking's registration codes) one address may try in a window. An IPv6 client is
+counted by its /64 network (:func:`client_key`)."""
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import ipaddress
 import math
 import threading
 import time
@@ -17,15 +19,32 @@ from collections.abc import Callable, Iterator
 
 from hebei.common.errors import ResourceExhausted
 
-__all__ = ["CallQuota", "FailureLimit", "StreamQuota", "peer_host"]
+__all__ = ["CallQuota", "FailureLimit", "StreamQuota", "client_key", "peer_host"]
+
+
+def client_key(host: str) -> str:
+    """The client an IP address stands for, as bounds per client address count it: an IPv4
+    address itself; an IPv6 address its /64 network (one subscriber, one machine even, holds a
+    whole /64 and could otherwise take a new address for every call), an IPv4-mapped one its
+    IPv4 address. Anything else (a Unix socket's name) is returned as it is."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 def peer_host(peer: str) -> str:
-    """The client address of a gRPC peer string without its port (``ipv4:10.0.0.7:5123`` ->
-    ``ipv4:10.0.0.7``, ``ipv6:[::1]:5123`` -> ``ipv6:[::1]``)."""
+    """The client of a gRPC peer string (see :func:`client_key`): ``ipv4:10.0.0.7:5123`` ->
+    ``10.0.0.7``, ``ipv6:[2001:db8::7]:5123`` -> ``2001:db8::/64``; another kind of peer
+    (``unix:...``) as it is."""
     kind, _, address = peer.partition(":")
     if kind in ("ipv4", "ipv6") and ":" in address:
-        return f"{kind}:{address.rsplit(':', 1)[0]}"
+        return client_key(address.rsplit(":", 1)[0])
     return peer
 
 

@@ -65,6 +65,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hebei.common.auth import same_token
+from hebei.common.quota import client_key
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
@@ -116,7 +117,8 @@ METRICS_SHOWN = (
 
 
 def client_of(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """The client address bounds count (an IPv6 client by its /64: see client_key)."""
+    return client_key(request.client.host) if request.client else "unknown"
 
 
 def error_response(status: int, message: str, code: str) -> JSONResponse:

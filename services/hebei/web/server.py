@@ -34,6 +34,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from hebei.common.config import StartupError, run_main
 from hebei.common.logs import configure_logging
+from hebei.common.quota import client_key
 from hebei.web.app import create_app
 from hebei.web.config import WebConfig
 
@@ -137,7 +138,7 @@ def _guarded_protocol(guard: ConnectionGuard) -> type[H11Protocol]:
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            client = self.client[0] if self.client else "unknown"
+            client = client_key(self.client[0]) if self.client else "unknown"
             refusal = guard.admit(client)
             if refusal == b"":
                 transport.close()

@@ -1,11 +1,37 @@
-"""FailureLimit: how many wrong guesses one client address may make in a window."""
+"""How bounds per client address tell clients apart (an IPv6 client by its /64), and
+FailureLimit: how many wrong guesses one client address may make in a window."""
 
 from __future__ import annotations
 
 import pytest
 
 from hebei.common.errors import ResourceExhausted
-from hebei.common.quota import FailureLimit
+from hebei.common.quota import FailureLimit, client_key, peer_host
+
+
+@pytest.mark.parametrize(
+    ("peer", "client"),
+    [
+        ("ipv4:10.0.0.7:5123", "10.0.0.7"),
+        ("ipv4:127.0.0.1:1", "127.0.0.1"),
+        ("ipv6:[2001:db8:1:2:aaaa::7]:5123", "2001:db8:1:2::/64"),
+        ("ipv6:[2001:db8:1:2:ffff:ffff:ffff:ffff]:9", "2001:db8:1:2::/64"),
+        ("ipv6:[2001:db8:1:3::7]:5123", "2001:db8:1:3::/64"),
+        ("ipv6:[::1]:5123", "::/64"),
+        ("ipv6:[::ffff:10.0.0.7]:5123", "10.0.0.7"),
+        ("ipv6:[fe80::1%eth0]:5123", "fe80::/64"),
+        ("unix:/tmp/socket", "unix:/tmp/socket"),
+        ("ipv4:not-an-address:1", "not-an-address"),
+    ],
+)
+def test_a_peer_is_counted_as_its_client(peer: str, client: str) -> None:
+    assert peer_host(peer) == client
+
+
+def test_the_web_gateway_s_hosts_are_counted_the_same_way() -> None:
+    assert client_key("2001:db8::1") == client_key("2001:db8::ffff") == "2001:db8::/64"
+    assert client_key("192.0.2.1") == "192.0.2.1"
+    assert client_key("unknown") == "unknown"
 
 
 class Clock:
