@@ -16,10 +16,20 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import TypeVar, cast
 
 from hebei.common.errors import ResourceExhausted
 
-__all__ = ["CallQuota", "FailureLimit", "StreamQuota", "client_key", "peer_host"]
+__all__ = [
+    "CallQuota",
+    "FailureLimit",
+    "RecentResults",
+    "StreamQuota",
+    "client_key",
+    "peer_host",
+]
+
+T = TypeVar("T")
 
 
 def client_key(host: str) -> str:
@@ -154,3 +164,44 @@ class FailureLimit:
                     self._failures.popitem(last=False)
             times.append(self.clock())
             self._failures[peer] = times
+
+
+class RecentResults:
+    """Results of an expensive read by key, reused for ``seconds`` after they were worked out,
+    so that a crowd asking for the same thing costs one read every ``seconds`` rather than
+    one each. A miss works the result out in the caller's own thread (so it still takes its
+    quota slot: nobody waits on another's read); a failure is not kept. At most ``max_keys``
+    results are kept, the least recently used forgotten first; ``seconds`` 0 keeps nothing."""
+
+    def __init__(
+        self,
+        seconds: float,
+        max_keys: int = 1024,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.seconds = seconds
+        self.max_keys = max_keys
+        self.clock = clock
+        self._kept: collections.OrderedDict[object, tuple[float, object]] = (
+            collections.OrderedDict()
+        )
+        self._lock = threading.Lock()
+
+    def get(self, key: object, work_out: Callable[[], T]) -> T:
+        """The result for ``key``: a kept one still fresh, else ``work_out()`` (kept)."""
+        if self.seconds <= 0:
+            return work_out()
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None and self.clock() - kept[0] < self.seconds:
+                self._kept.move_to_end(key)
+                return cast(T, kept[1])
+        started = self.clock()
+        result = work_out()
+        with self._lock:
+            self._kept[key] = (started, result)
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.max_keys:
+                self._kept.popitem(last=False)
+        return result

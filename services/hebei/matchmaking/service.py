@@ -35,6 +35,13 @@ Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT
   gateway, one address for all its users, reads standings once per change of a tournament it
   follows (not per viewer). GetTournament and GetSeating (a few rows by key) are not bounded;
   calls with a token are not counted.
+- ``HEBEI_MATCHMAKING_STANDINGS_CACHE_SECONDS`` (default 2, 0-60; 0: none): everyone but the
+  operator sees the same standings of a tournament, so one read serves them all for this long
+  and until the tournament's next change (a call answered so takes no read slot): a crowd
+  refreshing a big tournament's standings costs one ledger read every 2 s, not one each, and
+  is not refused; a change (a round seated or finished) is never answered from a read made
+  before it, and hands booked meanwhile show within 2 s. The operator's reads are always
+  fresh.
 - ``HEBEI_MATCHMAKING_MAX_CODE_FAILURES`` (default 10, 1-10,000) wrong registration codes from
   one client address in ``HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS`` (default 60, 1-86,400):
   then its Register calls are RESOURCE_EXHAUSTED until the oldest leaves the window (a code of
@@ -94,6 +101,7 @@ class MatchmakingConfig:
     max_reads_per_peer: int = 4
     max_code_failures: int = 10
     code_failure_seconds: float = 60.0
+    standings_cache_seconds: float = 2.0
     tick_seconds: float = 0.5
     ledger_grace: float = 30.0
 
@@ -134,6 +142,7 @@ class MatchmakingConfig:
             max_reads_per_peer=read.integer("MAX_READS_PER_PEER", 4, lo=1, hi=500),
             max_code_failures=read.integer("MAX_CODE_FAILURES", 10, lo=1, hi=10_000),
             code_failure_seconds=read.number("CODE_FAILURE_SECONDS", 60.0, lo=1, hi=86_400),
+            standings_cache_seconds=read.number("STANDINGS_CACHE_SECONDS", 2.0, lo=0, hi=60),
         )
 
 
@@ -173,6 +182,7 @@ class Matchmaking:
             max_reads_per_peer=config.max_reads_per_peer,
             max_code_failures=config.max_code_failures,
             code_failure_seconds=config.code_failure_seconds,
+            standings_cache_seconds=config.standings_cache_seconds,
         )
         self.director = Director(
             self.tournaments,

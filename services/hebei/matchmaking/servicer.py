@@ -21,7 +21,7 @@ import contextlib
 from typing import Any
 
 from hebei.common.auth import Role, TokenAuthority, has_token, token_from_metadata
-from hebei.common.quota import CallQuota, FailureLimit, StreamQuota, peer_host
+from hebei.common.quota import CallQuota, FailureLimit, RecentResults, StreamQuota, peer_host
 from hebei.common.validation import MAX_NAME_LENGTH, check_text
 from hebei.matchmaking import metrics
 from hebei.matchmaking.quickplay import QuickPlay
@@ -40,6 +40,8 @@ MAX_READS_PER_PEER = 4
 # Wrong registration codes one client address may try in CODE_FAILURE_SECONDS.
 MAX_CODE_FAILURES = 10
 CODE_FAILURE_SECONDS = 60.0
+# Anonymous GetStandings of a tournament are answered from one read for this long.
+STANDINGS_CACHE_SECONDS = 2.0
 
 
 class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
@@ -49,7 +51,10 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
     anonymous GetStandings and GetRatings beyond ``max_reads`` or ``max_reads_per_peer``. A
     client address that sent ``max_code_failures`` wrong registration codes in the last
     ``code_failure_seconds`` has its Register calls refused (RESOURCE_EXHAUSTED) until the
-    oldest leaves the window: a short code cannot be guessed by trying them all."""
+    oldest leaves the window: a short code cannot be guessed by trying them all. Everyone but
+    the operator sees the same standings of a tournament, read at most once per
+    ``standings_cache_seconds`` and per change of the tournament (a read kept is served
+    without a quota slot)."""
 
     def __init__(
         self,
@@ -63,6 +68,7 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         max_reads_per_peer: int = MAX_READS_PER_PEER,
         max_code_failures: int = MAX_CODE_FAILURES,
         code_failure_seconds: float = CODE_FAILURE_SECONDS,
+        standings_cache_seconds: float = STANDINGS_CACHE_SECONDS,
     ) -> None:
         self.ts = tournaments
         self.quick = quick_play
@@ -72,6 +78,7 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         self.code_failures = FailureLimit(
             "wrong registration codes", max_code_failures, code_failure_seconds
         )
+        self.public_standings = RecentResults(standings_cache_seconds)
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -133,8 +140,17 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         return mm.GetTournamentResponse(tournament=self.ts.get(request.tournament_id))
 
     def GetStandings(self, request: mm.GetStandingsRequest, context: Any) -> Any:
-        with self._public_read(context):
-            return self.ts.standings(request.tournament_id, operator=self._operator(context))
+        if self._operator(context):  # its own view (hidden round results shown), always fresh
+            return self.ts.standings(request.tournament_id, operator=True)
+
+        def read() -> mm.GetStandingsResponse:
+            with self._public_read(context):
+                return self.ts.standings(request.tournament_id, operator=False)
+
+        # Kept per change of the tournament: a change (a round seated or finished, a result)
+        # is never answered from a read made before it.
+        key = (request.tournament_id, self.ts.last_change(request.tournament_id))
+        return self.public_standings.get(key, read)
 
     def WatchTournament(self, request: mm.WatchTournamentRequest, context: Any) -> Any:
         with self._stream_slot(context):

@@ -567,6 +567,12 @@ class Tournaments:
     def _points(self, tournament_id: str) -> dict[str, float]:
         return {s.player_id: float(s.points) for s in self.ledger.standings(tournament_id)}
 
+    def last_change(self, tournament_id: str) -> int:
+        """The number of the tournament's last change (0: none, or no such tournament)."""
+        check_id("tournament_id", tournament_id)
+        with self.store.reading() as conn:
+            return self.store.last_event_seq(conn, tournament_id)
+
     def standings(self, tournament_id: str, *, operator: bool) -> mm.GetStandingsResponse:
         """The ranking from the ledger's figures, with the tie-break chain (see
         :mod:`hebei.matchmaking.standings`). With hidden round results, a player (not the

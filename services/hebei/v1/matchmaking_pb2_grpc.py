@@ -31,7 +31,9 @@ class MatchmakingServiceStub:
     AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
     the `authorization: Bearer ...` metadata. GetStandings and GetRatings without a token run at
     most HEBEI_MATCHMAKING_MAX_READS (4) at once and HEBEI_MATCHMAKING_MAX_READS_PER_PEER (4)
-    from one client address, one more is RESOURCE_EXHAUSTED at once (try again later).
+    from one client address, one more is RESOURCE_EXHAUSTED at once (try again later). Everyone
+    but the operator gets the same GetStandings of a tournament, one read kept for up to 2 s
+    (HEBEI_MATCHMAKING_STANDINGS_CACHE_SECONDS) and never past the tournament's next change.
 
     Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
     characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;
@@ -163,7 +165,9 @@ class MatchmakingServiceServicer:
     AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
     the `authorization: Bearer ...` metadata. GetStandings and GetRatings without a token run at
     most HEBEI_MATCHMAKING_MAX_READS (4) at once and HEBEI_MATCHMAKING_MAX_READS_PER_PEER (4)
-    from one client address, one more is RESOURCE_EXHAUSTED at once (try again later).
+    from one client address, one more is RESOURCE_EXHAUSTED at once (try again later). Everyone
+    but the operator gets the same GetStandings of a tournament, one read kept for up to 2 s
+    (HEBEI_MATCHMAKING_STANDINGS_CACHE_SECONDS) and never past the tournament's next change.
 
     Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
     characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;
@@ -471,7 +475,9 @@ class MatchmakingService:
     AssignPenalty, CancelPenalty, DissolveTable, ListOperatorActions) need the operator token in
     the `authorization: Bearer ...` metadata. GetStandings and GetRatings without a token run at
     most HEBEI_MATCHMAKING_MAX_READS (4) at once and HEBEI_MATCHMAKING_MAX_READS_PER_PEER (4)
-    from one client address, one more is RESOURCE_EXHAUSTED at once (try again later).
+    from one client address, one more is RESOURCE_EXHAUSTED at once (try again later). Everyone
+    but the operator gets the same GetStandings of a tournament, one read kept for up to 2 s
+    (HEBEI_MATCHMAKING_STANDINGS_CACHE_SECONDS) and never past the tournament's next change.
 
     Limits (INVALID_ARGUMENT beyond them): names 1-64 characters, ids and request ids up to 128
     characters without spaces or ':', no NUL or control characters in any string; rounds 1-64;

@@ -1,12 +1,13 @@
-"""How bounds per client address tell clients apart (an IPv6 client by its /64), and
-FailureLimit: how many wrong guesses one client address may make in a window."""
+"""How bounds per client address tell clients apart (an IPv6 client by its /64); FailureLimit:
+how many wrong guesses one client address may make in a window; RecentResults: one read
+answering many for a while."""
 
 from __future__ import annotations
 
 import pytest
 
 from hebei.common.errors import ResourceExhausted
-from hebei.common.quota import FailureLimit, client_key, peer_host
+from hebei.common.quota import FailureLimit, RecentResults, client_key, peer_host
 
 
 @pytest.mark.parametrize(
@@ -83,3 +84,50 @@ def test_memory_is_bounded_forgetting_the_least_recent_address_first(peers: int)
     limit.failed("ipv4:10.0.2.1")  # one more address: the least recent is forgotten
     limit.check("ipv4:10.0.0.1")
     assert len(limit._failures) == peers
+
+
+def test_a_result_is_kept_for_its_seconds_counted_from_when_its_read_began() -> None:
+    clock = Clock()
+    kept = RecentResults(2.0, clock=clock)
+    reads: list[str] = []
+
+    def read(value: str, takes: float = 0.0):
+        def work_out() -> str:
+            reads.append(value)
+            clock.now += takes
+            return value
+
+        return work_out
+
+    assert kept.get("a", read("a1", takes=0.5)) == "a1"
+    assert kept.get("a", read("a2")) == "a1"  # 0.5 s after its read began
+    clock.now += 1.49
+    assert kept.get("a", read("a3")) == "a1"
+    clock.now += 0.01  # 2 s after the read began
+    assert kept.get("a", read("a4")) == "a4"
+    assert kept.get("b", read("b1")) == "b1"  # another key: its own read
+    assert reads == ["a1", "a4", "b1"]
+
+
+def test_a_failed_read_is_not_kept_and_nothing_is_kept_at_zero_seconds() -> None:
+    clock = Clock()
+    kept = RecentResults(2.0, clock=clock)
+
+    def fail() -> str:
+        raise LookupError("no such tournament")
+
+    with pytest.raises(LookupError):
+        kept.get("a", fail)
+    assert kept.get("a", lambda: "a1") == "a1"
+    never = RecentResults(0.0, clock=clock)
+    assert [never.get("a", lambda n=n: n) for n in range(3)] == [0, 1, 2]
+
+
+def test_at_most_max_keys_are_kept_the_least_recently_used_forgotten() -> None:
+    kept = RecentResults(60.0, max_keys=2, clock=Clock())
+    kept.get("a", lambda: 1)
+    kept.get("b", lambda: 2)
+    assert kept.get("a", lambda: 99) == 1  # "a" used again: "b" is now the least recent
+    kept.get("c", lambda: 3)
+    assert kept.get("a", lambda: 99) == 1
+    assert kept.get("b", lambda: 22) == 22
