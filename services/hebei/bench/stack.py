@@ -335,6 +335,7 @@ def _play_tournament(
     matchmaking: Any, table: Any, options: StackBenchOptions, seed: int, tick: Callable[[], None]
 ) -> _Played:
     """One one-round tournament of ``options.tables`` tables of bots, to its end."""
+    from hebei.common.seating import every_round
     from hebei.v1 import matchmaking_pb2 as mm
     from hebei.v1 import table_pb2
 
@@ -362,7 +363,7 @@ def _play_tournament(
                 break
     finally:
         feed.cancel()
-    seating = matchmaking.GetSeating(mm.GetSeatingRequest(tournament_id=tid)).rounds
+    seating = every_round(matchmaking.GetSeating, tid)
     tables = [t for r in seating for t in r.tables]
     finished = [t for t in tables if t.status == 3]
     seeds = [

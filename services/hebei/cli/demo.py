@@ -75,6 +75,7 @@ def demo_command(
         standings_table,
     )
     from hebei.common.client import create_channel
+    from hebei.common.seating import every_round
     from hebei.stack.processes import StackError, StackOptions, start_stack
     from hebei.v1 import ledger_pb2, ledger_pb2_grpc, matchmaking_pb2_grpc
     from hebei.v1 import matchmaking_pb2 as mm
@@ -127,7 +128,7 @@ def demo_command(
             if last is None or last.type != mm.TOURNAMENT_EVENT_TYPE_FINISHED:
                 fail("the tournament did not finish", code=1)
             standings = conn.call("GetStandings", mm.GetStandingsRequest(tournament_id=tid))
-            seating = list(conn.call("GetSeating", mm.GetSeatingRequest(tournament_id=tid)).rounds)
+            seating = every_round(lambda request: conn.call("GetSeating", request), tid)
             ledger_channel = create_channel(
                 stack.address("ledger"), token=stack.operator_token, timeout=60.0
             )

@@ -549,6 +549,7 @@ def status_command(
     as_json: bool = JsonOption,
 ) -> None:
     """The tournament's state: rounds with their seating quality, the current tables."""
+    from hebei.common.seating import every_round
     from hebei.v1 import matchmaking_pb2 as mm
 
     conn = _common(address, token)
@@ -566,9 +567,9 @@ def status_command(
         f" {sum(1 for p in tournament.players if not p.filler)} players"
         + (f" — {tournament.status_reason}" if tournament.status_reason else "")
     )
-    seating = conn.call("GetSeating", mm.GetSeatingRequest(tournament_id=tournament_id))
-    if seating.rounds:
-        console.print(quality_table(list(seating.rounds)))
+    rounds = every_round(lambda request: conn.call("GetSeating", request), tournament_id)
+    if rounds:
+        console.print(quality_table(rounds))
     if tournament.tables:
         console.print(tables_table(list(tournament.tables), f"round {tournament.current_round}"))
     for problem in tournament.problems:

@@ -204,9 +204,10 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         return mm.SwapSeatsResponse(round=seating)
 
     def GetSeating(self, request: mm.GetSeatingRequest, context: Any) -> Any:
-        return mm.GetSeatingResponse(
-            rounds=self.ts.seating(request.tournament_id, request.round_no)
+        rounds, next_round = self.ts.seating(
+            request.tournament_id, request.round_no, request.from_round
         )
+        return mm.GetSeatingResponse(rounds=rounds, next_round=next_round)
 
     # -- penalties, tables, the record ----------------------------------------------------------
 

@@ -70,6 +70,7 @@ TOURNAMENT_ACCOUNT = "#tournament"  # the ledger's account of the tournament its
 MAX_PENALTY = 1_000_000
 MAX_SCORE = 10**12  # a match total, as the ledger bounds its amounts
 SEATING_DEADLINE = 2.0
+SEATING_REPLY_BYTES = 1024 * 1024  # GetSeating: whole rounds up to this much a reply
 EVENT = mm.TournamentEventType
 
 
@@ -544,23 +545,36 @@ class Tournaments:
             players = {p.player_id: p for p in self.store.players(conn, tournament_id)}
         return round_message(planned, [], players)
 
-    def seating(self, tournament_id: str, round_no: int) -> list[mm.RoundSeating]:
+    def seating(
+        self, tournament_id: str, round_no: int, from_round: int = 0
+    ) -> tuple[list[mm.RoundSeating], int]:
+        """The seating of round ``round_no``, or (0) of the seated rounds from ``from_round``
+        on, whole rounds up to SEATING_REPLY_BYTES (at least one); and the first round left
+        out (0: none)."""
         check_int("round_no", round_no, lo=0, hi=10_000)
+        check_int("from_round", from_round, lo=0, hi=10_000)
         with self.store.reading() as conn:
             self._load(conn, tournament_id)
             players = {p.player_id: p for p in self.store.players(conn, tournament_id)}
             rounds = [
                 r
                 for r in self.store.rounds(conn, tournament_id)
-                if r.status != "planned" and (round_no == 0 or r.round_no == round_no)
+                if r.status != "planned"
+                and (r.round_no == round_no if round_no else r.round_no >= from_round)
             ]
             if round_no and not rounds:
                 raise NotFound(f"round {round_no} has not been seated")
-            out = []
+            out: list[mm.RoundSeating] = []
+            size = 0
             for r in rounds:
-                matches = self.store.matches(conn, tournament_id, r.round_no)
-                out.append(round_message(r, matches, players))
-            return out
+                seating = round_message(
+                    r, self.store.matches(conn, tournament_id, r.round_no), players
+                )
+                size += seating.ByteSize()
+                if out and size > SEATING_REPLY_BYTES:
+                    return out, r.round_no
+                out.append(seating)
+            return out, 0
 
     # -- standings ---------------------------------------------------------------------------
 

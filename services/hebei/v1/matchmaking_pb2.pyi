@@ -591,18 +591,22 @@ class SwapSeatsResponse(_message.Message):
     def __init__(self, round: _Optional[_Union[RoundSeating, _Mapping]] = ...) -> None: ...
 
 class GetSeatingRequest(_message.Message):
-    __slots__ = ("tournament_id", "round_no")
+    __slots__ = ("tournament_id", "round_no", "from_round")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     ROUND_NO_FIELD_NUMBER: _ClassVar[int]
+    FROM_ROUND_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     round_no: int
-    def __init__(self, tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ...) -> None: ...
+    from_round: int
+    def __init__(self, tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., from_round: _Optional[int] = ...) -> None: ...
 
 class GetSeatingResponse(_message.Message):
-    __slots__ = ("rounds",)
+    __slots__ = ("rounds", "next_round")
     ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ROUND_FIELD_NUMBER: _ClassVar[int]
     rounds: _containers.RepeatedCompositeFieldContainer[RoundSeating]
-    def __init__(self, rounds: _Optional[_Iterable[_Union[RoundSeating, _Mapping]]] = ...) -> None: ...
+    next_round: int
+    def __init__(self, rounds: _Optional[_Iterable[_Union[RoundSeating, _Mapping]]] = ..., next_round: _Optional[int] = ...) -> None: ...
 
 class Penalty(_message.Message):
     __slots__ = ("penalty_id", "tournament_id", "player_id", "points", "reason", "assigned_by", "assigned_at", "cancelled", "cancel_reason", "entry_id")

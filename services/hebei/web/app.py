@@ -66,6 +66,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hebei.common.auth import same_token
 from hebei.common.quota import client_key
+from hebei.common.seating import next_request
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
@@ -556,10 +557,11 @@ class Gateway:
 
     async def tournament_seating(self, request: Request) -> Response:
         tournament_id = check_id("tournament", request.path_params["tournament"])
-        reply = await self.backend.call(
-            "matchmaking", "GetSeating", mm.GetSeatingRequest(tournament_id=tournament_id)
-        )
-        return JSONResponse({"rounds": [round_json(r) for r in reply.rounds]})
+        rounds, reply = [], None
+        while (asked := next_request(tournament_id, reply)) is not None:
+            reply = await self.backend.call("matchmaking", "GetSeating", asked)
+            rounds += [round_json(r) for r in reply.rounds]
+        return JSONResponse({"rounds": rounds})
 
     async def tournament_standings(self, request: Request) -> Response:
         tournament_id = check_id("tournament", request.path_params["tournament"])

@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 
+from hebei.common.seating import every_round
 from hebei.play.session import describe_rpc_error
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import matchmaking_pb2_grpc
@@ -109,12 +110,12 @@ class TournamentProducer(Producer):
 
     def _rounds(self) -> list[dict[str, Any]]:
         try:
-            reply = self._read(
-                self.stub.GetSeating, mm.GetSeatingRequest(tournament_id=self.tournament_id)
+            rounds = every_round(
+                lambda request: self._read(self.stub.GetSeating, request), self.tournament_id
             )
         except grpc.RpcError:
             return self.state["rounds"]  # keep what is shown; the next change reads again
-        return [round_json(r) for r in reply.rounds]
+        return [round_json(r) for r in rounds]
 
     def _standings(self) -> dict[str, Any] | None:
         try:

@@ -9,6 +9,8 @@ from collections import Counter
 import grpc
 import pytest
 
+from hebei.common.seating import every_round
+from hebei.matchmaking import tournaments
 from hebei.v1 import ledger_pb2
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
@@ -51,7 +53,9 @@ def _check_books(stack: Stack, tournament: mm.Tournament) -> None:
     assert audit.ok, audit.problems
 
 
-def test_a_16_player_swiss_tournament_plays_three_rounds_end_to_end(stack, start_worker):
+def test_a_16_player_swiss_tournament_plays_three_rounds_end_to_end(
+    stack, start_worker, monkeypatch
+):
     start_worker(sessions=24)
     stack.start_matchmaking()
     tournament = stack.create(rounds=3, hands=1, seating=mm.SEATING_MODE_SWISS)
@@ -74,6 +78,18 @@ def test_a_16_player_swiss_tournament_plays_three_rounds_end_to_end(stack, start
         assert sorted(seated) == sorted(players)  # everyone exactly once per round
         assert all(t.status == pb.MATCH_STATUS_FINISHED for t in round_.tables)
     _check_books(stack, finished)
+
+    # GetSeating's replies hold whole rounds up to their size: here one round fits, not two
+    assert [r.round_no for r in seating] == [1, 2, 3]
+    monkeypatch.setattr(tournaments, "SEATING_REPLY_BYTES", max(r.ByteSize() for r in seating) + 1)
+    ask = stack.mm(token=None).GetSeating
+    first = ask(mm.GetSeatingRequest(tournament_id=tid))
+    assert ([r.round_no for r in first.rounds], first.next_round) == ([1], 2)
+    last = ask(mm.GetSeatingRequest(tournament_id=tid, from_round=3))
+    assert ([r.round_no for r in last.rounds], last.next_round) == ([3], 0)
+    one = ask(mm.GetSeatingRequest(tournament_id=tid, round_no=2))
+    assert (list(one.rounds), one.next_round) == ([seating[1]], 0)
+    assert every_round(ask, tid) == list(seating)  # three replies, the whole seating
 
     response = stack.mm().GetStandings(mm.GetStandingsRequest(tournament_id=tid))
     assert [r.standing.rank for r in response.ranking] == list(range(1, 17))
