@@ -288,6 +288,13 @@ def create_command(
         "", "--tie-breaks", help=f"Comma list of {', '.join(TIE_BREAKS)}."
     ),
     profile: str = typer.Option("main", "--profile", help="Rule profile: main or classic."),
+    claim_window: float = typer.Option(
+        0.0,
+        "--claim-window",
+        help="Seconds, 0-5, that every discard waits before the game goes on, so that how soon"
+        " it goes on never tells whether a seat could claim (about 1 with people, 0.05 for"
+        " bots; 0: none).",
+    ),
     request_id: str = typer.Option("", "--request-id", help="Makes the call idempotent."),
     registration_code: str = RegistrationCodeOption,
     address: str | None = AddressOption,
@@ -296,7 +303,13 @@ def create_command(
 ) -> None:
     """Create a tournament, open for registration; prints its id."""
     from hebei.common.validation import MAX_SEED
-    from hebei.matchmaking.settings import MAX_HANDS, MAX_PLAYERS, MAX_POINTS, MAX_ROUNDS
+    from hebei.matchmaking.settings import (
+        MAX_CLAIM_WINDOW_SECONDS,
+        MAX_HANDS,
+        MAX_PLAYERS,
+        MAX_POINTS,
+        MAX_ROUNDS,
+    )
     from hebei.v1 import matchmaking_pb2 as mm
 
     if mode not in MODES:
@@ -307,6 +320,8 @@ def create_command(
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--max-players", max_players, 0, MAX_PLAYERS)
     check_range("--late-until", late, 0, MAX_ROUNDS)
+    if not 0 <= claim_window <= MAX_CLAIM_WINDOW_SECONDS:  # also refuses nan
+        fail(f"--claim-window must be 0-{MAX_CLAIM_WINDOW_SECONDS:g} seconds, got {claim_window:g}")
     if fixed is not None:
         check_range("--fixed-replacement", fixed, -MAX_POINTS, MAX_POINTS)
     policy, level = _parse_policy(filler)
@@ -318,6 +333,8 @@ def create_command(
     )  # fmt: skip
     config.length.hands = hands
     config.rule_profile.name = profile  # the service refuses an unknown one, naming the known
+    if claim_window:
+        config.time_control.claim_window.FromNanoseconds(round(claim_window * 1e9))
     if placement:
         try:
             points = [int(x) for x in placement.split(",")]

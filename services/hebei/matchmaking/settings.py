@@ -42,6 +42,7 @@ DEFAULT_STALL_SECONDS = 600.0
 DEFAULT_REPLACE_ABSENT_SECONDS = 30.0
 MAX_PER_DECISION_SECONDS = 300.0
 MAX_TIME_BANK_SECONDS = 3600.0
+MAX_CLAIM_WINDOW_SECONDS = 5.0
 MAX_REGISTRATION_CODE = 64
 
 SEATING_MODES = {
@@ -101,6 +102,9 @@ def check_time_control(control: pb.TimeControl, field: str = "time_control") -> 
         raise InvalidArgument(f"{field}.per_decision is required with a time bank")
     if per and per < 0.1:
         raise InvalidArgument(f"{field}.per_decision must be at least 0.1 s, got {per:g}")
+    _check_duration(
+        f"{field}.claim_window", control.claim_window, lo=0, hi=MAX_CLAIM_WINDOW_SECONDS
+    )
     out = pb.TimeControl()
     out.CopyFrom(control)
     return out

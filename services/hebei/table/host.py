@@ -373,11 +373,7 @@ def _row_info(row: StoredMatch) -> table_pb2.MatchInfo:
         seed=spec.seed if over else 0,
         evaluation=spec.evaluation,
     )
-    if spec.time_control is not None:
-        info.time_control.per_decision.CopyFrom(
-            convert.duration_from_seconds(spec.time_control.per_decision)
-        )
-        info.time_control.time_bank.CopyFrom(convert.duration_from_seconds(spec.time_control.bank))
+    spec.fill_time_control(info.time_control)
     if row.ended_at is not None:
         info.ended_at.CopyFrom(convert.timestamp_from_seconds(row.ended_at))
     return info

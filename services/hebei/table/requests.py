@@ -40,6 +40,7 @@ MAX_HANDS = 64  # hands of a match, and the cap of a wind-round match
 MIN_PER_DECISION = 0.1  # seconds
 MAX_PER_DECISION = 300.0
 MAX_BANK = 3600.0
+MAX_CLAIM_WINDOW = 5.0  # seconds: TimeControl.claim_window
 MAX_PAGE_SIZE = 500
 DEFAULT_PAGE_SIZE = 50
 MAX_ROUND_NO = 10_000
@@ -118,6 +119,14 @@ def time_control(message: pb.TimeControl) -> TimeControl | None:
             ),
             check_duration("time_control.time_bank", bank.seconds, bank.nanos, lo=0.0, hi=MAX_BANK),
         )
+    )
+
+
+def claim_window(message: pb.TimeControl) -> float:
+    """The least time from a discard to what follows it (0: none), checked."""
+    window = message.claim_window
+    return check_duration(
+        "time_control.claim_window", window.seconds, window.nanos, lo=0.0, hi=MAX_CLAIM_WINDOW
     )
 
 
@@ -200,6 +209,7 @@ def open_match(request: table_pb2.OpenMatchRequest, *, draw_seed: Callable[[], i
         time_control=control,
         fingerprint=fingerprint,
         evaluation=request.evaluation,
+        claim_window=claim_window(request.time_control),
     )
 
 
@@ -211,6 +221,8 @@ def check_spec(spec: MatchSpec) -> MatchSpec:
         get_profile(spec.profile)
         if spec.time_control is not None:
             check_time_control(spec.time_control)
+        if not 0 <= spec.claim_window <= MAX_CLAIM_WINDOW:
+            raise InvalidArgument(f"time_control.claim_window must be 0-{MAX_CLAIM_WINDOW:g} s")
         if len(spec.seats) != 4 or [s.seat for s in spec.seats] != list(SEATS):
             raise InvalidArgument("the spec does not have the four seats 0-3")
         for seat in spec.seats:

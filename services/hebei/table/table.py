@@ -102,6 +102,7 @@ DECISION_RANDOM_BITS = 31  # the unguessable low bits of a decision id
 STOPPING = "the table engine is stopping: reconnect (the match resumes where it stopped)"
 PAUSED_REASON = "every seat is auto-played"
 CLAIM_PHASES = (Phase.CLAIMS, Phase.ROB)
+HOLD_AFTER = frozenset({"discard", "added_kong"})  # events a claim window's floor follows
 
 
 def shown_name(name: str) -> str:
@@ -159,6 +160,7 @@ class MatchSpec:
     fingerprint: str = ""
     opened_at: float = field(default_factory=time.time)
     evaluation: bool = False  # the caller chose the seed (duplicate/bot evaluation)
+    claim_window: float = 0.0  # seconds from a discard to what follows it, at least
 
     def spec_json(self) -> dict:
         spec = {
@@ -170,7 +172,19 @@ class MatchSpec:
         }
         if self.evaluation:
             spec["evaluation"] = True
+        if self.claim_window:
+            spec["claim_window"] = self.claim_window
         return spec
+
+    def fill_time_control(self, message: pb.TimeControl) -> None:
+        """Set ``message`` (a MatchInfo's) to the match's time control as it was asked for."""
+        if self.time_control is not None:
+            message.per_decision.CopyFrom(
+                convert.duration_from_seconds(self.time_control.per_decision)
+            )
+            message.time_bank.CopyFrom(convert.duration_from_seconds(self.time_control.bank))
+        if self.claim_window:
+            message.claim_window.CopyFrom(convert.duration_from_seconds(self.claim_window))
 
     def stored(self) -> StoredMatch:
         return StoredMatch(
@@ -205,6 +219,7 @@ class MatchSpec:
             fingerprint=row.fingerprint,
             opened_at=row.opened_at,
             evaluation=bool(spec.get("evaluation", False)),
+            claim_window=float(spec.get("claim_window", 0.0)),
         )
 
 
@@ -364,6 +379,11 @@ class Table:
         self.settlements: dict[int, pb.Settlement] = {}  # by 1-based hand number
         self.hand: HandState | None = None  # the hand being played, or the last one
         self._hand_logged = 0  # how many of self.hand.events are in the log
+        # The claim window's floor (spec.claim_window): until _hold_until (monotonic) what
+        # followed the last discard waits (see _holding); _hold_mark: how many of the hand's
+        # events may be logged meanwhile (up to that discard).
+        self._hold_until = 0.0
+        self._hold_mark = 0
         self._group = Group(spec.match_id)
         self._ready_timer: Timer | None = None
         self.ready_deadline: float | None = None  # wall time the ready check ends (waiting)
@@ -416,13 +436,7 @@ class Table:
                 evaluation=self.spec.evaluation,
                 paused=self.paused and not self.over,
             )
-            if self.spec.time_control is not None:
-                message.time_control.per_decision.CopyFrom(
-                    convert.duration_from_seconds(self.spec.time_control.per_decision)
-                )
-                message.time_control.time_bank.CopyFrom(
-                    convert.duration_from_seconds(self.spec.time_control.bank)
-                )
+            self.spec.fill_time_control(message.time_control)
             if self.status == WAITING and self.ready_deadline is not None:
                 message.ready_deadline.CopyFrom(convert.timestamp_from_seconds(self.ready_deadline))
             if self.over:
@@ -832,6 +846,12 @@ class Table:
         seat is auto-played pauses instead."""
         steps = 0
         while self.status == PLAYING and not self.suspended:
+            if self._holding():  # a claim window's floor: the rest comes when it is up
+                self._continue_later(self._hold_until - time.monotonic())
+                return
+            if self.hand is not None and self._hand_logged < len(self.hand.events):
+                self._after_apply()  # a floor just ended: what waited is logged and told
+                continue  # (it may have ended the match)
             if steps >= STEP_ACTIONS:
                 self._continue_later()
                 return
@@ -913,9 +933,31 @@ class Table:
             self._rejoin_timer = None
 
     def _after_apply(self) -> None:
+        self._hold_after_discard()
         self._log_hand_events()
         self._sync_decisions()
         self._broadcast()
+
+    def _hold_after_discard(self) -> None:
+        """A discard (or an added kong) among the hand's new events: what follows it waits
+        until ``spec.claim_window`` after it, whatever the claims (see :meth:`_holding`)."""
+        if not self.spec.claim_window or self.hand is None:
+            return
+        events = self.hand.events
+        for index in range(len(events) - 1, self._hand_logged - 1, -1):
+            if events[index]["type"] in HOLD_AFTER:
+                self._hold_until = time.monotonic() + self.spec.claim_window
+                self._hold_mark = index + 1
+                self._continue_later(self.spec.claim_window)
+                return
+
+    def _holding(self) -> bool:
+        """While a discard's claim window is held open: the seats that may claim it hear of
+        it and answer; nothing that follows (the claims' outcome, the next draw) is logged,
+        told or auto-played, and no other seat's clock runs, until the window's time is up.
+        So the next turn begins as late whether or not a seat could claim, and an answer
+        within the window is told by nothing."""
+        return self._hold_until > time.monotonic()
 
     def _sync_decisions(self) -> list[int]:
         """Close decisions no longer asked, open new ones; return the auto-played seats that
@@ -948,6 +990,7 @@ class Table:
             and not self.suspended
             and seat.connected
             and seat.auto_reason is None
+            and self._hears_now(seat.spec.seat)
         )
 
     def _start_clock_if_due(self, seat: Seat) -> None:
@@ -983,16 +1026,18 @@ class Table:
 
     def _log_hand_events(self) -> None:
         hand = self.hand
-        new = hand.events[self._hand_logged :]
+        end = min(len(hand.events), self._hold_mark) if self._holding() else len(hand.events)
+        new = hand.events[self._hand_logged : end]
         if not new:
             return
-        self._hand_logged = len(hand.events)
+        self._hand_logged = end
         hand_no = hand.hand_no + 1
-        if hand.ended and hand_no not in self.settlements:
+        complete = end == len(hand.events)
+        if complete and hand.ended and hand_no not in self.settlements:
             self.settlements[hand_no] = self._settlement(hand, time.time())
         for event in new:
             self._log_event(event, hand_no)
-        if hand.ended and self.match.hand is hand:
+        if complete and hand.ended and self.match.hand is hand:
             self._book_hand(hand)
 
     def _settlement(self, hand: HandState, ended_at: float) -> pb.Settlement:
@@ -1186,12 +1231,10 @@ class Table:
         """False while a claim window is open that ``seat_no`` has no part in: it is told
         nothing until the window closes (see the module docstring)."""
         hand = self.hand
-        return not (
-            self.status == PLAYING
-            and hand is not None
-            and hand.phase in CLAIM_PHASES
-            and seat_no not in hand.pending
-        )
+        in_window = self.status == PLAYING and hand is not None and hand.phase in CLAIM_PHASES
+        if self._holding():  # only a claimant of the held window, until it answers
+            return in_window and seat_no in hand.pending and seat_no not in hand.responses
+        return not in_window or seat_no in hand.pending
 
     def _observation(self, seat_no: int) -> table_pb2.PlayResponse:
         seat = self.seats[seat_no]
@@ -1239,7 +1282,12 @@ class Table:
         return response
 
     def _broadcast(self) -> None:
+        hand = self.hand
+        if hand is not None and self._hand_logged < len(hand.events) and not self._holding():
+            self._after_apply()  # a claim window's floor ended: log what waited, then tell
+            return
         for seat in self.seats:
+            self._start_clock_if_due(seat)  # a decision held by a claim window's floor
             self._push(seat)
 
     def _push(self, seat: Seat, *, force: bool = False) -> None:

@@ -355,12 +355,14 @@ class MatchLength(_message.Message):
     def __init__(self, hands: _Optional[int] = ..., wind_rounds: _Optional[_Union[WindRounds, _Mapping]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
-    __slots__ = ("per_decision", "time_bank")
+    __slots__ = ("per_decision", "time_bank", "claim_window")
     PER_DECISION_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_WINDOW_FIELD_NUMBER: _ClassVar[int]
     per_decision: _duration_pb2.Duration
     time_bank: _duration_pb2.Duration
-    def __init__(self, per_decision: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., time_bank: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    claim_window: _duration_pb2.Duration
+    def __init__(self, per_decision: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., time_bank: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., claim_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ("seq", "match_id", "hand_no", "type", "seat", "tile", "meld", "auto_played", "dealer", "win", "settlement", "scores", "seed", "replacement", "time", "reason", "false_win")

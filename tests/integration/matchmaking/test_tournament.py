@@ -11,7 +11,8 @@ import pytest
 
 from hebei.common.seating import every_round
 from hebei.matchmaking import tournaments
-from hebei.v1 import ledger_pb2
+from hebei.table.table import TABLE_EVENTS
+from hebei.v1 import ledger_pb2, table_pb2
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
 from tests.integration.matchmaking.conftest import EVENT, Stack
@@ -132,6 +133,29 @@ def test_players_not_a_multiple_of_four_get_fillers_booked_but_not_ranked(
     assert all(r.standing.rank == 0 for r in response.ranking if r.filler)
     assert {s.player_id for s in response.standings}.isdisjoint(p.player_id for p in fillers)
     _check_books(stack, finished)
+
+
+def test_the_tournament_s_claim_window_floor_reaches_its_tables(stack, start_worker) -> None:
+    start_worker(sessions=4)
+    stack.start_matchmaking()
+    control = pb.TimeControl()
+    control.per_decision.FromMilliseconds(3000)
+    control.claim_window.FromMilliseconds(20)
+    tid = stack.create(rounds=1, hands=1, time_control=control).tournament_id
+    stack.register_bots(tid, 4, "efficiency")
+    stack.mm().StartTournament(mm.StartTournamentRequest(tournament_id=tid))
+    finished = stack.wait_finished(tid)
+    assert finished.status == mm.TOURNAMENT_STATUS_FINISHED
+    seating = stack.mm().GetSeating(mm.GetSeatingRequest(tournament_id=tid))
+    (table,) = seating.rounds[0].tables
+    match = stack.table().GetMatch(table_pb2.GetMatchRequest(match_id=table.match_id)).match
+    assert match.status == pb.MATCH_STATUS_FINISHED
+    assert match.time_control.claim_window.ToMilliseconds() == 20
+    rows = stack.engine.store.load_match(table.match_id).events
+    times = [r.time for r in rows if r.event["type"] not in TABLE_EVENTS]
+    kinds = [r.event["type"] for r in rows if r.event["type"] not in TABLE_EVENTS]
+    gaps = [b - a for k, a, b in zip(kinds, times, times[1:], strict=False) if k == "discard"]
+    assert gaps and min(gaps) >= 0.02 - 0.002
 
 
 def test_a_penalty_counts_in_the_standings_and_its_cancellation_restores_them(stack, start_worker):

@@ -1,6 +1,11 @@
-"""Four scripted clients play whole matches over gRPC; the result is the rules' replay."""
+"""Four scripted clients play whole matches over gRPC; the result is the rules' replay. Also
+with a claim window's floor: every discard is then followed by nothing for that long."""
 
 from __future__ import annotations
+
+import itertools
+
+import pytest
 
 from hebei.rules.replay import replay_match
 from hebei.v1 import table_pb2
@@ -15,11 +20,14 @@ from tests.integration.table.conftest import (
 from tests.integration.table.helpers import rules_events, stored_events, wait_for
 
 
-def test_four_clients_play_a_whole_match(engine, ledger, matchmaking) -> None:
+@pytest.mark.parametrize("claim_window", [0.0, 0.02], ids=["no-floor", "floor-20ms"])
+def test_four_clients_play_a_whole_match(engine, ledger, matchmaking, claim_window) -> None:
     request = new_match_request(hands=3, seed=11)
+    request.time_control.claim_window.FromMilliseconds(round(claim_window * 1000))
     opened = engine.stub.OpenMatch(request, metadata=OPERATOR)
     assert opened.match.status == pb.MATCH_STATUS_WAITING
     assert opened.match.seed == 0
+    assert opened.match.time_control.claim_window.ToMilliseconds() == claim_window * 1000
     clients = play_clients(engine.channel, request.match_id, seed=1)
     for client in clients:
         client.join(60)
@@ -56,3 +64,12 @@ def test_four_clients_play_a_whole_match(engine, ledger, matchmaking) -> None:
     assert [s.score for s in result.seats] == replayed.scores
     # Nothing was auto-played: the clients answered every decision in time.
     assert not any(e.get("auto") for e in events)
+    if claim_window:  # after each discard, the next rules event came the floor later
+        rows = [r for r in engine.engine.store.load_match(request.match_id).events]
+        rules = [r for r in rows if r.event["type"] in {e["type"] for e in rules_events(events)}]
+        gaps = [
+            after.time - row.time
+            for row, after in itertools.pairwise(rules)
+            if row.event["type"] in ("discard", "added_kong")
+        ]
+        assert len(gaps) > 100 and min(gaps) >= claim_window - 0.002

@@ -85,6 +85,16 @@ BAD_OPEN_MATCH: list[tuple[str, Change, str]] = [
         "0.1-300",
     ),
     ("a 3601 s bank", _set("time_control.time_bank.seconds", 3601), "0-3600"),
+    (
+        "a 6 s claim window",
+        _set("time_control.claim_window.seconds", 6),
+        "claim_window must be 0-5",
+    ),
+    (
+        "a negative claim window",
+        lambda r: r.time_control.claim_window.CopyFrom(pb_duration(0, -1)),
+        "claim_window must be 0-5",
+    ),
     ("a 15-character token", _set("seats[1].seat_token", "t" * 15), "16-256"),
     ("a 257-character token", _set("seats[1].seat_token", "t" * 257), "16-256"),
     ("a token with a space", _set("seats[1].seat_token", "token with spaces"), "seat_token"),

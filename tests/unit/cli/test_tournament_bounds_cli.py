@@ -20,6 +20,9 @@ HUGE = "99999999999999999999"
         (["--seed", "-5"], "--seed must be 0-18,446,744,073,709,551,615, got -5"),
         (["--max-players", "99999999999"], "--max-players must be 0-4,096, got 99999999999"),
         (["--late-until", "65"], "--late-until must be 0-64, got 65"),
+        (["--claim-window", "5.5"], "--claim-window must be 0-5 seconds, got 5.5"),
+        (["--claim-window", "nan"], "--claim-window must be 0-5 seconds, got nan"),
+        (["--claim-window", "-1"], "--claim-window must be 0-5 seconds, got -1"),
         (
             ["--fixed-replacement", HUGE],
             f"--fixed-replacement must be -1,000,000-1,000,000, got {HUGE}",

@@ -86,6 +86,17 @@ def test_bad_time_controls_are_refused(seconds, nanos, message) -> None:
         normalise_config(config(time_control=control))
 
 
+def test_the_claim_window_is_bounded_and_kept() -> None:
+    control = pb.TimeControl()
+    control.claim_window.FromMilliseconds(1500)
+    assert normalise_config(config(time_control=control)).time_control.claim_window == (
+        control.claim_window
+    )
+    control.claim_window.FromMilliseconds(5001)
+    with pytest.raises(InvalidArgument, match=r"config\.time_control\.claim_window must be 0-5"):
+        normalise_config(config(time_control=control))
+
+
 def test_durations_are_bounded() -> None:
     cfg = config()
     cfg.stall_timeout.seconds = 5

@@ -2,7 +2,9 @@
 store is a stand-in that makes everything durable at once).
 
 A seat with nothing to claim must see exactly the same stream whether or not another seat
-could claim the discard: at a real table the next turn simply begins a little later."""
+could claim the discard: at a real table the next turn simply begins a little later. With a
+claim window's floor (TimeControl.claim_window) it also begins as late, and the events' times
+say nothing either."""
 
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ WEST_CANNOT = "369m47p258s34566z"  # the same seat with 6z6z instead
 NORTH = "159m148p267s1367z"
 
 
-def spec(match_id: str = "m1") -> MatchSpec:
+def spec(match_id: str = "m1", claim_window: float = 0.0) -> MatchSpec:
     return MatchSpec(
         match_id=match_id,
         table_id="t",
@@ -45,6 +47,7 @@ def spec(match_id: str = "m1") -> MatchSpec:
             for s in range(4)
         ),
         time_control=TimeControl(30.0, 0.0),
+        claim_window=claim_window,
     )
 
 
@@ -55,9 +58,11 @@ def scheduler() -> Iterator[Scheduler]:
     timers.stop()
 
 
-def rigged_table(scheduler: Scheduler, west: str) -> tuple[Table, list[Outbound]]:
+def rigged_table(
+    scheduler: Scheduler, west: str, claim_window: float = 0.0
+) -> tuple[Table, list[Outbound]]:
     """A table whose first hand deals the hands above (dealer seat 0), all four seats joined."""
-    table = Table(spec(), InstantStore(), scheduler)
+    table = Table(spec(claim_window=claim_window), InstantStore(), scheduler)
 
     def next_hand():
         table.match.hand = rigged_hand([DEALER, SOUTH, west, NORTH], dealer=0, draws="9s1m")
@@ -182,3 +187,82 @@ def test_decision_ids_random_bits_come_from_a_buffer_refilled_when_used_up() -> 
     seat = table_module.Seat(spec().seats[0], TimeControl(30.0, 0.0))
     ids = [seat.new_decision_id() for _ in range(5)]
     assert [i >> table_module.DECISION_RANDOM_BITS for i in ids] == [1, 2, 3, 4, 5]
+
+
+FLOOR = 1.0  # seconds: the claim window's floor in the tests below
+
+
+def _souths_turn(session: Outbound) -> bool:
+    last = observations(session)[-1]
+    return last.phase == pb.PHASE_TURN and last.current_seat == 1 and bool(last.decision_id)
+
+
+def _event_time(table: Table, kind: str, seat: int) -> float:
+    return next(e.time for e in table.log if e.event["type"] == kind and e.event["seat"] == seat)
+
+
+@pytest.mark.parametrize(
+    "west", [WEST_CAN_PONG, WEST_CANNOT], ids=["west-may-pong", "west-may-not"]
+)
+def test_with_a_claim_window_floor_the_next_turn_begins_as_late_whatever_the_claims(
+    scheduler, west: str
+) -> None:
+    """Without the floor the next draw follows a discard nobody may claim at once, and one a
+    seat may claim only once it answered: the time it took (told by when the next turn
+    begins, and by the events' times) said whether a seat could claim. With it, both wait
+    the floor, and a claimant answering within it is told by nothing."""
+    table, sessions = rigged_table(scheduler, west, claim_window=FLOOR)
+    told = [len(observations(s)) for s in sessions]
+    started = time.time()
+    answer(
+        table, sessions[0], convert.action_from_proto(pb.Action(kind=1, tile=parse_tile("9p") + 1))
+    )
+    claim = observations(sessions[2])[-1]
+    if west == WEST_CAN_PONG:  # the claimant is asked at once, and passes at once
+        assert claim.phase == pb.PHASE_CLAIM and claim.decision_id
+        answer(table, sessions[2], PASS)
+    # Nothing that follows the discard is told, logged or timed before the floor is up: not
+    # the next draw, not the pass, to no seat but the claimant asked.
+    assert [len(observations(s)) for s in (sessions[0], sessions[1], sessions[3])] == [
+        told[0],
+        told[1],
+        told[3],
+    ]
+    assert not any(e.event["type"] == "draw" and e.event.get("seat") == 1 for e in table.log)
+    assert wait_until(lambda: _souths_turn(sessions[1]), timeout=30)
+    south = observations(sessions[1])[-1]
+    discard_at = _event_time(table, "discard", 0)
+    assert _event_time(table, "draw", 1) - discard_at >= FLOOR - 0.01
+    assert time.time() - started >= FLOOR - 0.01
+    # South's clock ran only from the floor's end: its deadline is its whole time after it.
+    assert south.deadline.ToMicroseconds() / 1e6 >= discard_at + FLOOR + 30.0 - 0.05
+    assert [e.event["type"] for e in table.log if e.event["type"] in ("discard", "pass", "draw")][
+        -2 if west == WEST_CANNOT else -3 :
+    ] == (["discard", "draw"] if west == WEST_CANNOT else ["discard", "pass", "draw"])
+
+
+def test_with_a_floor_the_seats_without_a_claim_see_the_same_stream(scheduler) -> None:
+    streams = {}
+    for west in (WEST_CAN_PONG, WEST_CANNOT):
+        table, sessions = rigged_table(scheduler, west, claim_window=FLOOR)
+        answer(
+            table,
+            sessions[0],
+            convert.action_from_proto(pb.Action(kind=1, tile=parse_tile("9p") + 1)),
+        )
+        if observations(sessions[2])[-1].phase == pb.PHASE_CLAIM:
+            answer(table, sessions[2], PASS)
+        assert wait_until(lambda s=sessions: _souths_turn(s[1]), timeout=30)
+        streams[west] = [observations(s) for s in sessions]
+    for seat in (0, 1, 3):
+        assert comparable(streams[WEST_CAN_PONG][seat]) == comparable(streams[WEST_CANNOT][seat])
+
+
+def test_without_a_floor_the_next_draw_follows_an_unclaimable_discard_at_once(scheduler) -> None:
+    """What the floor changes: the default table goes on as soon as it may."""
+    table, sessions = rigged_table(scheduler, WEST_CANNOT)
+    answer(
+        table, sessions[0], convert.action_from_proto(pb.Action(kind=1, tile=parse_tile("9p") + 1))
+    )
+    assert _souths_turn(sessions[1])  # told in the same step
+    assert _event_time(table, "draw", 1) - _event_time(table, "discard", 0) < FLOOR
