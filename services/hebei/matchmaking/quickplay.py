@@ -12,7 +12,8 @@ all ended before the match started (cancelled, or closed on SEATED), the table w
 :attr:`QuickPlay.join_grace` seconds for one of them to join its seat, then is dissolved — by
 the engine only while it still waits for its seats and none of its people joined (one step
 under the table's lock, so a person joining at that moment keeps the match), and recorded as
-dissolved with nothing booked; while the engine or the database is down, it is tried again. Quick play holds at most :attr:`QuickPlay.max_tables` live
+dissolved with nothing booked; while the engine or the database is down, it is tried again.
+After a restart the tables an earlier run seated are due the same way (:meth:`resume_left`). Quick play holds at most :attr:`QuickPlay.max_tables` live
 tables (counted in the store, under a transaction lock, so it holds across restarts and
 replicas): a request beyond it is RESOURCE_EXHAUSTED when it arrives, and a group seated
 beyond it is refused the same way with no table opened, so tournaments always keep the
@@ -227,6 +228,21 @@ class QuickPlay:
             return
         metrics.QUICK_PLAY_LEFT.inc()
         log.info("quick-play match %s dissolved: %s", match_id, LEFT_REASON)
+
+    def resume_left(self) -> int:
+        """At start: the quick-play matches still live were seated by an earlier run, whose
+        QuickPlay streams all ended with it, so each is due to be dissolved after
+        ``join_grace`` like a table its people left; the engine keeps those a person joined
+        (or that started). Return how many are due."""
+        with self.ts.store.reading() as conn:
+            live = [m.match_id for m in self.ts.store.live_matches(conn) if not m.tournament_id]
+        with self._lock:
+            due = [m for m in live if m not in self._leaving and m not in self._holding]
+            for match_id in due:
+                self._dissolve_after(match_id, self.join_grace, 0)
+        if due:
+            log.info("%d quick-play matches of an earlier run are due to be dissolved", len(due))
+        return len(due)
 
     def close(self) -> None:
         """Cancel the dissolvings still due (the service is stopping)."""

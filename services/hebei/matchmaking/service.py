@@ -171,6 +171,7 @@ class Matchmaking:
             wait_seconds=config.quick_play_wait,
             max_tables=config.max_quick_play_tables,
         )
+        self.quick_play.resume_left()
         service_tokens = [config.server.service_token] if config.server.service_token else []
         self.servicer = MatchmakingServicer(
             self.tournaments,

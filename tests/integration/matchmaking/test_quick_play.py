@@ -122,6 +122,41 @@ def test_a_left_table_is_dissolved_once_the_engine_is_back_in_reach(stack: Stack
         proxy.close()
 
 
+@pytest.mark.parametrize("stack", [{"ready_seconds": 150.0}], indirect=True)
+def test_after_a_restart_the_tables_nobody_joined_are_dissolved_and_the_others_kept(
+    stack: Stack,
+) -> None:
+    """A restart of matchmaking ends every QuickPlay stream and forgot the dissolvings they
+    had due: such a table was played out with its seat auto-played. Now the new run makes
+    every live quick-play table due; the engine keeps the one whose person joined."""
+    stack.start_matchmaking()
+    left_stream, left = _seated(stack, hands=1)
+    kept_stream, kept = _seated(stack, hands=2)  # another length: another table
+    seating = kept.seating
+    ticket = SeatTicket(
+        seating.table_endpoint, seating.match_id, seating.seat, seating.seat_token, "random"
+    )
+    person = threading.Thread(
+        target=lambda: SeatSession(ticket, make_policy("random")).run(), daemon=True
+    )
+    person.start()
+    assert wait_for(lambda: _match(stack, seating.match_id).seats[seating.seat].connected)
+    stack.stop_matchmaking()  # both streams end with it
+    for stream in (left_stream, kept_stream):
+        stream.cancel()
+    stack.start_matchmaking()
+    left_id = left.seating.match_id
+    assert wait_for(
+        lambda: _match(stack, left_id).status == pb.MATCH_STATUS_DISSOLVED, timeout=90, step=0.2
+    ), _match(stack, left_id)
+    assert wait_for(lambda: _stored(stack, left_id).status == "dissolved", timeout=60)
+    assert _stored(stack, left_id).reason == LEFT_REASON
+    quick = stack.matchmaking.quick_play
+    assert wait_for(lambda: not quick._leaving, timeout=60)  # the kept one is no longer due
+    assert _match(stack, seating.match_id).status == pb.MATCH_STATUS_WAITING  # its bots: none
+    assert _stored(stack, seating.match_id).status == "opened"
+
+
 @pytest.mark.parametrize("stack", [{"ready_seconds": 90.0}], indirect=True)
 def test_a_person_who_joined_and_then_closed_the_stream_plays_on(
     stack: Stack, start_worker
