@@ -42,6 +42,22 @@ def _seated(stack: Stack, hands: int = 1) -> tuple[Any, mm.QuickPlayResponse]:
     return stream, seated
 
 
+def _join_as_the_person(stack: Stack, seating: Any) -> threading.Thread:
+    """The person of ``seating`` joins its seat (and plays it, randomly): a thread, started,
+    returned once the engine has the seat connected."""
+    ticket = SeatTicket(
+        seating.table_endpoint, seating.match_id, seating.seat, seating.seat_token, "random"
+    )
+    person = threading.Thread(
+        target=lambda: SeatSession(ticket, make_policy("random")).run(), daemon=True
+    )
+    person.start()
+    assert wait_for(
+        lambda: _match(stack, seating.match_id).seats[seating.seat].connected, timeout=60
+    )
+    return person
+
+
 def _match(stack: Stack, match_id: str) -> table_pb2.MatchInfo:
     return stack.table().GetMatch(table_pb2.GetMatchRequest(match_id=match_id)).match
 
@@ -133,14 +149,7 @@ def test_after_a_restart_the_tables_nobody_joined_are_dissolved_and_the_others_k
     left_stream, left = _seated(stack, hands=1)
     kept_stream, kept = _seated(stack, hands=2)  # another length: another table
     seating = kept.seating
-    ticket = SeatTicket(
-        seating.table_endpoint, seating.match_id, seating.seat, seating.seat_token, "random"
-    )
-    person = threading.Thread(
-        target=lambda: SeatSession(ticket, make_policy("random")).run(), daemon=True
-    )
-    person.start()
-    assert wait_for(lambda: _match(stack, seating.match_id).seats[seating.seat].connected)
+    _join_as_the_person(stack, seating)
     stack.stop_matchmaking()  # both streams end with it
     for stream in (left_stream, kept_stream):
         stream.cancel()
@@ -167,16 +176,7 @@ def test_a_person_who_joined_and_then_closed_the_stream_plays_on(
     stack.start_matchmaking()
     stream, seated = _seated(stack, hands=1)
     seating = seated.seating
-    ticket = SeatTicket(
-        seating.table_endpoint, seating.match_id, seating.seat, seating.seat_token, "random"
-    )
-    person = threading.Thread(
-        target=lambda: SeatSession(ticket, make_policy("random")).run(), daemon=True
-    )
-    person.start()
-    assert wait_for(
-        lambda: _match(stack, seating.match_id).seats[seating.seat].connected, timeout=60
-    )
+    person = _join_as_the_person(stack, seating)
     stream.cancel()
     closed = time.monotonic()
     quick = stack.matchmaking.quick_play
