@@ -101,6 +101,11 @@ RESUME_GRACE_SECONDS = 5.0  # a paused match resumed: the seats that dropped may
 DECISION_RANDOM_BITS = 31  # the unguessable low bits of a decision id
 STOPPING = "the table engine is stopping: reconnect (the match resumes where it stopped)"
 PAUSED_REASON = "every seat is auto-played"
+# A bot seat the fleet did not fill (absent at the start, or gone and not taken over within
+# BOT_SETTLE_SECONDS) when it must act: the platform's failure, not a player's, so the table
+# pauses for it instead of playing it.
+FLEET_REASON = "the bot fleet has not filled seat {seat}"
+FLEET_GONE = frozenset({"absent", "disconnect"})
 CLAIM_PHASES = (Phase.CLAIMS, Phase.ROB)
 HOLD_AFTER = frozenset({"discard", "added_kong"})  # events a claim window's floor follows
 
@@ -390,7 +395,8 @@ class Table:
         self._pause_timer: Timer | None = None
         self._rejoin_timer: Timer | None = None
         self._continuation: Timer | None = None
-        self.paused = False  # every seat auto-played: waiting for one to come back
+        self.paused = False  # every seat auto-played, or a bot seat unfilled: waiting
+        self.pause_reason = PAUSED_REASON
         self.paused_at: float | None = None
         self.suspended = False  # the engine is stopping: no clocks, no streams, no steps
         self.ended_at: float | None = None
@@ -693,7 +699,7 @@ class Table:
                 return
             reason = (
                 f"technical draw: nobody came back within {self.pause_seconds:g} s"
-                f" ({PAUSED_REASON})"
+                f" ({self.pause_reason})"
             )
             log.warning("match %s dissolved: %s", self.match_id, reason)
             metrics.PAUSES.labels("dissolved").inc()
@@ -872,6 +878,9 @@ class Table:
             if settling > 0:  # it dropped a moment ago: maybe every seat is dropping
                 self._continue_later(settling)
                 return
+            if seat.spec.kind == pb.SEAT_KIND_BOT and seat.auto_reason in FLEET_GONE:
+                self._pause(FLEET_REASON.format(seat=seat.spec.seat))
+                return
             self.hand.apply(seat.spec.seat, self.hand.auto_action(seat.spec.seat), auto=True)
             metrics.AUTO_PLAYS.labels(seat.auto_reason or "auto").inc()
             self._after_apply()
@@ -894,13 +903,15 @@ class Table:
             self._broadcast()
             self._commit()
 
-    def _pause(self, at_least: float = 0.0) -> None:
-        """Every seat is auto-played: wait for one to come back (see the module docstring)."""
+    def _pause(self, reason: str = PAUSED_REASON, *, at_least: float = 0.0) -> None:
+        """Every seat is auto-played, or the fleet did not fill a bot seat that must act: wait
+        for a seat to come back (see the module docstring)."""
         if not self.paused:
             self.paused, self.paused_at = True, time.time()
+            self.pause_reason = reason
             metrics.PAUSES.labels("paused").inc()
-            log.info("match %s paused: %s", self.match_id, PAUSED_REASON)
-            self._log_event({"type": "match_paused", "reason": PAUSED_REASON})
+            log.info("match %s paused: %s", self.match_id, reason)
+            self._log_event({"type": "match_paused", "reason": reason})
         if self._pause_timer is None:
             left = self.paused_at + self.pause_seconds - time.time()
             self._pause_timer = self.scheduler.call_later(
@@ -1340,7 +1351,7 @@ class Table:
                 if table.match.finished and not table.over:
                     table._finish_match(FINISHED, "")
                 if table.paused:
-                    table._pause(at_least=table.rejoin_seconds)
+                    table._pause(table.pause_reason, at_least=table.rejoin_seconds)
                 if not table.over and any(s.auto_reason is None for s in table.seats):
                     table._rejoin_timer = scheduler.call_later(
                         table.rejoin_seconds, table._on_rejoin_timeout
@@ -1409,6 +1420,7 @@ class Table:
             self.seats[seat].auto_reason = None
         elif kind == "match_paused":
             self.paused, self.paused_at = True, row.time
+            self.pause_reason = event.get("reason") or PAUSED_REASON
         elif kind == "match_resumed":
             self.paused, self.paused_at = False, None
         elif kind in ACTION_TYPES and seat in SEATS:

@@ -223,10 +223,18 @@ def engine(start_engine: Callable[..., EngineUnderTest]) -> EngineUnderTest:
 
 
 def new_match_request(
-    *, hands: int = 2, seed: int = 7, per_decision: float = 5.0, bank: float = 0.0, **fields: Any
+    *,
+    hands: int = 2,
+    seed: int = 7,
+    per_decision: float = 5.0,
+    bank: float = 0.0,
+    kind: int = pb.SEAT_KIND_BOT,
+    **fields: Any,
 ) -> table_pb2.OpenMatchRequest:
     """An OpenMatch request with fresh ids and tokens ``tok-<seat>-<match>``; a chosen seed
-    (not 0) makes it an evaluation match, as only those may choose it."""
+    (not 0) makes it an evaluation match, as only those may choose it. ``kind``: the seats'
+    (a test leaving seats absent to be auto-played wants people: an absent bot seat pauses
+    the table, the fleet's failure)."""
     match_id = fields.pop("match_id", f"m-{uuid.uuid4().hex[:10]}")
     fields.setdefault("evaluation", seed != 0)
     request = table_pb2.OpenMatchRequest(
@@ -239,7 +247,7 @@ def new_match_request(
                 seat=s,
                 player_id=f"p{s}",
                 player_name=f"Player {s}",
-                kind=pb.SEAT_KIND_BOT,
+                kind=kind,
                 seat_token=token_of(match_id, s),
             )
             for s in range(4)

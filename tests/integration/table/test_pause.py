@@ -61,7 +61,7 @@ def test_a_match_nobody_joins_pauses_then_is_dissolved_as_a_technical_draw(
 
 def test_a_seat_joining_a_paused_match_resumes_it(start_engine) -> None:
     engine = start_engine(ready_seconds=0.2, pause_seconds=60)
-    request = new_match_request(hands=1)
+    request = new_match_request(hands=1, kind=pb.SEAT_KIND_PERSON)
     engine.stub.OpenMatch(request, metadata=OPERATOR, timeout=10)
     match_id = request.match_id
     assert wait_for(lambda: get(engine, match_id).paused, timeout=20)

@@ -188,7 +188,9 @@ def test_a_stored_match_that_cannot_resume_is_dissolved_loudly(
     every restart) and one whose log no longer replays are dissolved, each with an error line
     and a reported result; the engine starts and the other match plays on."""
     first = start_engine(ready_seconds=0.2)
-    huge, tampered, good = (new_match_request(hands=2, seed=50 + i) for i in range(3))
+    huge, tampered, good = (
+        new_match_request(hands=2, seed=50 + i, kind=pb.SEAT_KIND_PERSON) for i in range(3)
+    )
     for request in (huge, tampered, good):
         first.stub.OpenMatch(request, metadata=OPERATOR, timeout=10)
     quiet = [

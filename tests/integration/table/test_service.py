@@ -33,7 +33,7 @@ def get(engine, match_id: str) -> table_pb2.MatchInfo:
 
 def test_absent_seats_are_auto_played_after_the_ready_check(start_engine) -> None:
     engine = start_engine(ready_seconds=0.3)
-    request = new_match_request(hands=1, seed=9)
+    request = new_match_request(hands=1, seed=9, kind=pb.SEAT_KIND_PERSON)
     engine.stub.OpenMatch(request, metadata=OPERATOR)
     absent_before = metric("hebei_table_auto_plays_total", {"reason": "absent"})
     client = SeatClient(engine.channel, request.match_id, 2).start()
@@ -53,6 +53,30 @@ def test_absent_seats_are_auto_played_after_the_ready_check(start_engine) -> Non
     assert metric("hebei_table_auto_plays_total", {"reason": "absent"}) > absent_before
     # The waiting client saw the table before the start.
     assert client.observations[0].phase in (pb.PHASE_WAITING, pb.PHASE_TURN, pb.PHASE_CLAIM)
+
+
+def test_a_bot_seat_the_fleet_did_not_fill_pauses_the_table_until_it_comes(start_engine) -> None:
+    """An absent bot seat is the platform's failure (the fleet is down or behind), not a
+    player's choice: the table pauses when that seat must act, instead of playing it and
+    letting the outage decide the match; the bot joining resumes it."""
+    engine = start_engine(ready_seconds=0.3, pause_seconds=60)
+    request = new_match_request(hands=1, seed=9)  # four bot seats
+    engine.stub.OpenMatch(request, metadata=OPERATOR)
+    present = [SeatClient(engine.channel, request.match_id, s).start() for s in (1, 2, 3)]
+    assert wait_for(lambda: get(engine, request.match_id).paused, timeout=30)
+    events = stored_events(engine.engine.store, request.match_id)
+    paused = next(e for e in events if e["type"] == "match_paused")
+    assert paused["reason"] == "the bot fleet has not filled seat 0"
+    assert not any(e.get("auto") for e in events)  # nothing was played for the absent seat
+    late = SeatClient(engine.channel, request.match_id, 0).start()  # the fleet is back
+    for client in (*present, late):
+        client.join(60)
+        assert client.error is None
+    info = get(engine, request.match_id)
+    assert info.status == pb.MATCH_STATUS_FINISHED and not info.paused
+    events = stored_events(engine.engine.store, request.match_id)
+    assert "match_resumed" in [e["type"] for e in events]
+    assert not any(e.get("auto") for e in events)
 
 
 def test_spectators_follow_live_and_catch_up(engine) -> None:
@@ -155,7 +179,10 @@ def test_sixty_four_tables_at_once(start_engine) -> None:
     whose three absent opponents are auto-played after the ready check; every match finishes
     and replays."""
     engine = start_engine(ready_seconds=0.5)
-    requests = [new_match_request(hands=1, seed=100 + i, table_id=f"t{i}") for i in range(64)]
+    requests = [
+        new_match_request(hands=1, seed=100 + i, table_id=f"t{i}", kind=pb.SEAT_KIND_PERSON)
+        for i in range(64)
+    ]
     for request in requests:
         engine.stub.OpenMatch(request, metadata=OPERATOR)
     assert engine.engine.host.active >= 64
@@ -204,7 +231,7 @@ def test_ended_tables_leave_memory_and_reload_from_the_log(start_engine) -> None
     engine = start_engine(ready_seconds=0.2)
     host = engine.engine.host
     host.settings = dataclasses.replace(host.settings, keep_finished=1)
-    requests = [new_match_request(hands=1, seed=60 + i) for i in range(2)]
+    requests = [new_match_request(hands=1, seed=60 + i, kind=pb.SEAT_KIND_PERSON) for i in range(2)]
     for request in requests:
         engine.stub.OpenMatch(request, metadata=OPERATOR)
         SeatClient(engine.channel, request.match_id, 0).start()  # the others are absent

@@ -127,7 +127,9 @@ def test_a_restart_continues_the_chain_and_a_changed_key_does_not_resume(
     start_engine, table_config, caplog
 ) -> None:
     first = start_engine(ready_seconds=0.2, rejoin_seconds=0.5)
-    kept, moved = (new_match_request(hands=1, seed=24 + i) for i in range(2))
+    kept, moved = (
+        new_match_request(hands=1, seed=24 + i, kind=pb.SEAT_KIND_PERSON) for i in range(2)
+    )
     for request in (kept, moved):
         first.stub.OpenMatch(request, metadata=OPERATOR)
     quiet = [SeatClient(first.channel, r.match_id, 0, stop_after=3).start() for r in (kept, moved)]

@@ -33,7 +33,9 @@ WEST_CANNOT = "369m47p258s34566z"  # the same seat with 6z6z instead
 NORTH = "159m148p267s1367z"
 
 
-def spec(match_id: str = "m1", claim_window: float = 0.0) -> MatchSpec:
+def spec(
+    match_id: str = "m1", claim_window: float = 0.0, kind: int = pb.SEAT_KIND_BOT
+) -> MatchSpec:
     return MatchSpec(
         match_id=match_id,
         table_id="t",
@@ -43,7 +45,7 @@ def spec(match_id: str = "m1", claim_window: float = 0.0) -> MatchSpec:
         length=MatchLength(hands=1),
         seed=1,
         seats=tuple(
-            SeatSpec(s, f"p{s}", f"P{s}", pb.SEAT_KIND_BOT, hash_token(f"token-{s}-0123456789"))
+            SeatSpec(s, f"p{s}", f"P{s}", kind, hash_token(f"token-{s}-0123456789"))
             for s in range(4)
         ),
         time_control=TimeControl(30.0, 0.0),
@@ -165,8 +167,8 @@ def test_auto_play_goes_in_bounded_steps(scheduler, monkeypatch) -> None:
     STEP_ACTIONS actions the rest goes on in a later step, behind other tables' timers."""
     monkeypatch.setattr(table_module, "STEP_ACTIONS", 2)
     store = InstantStore()
-    table = Table(spec(), store, scheduler)
-    session = table.join(1, "token-1-0123456789")  # seats 0, 2 and 3 stay away
+    table = Table(spec(kind=pb.SEAT_KIND_PERSON), store, scheduler)
+    session = table.join(1, "token-1-0123456789")  # seats 0, 2 and 3 (people) stay away
     ran: list[str] = []
     with table.lock:
         table.on_ready_timeout()
