@@ -555,8 +555,8 @@ ALERTS: list[Alert] = [
         expr=f'absent(up{{job="{BOTS}"}} == 1)',
         for_="5m",
         summary="no bot worker is running",
-        description="No bot worker process has been scraped successfully for 5 minutes: bot"
-        " seats are auto-played by the engine and tournaments crawl.",
+        description="No bot worker process has been scraped successfully for 5 minutes: tables"
+        " with a bot seat pause when it must act, and tournaments stall.",
         dashboard="hebei-bots",
         fire=Case([(f'up{{job="{BOTS}",instance="a"}}', "0x10")], "10m", [{}]),
         quiet=Case(
