@@ -18,6 +18,7 @@ from hebei.common.tls import ClientTls
 from hebei.play.local import LocalOptions, open_match_request
 from hebei.play.session import EXIT_ERROR
 from hebei.v1 import table_pb2_grpc
+from hebei.v1 import types_pb2 as pb
 from tests.e2e.conftest import OPERATOR_TOKEN, drive, first_choice, hebei_program
 from tests.integration.table.helpers import engine_env, wait_for
 
@@ -152,10 +153,13 @@ def tls_engine(database_url: str, fresh_schema: str, tmp_path: Path) -> Iterator
 
 
 def _open_over_tls(address: str) -> tuple[str, list[str]]:
-    """A one-hand match for the person in seat 0; the other seats never join (auto-played)."""
+    """A one-hand match for the person in seat 0; the other seats, people here, never join
+    (auto-played; absent bot seats would pause the table for the fleet)."""
     match_id = f"e2e-tls-{uuid.uuid4().hex[:8]}"
     tokens = [f"token-{seat}-{match_id}" for seat in range(4)]
     request = open_match_request(LocalOptions(hands=1, seed=5), match_id, tokens)
+    for seat in request.seats:
+        seat.kind, seat.bot_policy, seat.bot_level = pb.SEAT_KIND_PERSON, "", 0
     with create_channel(address, token=OPERATOR_TOKEN, tls=CLIENT) as channel:
         table_pb2_grpc.TableServiceStub(channel).OpenMatch(request)
     return match_id, tokens
