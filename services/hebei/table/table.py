@@ -36,6 +36,7 @@ import hashlib
 import hmac
 import itertools
 import logging
+import math
 import secrets
 import threading
 import time
@@ -944,23 +945,28 @@ class Table:
             self._rejoin_timer = None
 
     def _after_apply(self) -> None:
-        self._hold_after_discard()
-        self._log_hand_events()
+        mark = self._new_discard()
+        if mark:  # what follows it waits (see _holding), from the moment it is logged
+            self._hold_until, self._hold_mark = math.inf, mark
+        try:
+            self._log_hand_events()
+        finally:
+            if mark:
+                self._hold_until = time.monotonic() + self.spec.claim_window
+                self._continue_later(self.spec.claim_window)
         self._sync_decisions()
         self._broadcast()
 
-    def _hold_after_discard(self) -> None:
-        """A discard (or an added kong) among the hand's new events: what follows it waits
-        until ``spec.claim_window`` after it, whatever the claims (see :meth:`_holding`)."""
+    def _new_discard(self) -> int:
+        """With a claim window's floor (``spec.claim_window``): the position after the last
+        discard (or added kong) among the hand's events not yet logged, else 0."""
         if not self.spec.claim_window or self.hand is None:
-            return
+            return 0
         events = self.hand.events
         for index in range(len(events) - 1, self._hand_logged - 1, -1):
             if events[index]["type"] in HOLD_AFTER:
-                self._hold_until = time.monotonic() + self.spec.claim_window
-                self._hold_mark = index + 1
-                self._continue_later(self.spec.claim_window)
-                return
+                return index + 1
+        return 0
 
     def _holding(self) -> bool:
         """While a discard's claim window is held open: the seats that may claim it hear of
