@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from hebei.table import table as table_module
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.integration.table.conftest import OPERATOR, SeatClient, new_match_request, play_clients
@@ -99,6 +100,33 @@ def test_every_seat_dropping_at_once_pauses_without_any_auto_play(start_engine) 
     assert get(engine, match_id).status == pb.MATCH_STATUS_FINISHED
     events = stored_events(engine.engine.store, match_id)
     assert not auto_actions(events)
+
+
+def test_one_bot_seat_not_taken_over_pauses_the_others_and_its_return_resumes(
+    start_engine, monkeypatch
+) -> None:
+    """A bot worker holding one seat dies and the fleet does not take the seat over within
+    BOT_SETTLE_SECONDS: the table pauses when that seat must act (the three others waiting),
+    instead of playing it for the rest of the match; it comes back and the match goes on."""
+    monkeypatch.setattr(table_module, "BOT_SETTLE_SECONDS", 0.5)
+    engine = start_engine(pause_seconds=60)
+    request = new_match_request(hands=2, per_decision=30.0)  # seat 1 acts again, surely
+    engine.stub.OpenMatch(request, metadata=OPERATOR, timeout=10)
+    match_id = request.match_id
+    clients = play_clients(engine.channel, match_id, delay=0.02)
+    assert wait_for(lambda: sum(c.answers for c in clients) >= 8, timeout=30)
+    clients[1].close()
+    assert wait_for(lambda: get(engine, match_id).paused, timeout=30), _state(engine, match_id)
+    events = logged(engine, match_id)
+    paused = [e for e in events if e["type"] == "match_paused"]
+    assert paused[-1]["reason"] == "the bot fleet has not filled seat 1"
+    assert not auto_actions(events)
+    back = SeatClient(engine.channel, match_id, 1, seed=7).start()
+    for client in (clients[0], clients[2], clients[3], back):
+        client.join(60)
+        assert client.error is None
+    assert get(engine, match_id).status == pb.MATCH_STATUS_FINISHED
+    assert not auto_actions(stored_events(engine.engine.store, match_id))
 
 
 def test_every_seat_handing_over_pauses_and_taking_over_resumes(start_engine) -> None:
