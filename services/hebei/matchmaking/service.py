@@ -37,9 +37,9 @@ Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT
   calls with a token are not counted.
 - ``HEBEI_MATCHMAKING_STANDINGS_CACHE_SECONDS`` (default 2, 0-60; 0: none): everyone but the
   operator sees the same standings of a tournament, so one read serves them all for this long
-  and until the tournament's next change (a call answered so takes no read slot): a crowd
-  refreshing a big tournament's standings costs one ledger read every 2 s, not one each, and
-  is not refused; a change (a round seated or finished) is never answered from a read made
+  and until the tournament's next change (a call answered so holds its read slot for one
+  small query, not the ledger's read): a crowd refreshing a big tournament's standings costs
+  one ledger read every 2 s, not one each; a change (a round seated or finished) is never answered from a read made
   before it, and hands booked meanwhile show within 2 s. The operator's reads are always
   fresh.
 - ``HEBEI_MATCHMAKING_MAX_CODE_FAILURES`` (default 10, 1-10,000) wrong registration codes from

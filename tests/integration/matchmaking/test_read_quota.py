@@ -1,7 +1,7 @@
 """Anonymous GetStandings and GetRatings are bounded: at most ``max_reads`` run at once,
 ``max_reads_per_peer`` from one client address, more are RESOURCE_EXHAUSTED at once; a
 tournament's standings read for one anonymous caller answer the others until the tournament
-changes (or for ``standings_cache_seconds``), without a slot. Each
+changes (or for ``standings_cache_seconds``). Each
 GetStandings reads the ledger's standings with matchmaking's service token, which the ledger
 does not count: without the bound 32 anonymous GetStandings of a tournament of 10,000 entries
 held the ledger's pool and the table engine's PostSettlement took 2.7 s (6 ms idle).
@@ -49,7 +49,7 @@ def _wait_for(probe: psycopg.Connection, table: str, count: int, timeout: float 
 def test_anonymous_reads_beyond_the_bound_are_refused_and_calls_with_a_token_go_on(
     stack: Stack, total: int, per_peer: int, words: str
 ) -> None:
-    # nothing kept: every GetStandings reads (test_kept_standings... for what is kept)
+    # nothing kept: every GetStandings reads (test_kept_standings_... for what is kept)
     stack.start_matchmaking(max_reads=total, max_reads_per_peer=per_peer, standings_cache_seconds=0)
     tournament_id = stack.create().tournament_id
     stack.register_bots(tournament_id, 4)
@@ -97,28 +97,37 @@ def test_anonymous_reads_beyond_the_bound_are_refused_and_calls_with_a_token_go_
         probe.close()
 
 
-def test_kept_standings_take_no_slot_and_a_change_of_the_tournament_is_read_afresh(
-    stack: Stack,
+def test_kept_standings_answer_a_crowd_and_a_change_of_the_tournament_is_read_afresh(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stack.start_matchmaking(max_reads=1, standings_cache_seconds=600)
     tournament_id = stack.create().tournament_id
     stack.register_bots(tournament_id, 4)
     anonymous, operator = stack.mm(token=None), stack.mm()
     standings = mm.GetStandingsRequest(tournament_id=tournament_id)
-    assert len(anonymous.GetStandings(standings, timeout=60).standings) == 4
-    reads = stack.matchmaking.servicer.reads
-    with reads.slot("the test"):  # the one read slot is taken
-        with pytest.raises(grpc.RpcError) as refused:
-            anonymous.GetRatings(mm.GetRatingsRequest(), timeout=60)
-        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        for _ in range(20):  # answered from the read kept, without a slot
-            assert len(anonymous.GetStandings(standings, timeout=60).standings) == 4
-        stack.register_bots(tournament_id, 1)  # a change: what was kept no longer answers
-        with pytest.raises(grpc.RpcError) as refused:
+    ledger = stack.matchmaking.tournaments.ledger
+    ledger_reads: list[str] = []
+    read_standings = ledger.standings
+
+    def counted(tid: str):  # the real read, counted
+        ledger_reads.append(tid)
+        return read_standings(tid)
+
+    monkeypatch.setattr(ledger, "standings", counted)
+    for _ in range(20):  # one read of the ledger answers them all
+        assert len(anonymous.GetStandings(standings, timeout=60).standings) == 4
+    assert len(ledger_reads) == 1
+    stack.register_bots(tournament_id, 1)  # a change: what was kept no longer answers
+    assert len(anonymous.GetStandings(standings, timeout=60).standings) == 5
+    assert len(ledger_reads) == 2
+    assert len(operator.GetStandings(standings, timeout=60).standings) == 5  # always fresh
+    assert len(ledger_reads) == 3
+    with stack.matchmaking.servicer.reads.slot("the test"):  # the one read slot is taken
+        with pytest.raises(grpc.RpcError) as refused:  # a kept read is bounded all the same
             anonymous.GetStandings(standings, timeout=60)
         assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert len(operator.GetStandings(standings, timeout=60).standings) == 5  # no slot
     assert len(anonymous.GetStandings(standings, timeout=60).standings) == 5
+    assert len(ledger_reads) == 3
 
 
 def test_the_read_bounds_are_checked_against_the_pool() -> None:
