@@ -44,8 +44,8 @@ Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT
   fresh.
 - ``HEBEI_MATCHMAKING_MAX_CODE_FAILURES`` (default 10, 1-10,000) wrong registration codes from
   one client address in ``HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS`` (default 60, 1-86,400):
-  then its Register calls are RESOURCE_EXHAUSTED until the oldest leaves the window (a code of
-  four digits takes 15 hours to exhaust from one address, not seconds). The operator token is
+  then its Register calls are RESOURCE_EXHAUSTED until the oldest leaves the window (trying
+  every four-digit code takes 17 hours from one address, not seconds). The operator token is
   never refused.
 
 The channels to the table engine and the ledger use the client TLS settings
