@@ -4,17 +4,34 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: all venv test test-fast lint run bench protos clean
+.PHONY: all venv lock test test-fast lint run bench protos clean
 
 all: test
 
-$(STAMP): pyproject.toml
+# Every distribution at the version deploy/constraints.txt pins (see that file).
+CONSTRAINTS := deploy/constraints.txt
+
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[dev]'
 	@touch $(STAMP)
 
 venv: $(STAMP)
+
+# Re-pin deploy/constraints.txt: the newest versions pyproject.toml's ranges admit, installed
+# into a throw-away venv (the current .venv is untouched until `make venv` reads the new pins).
+LOCK_VENV := .lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LOCK_VENV)/bin/python -m pip install --quiet -e '.[dev]'
+	{ sed -n '/^#/p' $(CONSTRAINTS); $(LOCK_VENV)/bin/python -m pip freeze --exclude-editable --all \
+		| grep -v -i '^\(pip\|wheel\)=='; } > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS)
+	rm -rf $(LOCK_VENV)
+	@echo "$(CONSTRAINTS) re-pinned; run make test"
 
 # buf (contracts lint and breaking-change check): the pinned `buf-bin` wheel in the dev extras.
 BUF := $(BIN)/buf
@@ -63,4 +80,4 @@ bench: $(STAMP)
 	$(BIN)/hebei bench stack
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(LOCK_VENV) .pytest_cache .ruff_cache .hypothesis
