@@ -6,7 +6,7 @@ walls (the same ``--seed``, ``--seeds``, ``--hands``, line-ups and rule profile)
 for every comparison of a line-up (``expert:4`` − ``efficiency``, ...), the difference
 between the two runs wall by wall: the luck of each wall is in both runs, so the paired
 interval is narrower than either run's own (on 1,600 walls of the expert against three
-efficiency players, the README's screens measured ± 0.01-0.06 paired, the fewer walls a change
+efficiency players, the screens of docs/bots-research.md measured ± 0.01-0.06 paired, the fewer walls a change
 moves the narrower, against ± 0.09 for a run alone). The
 walls where the two runs differ are counted too: a change that alters few decisions moves
 few walls.

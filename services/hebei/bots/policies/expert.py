@@ -41,7 +41,7 @@ the tile thrown to get there), and moves the discard's value by its chance to ge
 times the difference from the fastest discard level 3 prefers (which keeps its value, so
 claims and folding price as before). Screened paired with the level 4 before it on the
 tuning walls (expert:4 against three efficiency, every wall under the four rotations): see
-the README's bot section. A ranking's CPU in self-play (530 decisions, without and with it):
+``docs/bots-research.md``. A ranking's CPU in self-play (530 decisions, without and with it):
 median 0.35 -> 0.40 ms, p99 0.6 -> 2.1 ms.
 
 Level 4 also plays out close push-or-fold discards (a determinised Monte-Carlo look-ahead,
