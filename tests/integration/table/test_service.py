@@ -64,8 +64,14 @@ def test_a_bot_seat_the_fleet_did_not_fill_pauses_the_table_until_it_comes(start
     engine.stub.OpenMatch(request, metadata=OPERATOR)
     present = [SeatClient(engine.channel, request.match_id, s).start() for s in (1, 2, 3)]
     assert wait_for(lambda: get(engine, request.match_id).paused, timeout=30)
+
+    def paused_event() -> dict | None:  # GetTable reads memory; the log's commit comes after
+        found = stored_events(engine.engine.store, request.match_id)
+        return next((e for e in found if e["type"] == "match_paused"), None)
+
+    assert wait_for(lambda: paused_event() is not None, timeout=30)
+    paused = paused_event()
     events = stored_events(engine.engine.store, request.match_id)
-    paused = next(e for e in events if e["type"] == "match_paused")
     assert paused["reason"] == "the bot fleet has not filled seat 0"
     assert not any(e.get("auto") for e in events)  # nothing was played for the absent seat
     late = SeatClient(engine.channel, request.match_id, 0).start()  # the fleet is back
