@@ -8,8 +8,8 @@ naming the problem (INVALID_ARGUMENT), never a crash inside a policy.
 from __future__ import annotations
 
 from hebei.common.errors import InvalidArgument
-from hebei.rules.actions import Action, ActionKind
-from hebei.rules.hand import Phase
+from hebei.rules.actions import DISCARD, PASS, Action, ActionKind
+from hebei.rules.hand import Phase, chows
 from hebei.rules.melds import MeldKind
 from hebei.rules.tiles import N_KINDS, TILE_NAMES
 from hebei.rules.views import HIDDEN, Observation
@@ -91,6 +91,20 @@ def _check_action(obs: Observation, action: Action, counts: list[int]) -> None:
             raise InvalidArgument(
                 f"legal action {name} needs a pong of {TILE_NAMES[tile]} and one in hand"
             )
+    elif kind is ActionKind.CHOW:
+        if not obs.profile.allow_chow:
+            raise InvalidArgument(f"legal action {name}: the {obs.profile.name} rules have no chow")
+        if (
+            phase is not Phase.CLAIMS
+            or claim is None
+            or claim.rob
+            or claim.from_seat != (obs.seat - 1) % 4
+            or action not in chows(counts, claim.tile)
+        ):
+            raise InvalidArgument(
+                f"legal action {name} does not fit: a chow takes the previous seat's discard"
+                " into a run with two tiles of the hand"
+            )
     elif kind is ActionKind.PASS:
         if phase not in (Phase.CLAIMS, Phase.ROB):
             raise InvalidArgument("pass is only legal on a claim")
@@ -133,3 +147,19 @@ def check_observation(obs: Observation) -> None:
     counts = obs.counts()
     for action in legal:
         _check_action(obs, action, counts)
+    _check_complete(obs, counts)
+
+
+def _check_complete(obs: Observation, counts: list[int]) -> None:
+    """The legal actions leave out none the rules always give: on its turn a seat may throw
+    any tile it holds, and a claim may always be passed (the policies rank every such one)."""
+    legal = set(obs.legal_actions)
+    if obs.phase is Phase.TURN:
+        missing = [TILE_NAMES[k] for k, n in enumerate(counts) if n and DISCARD[k] not in legal]
+        if missing:
+            raise InvalidArgument(
+                "the legal actions leave out discarding "
+                f"{', '.join(missing)}: on its turn a seat may throw any tile it holds"
+            )
+    elif PASS not in legal:
+        raise InvalidArgument("the legal actions leave out pass: a claim may always be passed")

@@ -31,6 +31,8 @@ class MatchLength:
 
     @classmethod
     def from_json(cls, obj: dict) -> MatchLength:
+        if not isinstance(obj, dict):
+            raise ValueError(f"a match length is an object, got {obj!r}"[:200])
         if obj.get("wind_round"):
             return cls(0, int(obj.get("cap", 16)))
         return cls(int(obj["hands"]))

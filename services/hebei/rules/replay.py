@@ -100,6 +100,9 @@ def replay_match(events: Sequence[dict]) -> Match:
     """
     if not events or not isinstance(events[0], dict) or events[0].get("type") != "match_start":
         raise ReplayError("a match log starts with its match_start event")
+    for index, event in enumerate(events):
+        if not isinstance(event, dict):
+            raise ReplayError(f"event #{index} is not an object: {event!r}"[:200])
     _refuse_chained(events)
     start = events[0]
     try:

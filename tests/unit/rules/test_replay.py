@@ -116,3 +116,19 @@ def test_an_evaluation_match_start_replays_and_nothing_else_is_added(match):
     for tampered in (dict(log[0], evaluation=False), dict(log[0], evaluation=1), dict(log[0], x=1)):
         with pytest.raises(ReplayError):
             replay_match([tampered, *log[1:]])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda log: [dict(log[0], length=8), *log[1:]], "a match length is an object"),
+        (lambda log: [dict(log[0], length=[8]), *log[1:]], "a match length is an object"),
+        (lambda log: [*log[:3], 7, *log[3:]], "event #3 is not an object"),
+        (lambda log: [*log[:-1], "match_end"], "is not an object"),
+    ],
+)
+def test_a_match_log_of_the_wrong_shapes_is_a_replay_error(match, change, message):
+    """Found by fuzzing the bot service's reviews: these raised AttributeError from inside
+    the replay (a crash of the service, a stack trace from `hebei replay`)."""
+    with pytest.raises(ReplayError, match=message):
+        replay_match(change(match.log()))
