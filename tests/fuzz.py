@@ -18,6 +18,7 @@ less than the test's bound (:func:`rss_kib`).
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import random
 import time
@@ -353,3 +354,36 @@ def big_channel(address: str) -> grpc.Channel:
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
         ],
     )
+
+
+# Values a JSON field may be given instead of the right one.
+ODD_JSON = (None, -1, 0, 3, 4, 34, 99, 2**40, "x", "", [], {}, 1.5, True, [1, 2])
+
+
+def edit_log(rng: random.Random, log: list) -> None:
+    """One edit of an event log (a list of JSON objects), in place: an event removed, swapped
+    with the next, duplicated or replaced by a non-event, or one of its fields retyped,
+    removed or nudged (shared by the bot service's fuzz test and the replay's)."""
+    if not log:
+        return
+    i = rng.randrange(len(log))
+    event = log[i]
+    choice = rng.randrange(7)
+    if choice == 0:
+        del log[i]
+    elif choice == 1 and i + 1 < len(log):
+        log[i], log[i + 1] = log[i + 1], log[i]
+    elif choice == 2:
+        log.insert(rng.randrange(len(log)), copy.deepcopy(event))
+    elif choice == 3:
+        log[i] = rng.choice(ODD_JSON)  # not an event at all
+    elif isinstance(event, dict) and event:
+        key = rng.choice(list(event))
+        if choice == 4:
+            event[key] = rng.choice(ODD_JSON)
+        elif choice == 5:
+            del event[key]
+        elif isinstance(event[key], list) and event[key]:
+            event[key][rng.randrange(len(event[key]))] = rng.choice(ODD_JSON)
+        elif isinstance(event[key], int) and not isinstance(event[key], bool):
+            event[key] += rng.choice([-1, 1, 5])

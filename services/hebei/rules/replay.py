@@ -73,7 +73,8 @@ def replay_hand(events: Sequence[dict], *, complete: bool = True) -> HandState:
         if not isinstance(event, dict):
             raise ReplayError(f"event #{index} is not an object: {event!r}")
         if index >= len(state.events):
-            if event.get("type") not in ACTION_TYPES:
+            kind = event.get("type")
+            if not isinstance(kind, str) or kind not in ACTION_TYPES:
                 raise ReplayError(
                     f"event #{index} ({event.get('type')}) was not produced by the game at this point"
                 )

@@ -27,14 +27,13 @@ from hebei.common import convert
 from hebei.rules.profile import CLASSIC
 from hebei.v1 import bot_pb2
 from hebei.v1 import types_pb2 as pb
-from tests.fuzz import Fuzzer, big_channel, call, check, rpcs
+from tests.fuzz import Fuzzer, big_channel, call, check, edit_log, rpcs
 from tests.integration.botservice.conftest import Running
 from tests.unit.botservice.positions import match_log, random_positions
 
 SEED = 20261205
 RPCS = rpcs(bot_pb2.DESCRIPTOR.services_by_name["BotService"])
 POLICIES = ("", "expert", "efficiency", "random", "genius")
-ODD_JSON = (None, -1, 0, 3, 4, 34, 99, 2**40, "x", "", [], {}, 1.5, True, [1, 2])
 
 
 @pytest.fixture(scope="module")
@@ -100,33 +99,6 @@ def edit_observation(rng: random.Random, o: pb.Observation) -> None:
     # an edit that does not apply to this message (nothing to pop, out of range) is skipped
     with contextlib.suppress(IndexError, ValueError, TypeError):
         rng.choice(edits)()
-
-
-def edit_log(rng: random.Random, log: list) -> None:
-    """One edit of a log's events: removed, swapped, duplicated, or a field retyped."""
-    if not log:
-        return
-    i = rng.randrange(len(log))
-    event = log[i]
-    choice = rng.randrange(7)
-    if choice == 0:
-        del log[i]
-    elif choice == 1 and i + 1 < len(log):
-        log[i], log[i + 1] = log[i + 1], log[i]
-    elif choice == 2:
-        log.insert(rng.randrange(len(log)), copy.deepcopy(event))
-    elif choice == 3:
-        log[i] = rng.choice(ODD_JSON)  # not an event at all
-    elif isinstance(event, dict) and event:
-        key = rng.choice(list(event))
-        if choice == 4:
-            event[key] = rng.choice(ODD_JSON)
-        elif choice == 5:
-            del event[key]
-        elif isinstance(event[key], list) and event[key]:
-            event[key][rng.randrange(len(event[key]))] = rng.choice(ODD_JSON)
-        elif isinstance(event[key], int) and not isinstance(event[key], bool):
-            event[key] += rng.choice([-1, 1, 5])
 
 
 def review_request(rng: random.Random, logs: list[list[dict]]) -> bot_pb2.ReviewRequest:

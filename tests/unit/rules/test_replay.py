@@ -125,6 +125,9 @@ def test_an_evaluation_match_start_replays_and_nothing_else_is_added(match):
         (lambda log: [dict(log[0], length=[8]), *log[1:]], "a match length is an object"),
         (lambda log: [*log[:3], 7, *log[3:]], "event #3 is not an object"),
         (lambda log: [*log[:-1], "match_end"], "is not an object"),
+        # an action's type that is not a string (a TypeError from the type lookup before)
+        (lambda log: [*log[:3], dict(log[3], type={"discard": 1}), *log[4:]], "was not produced"),
+        (lambda log: [*log[:3], dict(log[3], type=["discard"]), *log[4:]], "was not produced"),
     ],
 )
 def test_a_match_log_of_the_wrong_shapes_is_a_replay_error(match, change, message):
