@@ -29,6 +29,11 @@ SAME = 1e-5
 SAME_WALLS = ("wall_seed", "seeds", "hands_per_match", "profile", "lineup")
 
 
+# A seat's points per hand: a hand pays at most a few hundred points (RULES.md §5-§7), so a
+# figure beyond this is not from a run.
+MAX_POINTS = 10_000
+
+
 class PairingError(ValueError):
     """The two runs cannot be paired (not benchmark output, or not the same walls)."""
 
@@ -84,15 +89,23 @@ def _by_seed(lineup: Mapping, name: str) -> dict[str, list[float]]:
         figures = policy.get("points_per_hand_by_seed") if isinstance(policy, Mapping) else None
         if not isinstance(figures, list) or len(figures) != lineup.get("seeds"):
             raise PairingError(f"{name}: a policy without its points per hand by wall")
-        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in figures):
-            raise PairingError(f"{name}: points per hand by wall must be numbers")
+        if not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and abs(x) <= MAX_POINTS
+            for x in figures
+        ):  # NaN fails the bound too
+            raise PairingError(
+                f"{name}: points per hand by wall must be numbers within ±{MAX_POINTS:,}"
+            )
         out[str(policy.get("policy"))] = [float(x) for x in figures]
     return out
 
 
 def _comparisons(lineup: Mapping, name: str) -> list[tuple[str, str]]:
     pairs = []
-    for c in lineup.get("comparisons") or []:
+    comparisons = lineup.get("comparisons") or []
+    if not isinstance(comparisons, list):
+        raise PairingError(f"{name}: a line-up's comparisons must be a list")
+    for c in comparisons:
         if not isinstance(c, Mapping) or "stronger" not in c or "weaker" not in c:
             raise PairingError(f"{name}: a comparison without its stronger and weaker policy")
         pairs.append((str(c["stronger"]), str(c["weaker"])))

@@ -92,10 +92,20 @@ def test_what_is_not_a_benchmark_run_is_refused(run: dict, other: object, messag
         pair_runs(run, other)
 
 
-def test_figures_that_are_not_numbers_are_refused(run: dict) -> None:
+@pytest.mark.parametrize("figure", ["0.5", float("nan"), float("inf"), 1e308, -20_000])
+def test_figures_that_are_not_numbers_of_points_are_refused(run: dict, figure: object) -> None:
+    # NaN, infinities and overflowing figures broke the interval (statistics.stdev) with a
+    # stack trace before: a fuzz of edited runs found them
     change = copy.deepcopy(run)
-    change["lineups"][0]["policies"][0]["points_per_hand_by_seed"][2] = "0.5"
-    with pytest.raises(PairingError, match="must be numbers"):
+    change["lineups"][0]["policies"][0]["points_per_hand_by_seed"][2] = figure
+    with pytest.raises(PairingError, match="must be numbers within"):
+        pair_runs(run, change)
+
+
+def test_comparisons_that_are_not_a_list_are_refused(run: dict) -> None:
+    change = copy.deepcopy(run)
+    change["lineups"][0]["comparisons"] = 3  # a TypeError before
+    with pytest.raises(PairingError, match="comparisons must be a list"):
         pair_runs(run, change)
 
 
