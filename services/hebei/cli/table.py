@@ -55,6 +55,8 @@ def export_command(
     """Export a match's log (its rules events, each chained and signed) for `hebei replay`."""
     import json
 
+    import psycopg
+
     from hebei.cli._util import fail
     from hebei.common import embedded
     from hebei.common.errors import DomainError
@@ -67,6 +69,8 @@ def export_command(
         log = export_from_database(url, schema, match_id)
     except (DomainError, ValueError) as exc:
         fail(str(exc), code=1)
+    except psycopg.Error as exc:  # e.g. --database-url that is not a PostgreSQL URL
+        fail(f"cannot read the table engine's database: {str(exc).splitlines()[0]}", code=1)
     text = json.dumps(log, ensure_ascii=False)
     if not out:
         print(text)

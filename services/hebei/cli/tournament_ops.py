@@ -756,7 +756,7 @@ def join_command(
     )
     kinds = mm.TournamentEventType
     try:
-        for event in _reconnecting(conn, request):
+        for event in _reconnecting(conn, request, console.print):
             seating = event.my_seating
             if seating.match_id and seating.match_id not in played:
                 played.add(seating.match_id)
@@ -782,21 +782,40 @@ def join_command(
     console.print(standings_table(response, "final standings"))
 
 
-def _reconnecting(conn: Connection, request: Any) -> Iterator[Any]:
-    """WatchTournament events, resumed from the last sequence number after a dropped stream."""
+# A dropped WatchTournament stream is resumed this many times (0.5 s, 1 s, ... then every
+# 5 s: about 2.5 minutes), enough for a restart of matchmaking.
+RESUME_TRIES = 30
+
+
+def _reconnecting(
+    conn: Connection, request: Any, say: Callable[[str], None] = print
+) -> Iterator[Any]:
+    """WatchTournament events, resumed from the last sequence number after a dropped stream
+    (``say`` tells the person it is retrying, and when it is back). A service never reached
+    fails at once, with the unreachable line every other command gives."""
     last = 0
     failures = 0
+    reached = False
     while True:
         if last:
             request.from_seq = last + 1
         try:
             for event in conn.stub.WatchTournament(request):
+                if failures:
+                    say("reconnected to matchmaking")
                 failures = 0
+                reached = True
                 last = max(last, event.seq)
                 yield event
             return
         except grpc.RpcError as error:
-            if error.code() != grpc.StatusCode.UNAVAILABLE or failures >= 30:
+            unavailable = error.code() == grpc.StatusCode.UNAVAILABLE
+            if not unavailable or not reached or failures >= RESUME_TRIES:
                 fail(_rpc_message(error, conn.address), code=1)
+            if not failures:
+                say(
+                    f"matchmaking at {conn.address} dropped the stream: reconnecting for up to"
+                    " 2.5 minutes (Ctrl-C to stop)"
+                )
             failures += 1
             time.sleep(min(5.0, 0.5 * failures))

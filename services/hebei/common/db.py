@@ -63,6 +63,19 @@ def _first_line(error: BaseException) -> str:
 
 
 @contextlib.contextmanager
+def opening(what: str) -> Iterator[None]:
+    """A service opening its database at start: any failure to (a URL that is not one, a
+    server out of reach, a pool that times out) is :class:`StartupError` "cannot open
+    ``what``: <the first line>", one line for ``run_main``, never a stack trace."""
+    from hebei.common.config import StartupError
+
+    try:
+        yield
+    except (Unavailable, PoolTimeout, psycopg.Error) as error:
+        raise StartupError(f"cannot open {what}: {_first_line(error)}") from None
+
+
+@contextlib.contextmanager
 def database_errors() -> Iterator[None]:
     """Map database failures to domain errors inside the ``with`` block.
 

@@ -23,13 +23,9 @@
 
 from __future__ import annotations
 
-import psycopg
-from psycopg_pool import PoolTimeout
-
 from hebei.common import embedded
-from hebei.common.config import ConfigError, EnvReader, ServerConfig, StartupError
-from hebei.common.db import validate_schema_name
-from hebei.common.errors import Unavailable
+from hebei.common.config import ConfigError, EnvReader, ServerConfig
+from hebei.common.db import opening, validate_schema_name
 from hebei.common.server import ServiceSpec, run_service
 from hebei.ledger.journal import Ledger
 from hebei.ledger.servicer import (
@@ -59,13 +55,10 @@ def build(config: ServerConfig) -> ServiceSpec:
     reads_per_peer = read.integer("MAX_READS_PER_PEER", MAX_READS_PER_PEER, lo=1, hi=500)
     read_seconds = read.number("READ_SECONDS", READ_SECONDS, lo=0.1, hi=600)
     url = read.optional_text("DATABASE_URL", shared=True) or embedded.database_url()
-    try:
+    with opening("the ledger database"):
         ledger = Ledger.open(
             url, schema, min_size=min(2, pool_size), max_size=pool_size, timeout=pool_timeout
         )
-    except (Unavailable, PoolTimeout, psycopg.Error) as error:
-        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        raise StartupError(f"cannot open the ledger database: {first_line}") from None
     servicer = LedgerServicer(
         ledger,
         max_reads=max_reads,

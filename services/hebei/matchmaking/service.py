@@ -59,14 +59,10 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import psycopg
-from psycopg_pool import PoolTimeout
-
 from hebei.common import embedded
 from hebei.common.auth import TokenAuthority
-from hebei.common.config import ConfigError, EnvReader, ServerConfig, StartupError, run_main
-from hebei.common.db import validate_schema_name
-from hebei.common.errors import Unavailable
+from hebei.common.config import ConfigError, EnvReader, ServerConfig, run_main
+from hebei.common.db import opening, validate_schema_name
 from hebei.common.server import ServiceSpec, serve
 from hebei.matchmaking.director import Director
 from hebei.matchmaking.gateways import BotFleet, LedgerGateway, TableGateway
@@ -152,11 +148,8 @@ class Matchmaking:
     def __init__(self, config: MatchmakingConfig) -> None:
         self.config = config
         url = config.database_url or embedded.database_url()
-        try:
+        with opening("the matchmaking database"):
             self.store = Store.open(url, config.schema, max_size=config.pool_size)
-        except (Unavailable, PoolTimeout, psycopg.Error) as error:
-            first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            raise StartupError(f"cannot open the matchmaking database: {first_line}") from None
         token = config.server.service_token or config.server.operator_token
         endpoint = config.table_endpoint or config.table_address
         tls = config.server.client_tls

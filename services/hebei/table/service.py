@@ -30,6 +30,7 @@ import grpc
 
 from hebei.common.client import create_channel
 from hebei.common.config import ConfigError, EnvReader, ServerConfig, run_main
+from hebei.common.db import opening
 from hebei.common.heap import settle_heap
 from hebei.common.server import ServiceSpec, serve
 from hebei.table.host import HostSettings, TableHost
@@ -127,9 +128,10 @@ class TableEngine:
 
             url = embedded.database_url()
         log_key = config.log_key or local_log_key(config.server.host)
-        self.store = EventStore.open(
-            url, config.schema, flush_seconds=config.flush_seconds, log_key=log_key
-        )
+        with opening("the table engine's database"):
+            self.store = EventStore.open(
+                url, config.schema, flush_seconds=config.flush_seconds, log_key=log_key
+            )
         deliverers = {}
         self._channels = []
         if config.ledger_address:

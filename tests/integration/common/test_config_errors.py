@@ -62,3 +62,41 @@ def test_port_in_use_one_line() -> None:
     assert result.returncode == 1
     assert result.stderr.startswith(f"hebei-testsvc: cannot listen on 127.0.0.1:{port}")
     assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("service", "what"),
+    [
+        ("table", "the table engine's database"),  # a stack trace before
+        ("ledger", "the ledger database"),
+        ("matchmaking", "the matchmaking database"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("not-a-url", 'missing "=" after "not-a-url" in connection info string'),
+        ("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2", "connection"),
+    ],
+)
+def test_a_database_it_cannot_open_is_one_line(service: str, what: str, url: str, why: str) -> None:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("HEBEI_")}
+    result = subprocess.run(
+        [sys.executable, "-m", f"hebei.{service}"],
+        cwd=ROOT,
+        env={
+            **clean,
+            "HEBEI_OPERATOR_TOKEN": "t",
+            "HEBEI_DATABASE_URL": url,
+            "HEBEI_MATCHMAKING_TABLE_ADDRESS": "127.0.0.1:1",
+            "HEBEI_MATCHMAKING_LEDGER_ADDRESS": "127.0.0.1:1",
+            f"HEBEI_{service.upper()}_PORT": "0",
+            f"HEBEI_{service.upper()}_METRICS_PORT": "-1",
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert result.stderr.startswith(f"hebei-{service}: cannot open {what}: "), result.stderr
+    assert why in result.stderr and result.stderr.count("\n") == 1, result.stderr
