@@ -24,6 +24,7 @@ from rich.table import Table
 
 from hebei.cli._util import check_range, fail
 from hebei.cli.tournament import tournament_app
+from hebei.common.auth import actor_metadata
 
 DEFAULT_ADDRESS = "127.0.0.1:50052"
 ADDRESS_HELP = "Matchmaking HOST:PORT (default: $HEBEI_MATCHMAKING_ADDRESS, else `hebei up`'s)."
@@ -44,7 +45,7 @@ class Connection:
 
     def call(self, method: str, request: Any, *, actor: str | None = None) -> Any:
         """A unary call; a failure exits with the service's one-line message."""
-        metadata = (("hebei-actor", actor),) if actor else None
+        metadata = actor_metadata(actor) if actor else None
         try:
             return getattr(self.stub, method)(request, metadata=metadata)
         except grpc.RpcError as error:

@@ -17,6 +17,7 @@ import contextlib
 import enum
 import hmac
 import secrets
+import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -86,6 +87,25 @@ def token_from_metadata(metadata: Sequence[tuple[str, Any]] | None) -> str | Non
             if text.startswith(BEARER) and text[len(BEARER) :].strip():
                 return text[len(BEARER) :].strip()
             return None
+    return None
+
+
+ACTOR = "hebei-actor"  # who acted (an operator's name), recorded with operator actions
+
+
+def actor_metadata(name: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata naming who acts. A metadata value must be printable ASCII, so the name
+    is percent-encoded (UTF-8): a name such as 李裁判 travels, and comes back
+    with :func:`actor_from_metadata`; a plain ASCII name is sent as it is."""
+    return ((ACTOR, urllib.parse.quote(name, safe=" !#$&'()*+,-./:;=?@[]^_`{|}~")),)
+
+
+def actor_from_metadata(metadata: Sequence[tuple[str, Any]] | None) -> str | None:
+    """The name :func:`actor_metadata` sent, decoded (not checked: the caller bounds it)."""
+    for key, value in metadata or ():
+        if key == ACTOR:
+            text = value.decode() if isinstance(value, bytes) else str(value)
+            return urllib.parse.unquote(text, errors="replace")
     return None
 
 

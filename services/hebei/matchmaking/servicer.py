@@ -20,7 +20,13 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from hebei.common.auth import Role, TokenAuthority, has_token, token_from_metadata
+from hebei.common.auth import (
+    Role,
+    TokenAuthority,
+    actor_from_metadata,
+    has_token,
+    token_from_metadata,
+)
 from hebei.common.quota import CallQuota, FailureLimit, RecentResults, StreamQuota, peer_host
 from hebei.common.validation import MAX_NAME_LENGTH, check_text
 from hebei.matchmaking import metrics
@@ -29,10 +35,9 @@ from hebei.matchmaking.tournaments import Tournaments, WrongRegistrationCode
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import matchmaking_pb2_grpc
 
-__all__ = ["ACTOR_METADATA", "SERVICE_NAME", "MatchmakingServicer"]
+__all__ = ["SERVICE_NAME", "MatchmakingServicer"]
 
 SERVICE_NAME = mm.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
-ACTOR_METADATA = "hebei-actor"
 # Anonymous GetStandings and GetRatings at once, in all and from one client address (the web
 # gateway is one address for all its users); see service.py.
 MAX_READS = 4
@@ -88,11 +93,10 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
 
     @staticmethod
     def _actor(context: Any) -> str:
-        for key, value in context.invocation_metadata() or ():
-            if key == ACTOR_METADATA:
-                text = value.decode() if isinstance(value, bytes) else str(value)
-                return check_text("hebei-actor", text, max_length=MAX_NAME_LENGTH) or "operator"
-        return "operator"
+        text = actor_from_metadata(context.invocation_metadata())
+        if text is None:
+            return "operator"
+        return check_text("hebei-actor", text, max_length=MAX_NAME_LENGTH) or "operator"
 
     def _stream_slot(self, context: Any) -> contextlib.AbstractContextManager[None]:
         return self.streams.slot(peer_host(context.peer()))

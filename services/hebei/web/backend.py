@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from hebei.common.auth import bearer_metadata
+from hebei.common.auth import actor_metadata, bearer_metadata
 from hebei.common.client import create_channel
 from hebei.v1 import bot_pb2_grpc, ledger_pb2_grpc, matchmaking_pb2_grpc, table_pb2_grpc
 from hebei.web.config import WebConfig
@@ -150,7 +150,7 @@ class Backend:
             )
         metadata: list[tuple[str, str]] = list(bearer_metadata(token)) if token else []
         if actor:
-            metadata.append(("hebei-actor", actor))
+            metadata.extend(actor_metadata(actor))
         fn = getattr(stub, method)
         try:
             return await self.run(

@@ -9,6 +9,7 @@ from collections import Counter
 import grpc
 import pytest
 
+from hebei.common.auth import actor_metadata
 from hebei.common.seating import every_round
 from hebei.matchmaking import tournaments
 from hebei.table.table import TABLE_EVENTS
@@ -164,7 +165,10 @@ def test_a_penalty_counts_in_the_standings_and_its_cancellation_restores_them(st
     tournament = stack.create(rounds=1, hands=1)
     tid = tournament.tournament_id
     players = stack.register_bots(tid, 4, "random")
-    stack.mm().StartTournament(mm.StartTournamentRequest(tournament_id=tid))
+    # a name outside printable ASCII (gRPC metadata's alphabet) travels percent-encoded
+    stack.mm().StartTournament(
+        mm.StartTournamentRequest(tournament_id=tid), metadata=actor_metadata("李裁判")
+    )
     stack.wait_finished(tid)
     target = players[2].player_id
 
@@ -205,6 +209,7 @@ def test_a_penalty_counts_in_the_standings_and_its_cancellation_restores_them(st
     actions = [(a.action, a.actor, a.player_id) for a in record.actions]
     assert ("penalty", "chief referee", target) in actions
     assert ("cancel_penalty", "appeals", target) in actions
+    assert ("start", "李裁判", "") in actions
     assert all(a.HasField("at") for a in record.actions)
     with pytest.raises(grpc.RpcError) as refused:
         stack.mm().CancelPenalty(

@@ -9,6 +9,8 @@ from hebei.common.auth import (
     OPERATOR_METHODS,
     Role,
     TokenAuthority,
+    actor_from_metadata,
+    actor_metadata,
     bearer_metadata,
     check_seat_token,
     token_from_metadata,
@@ -103,3 +105,18 @@ def _all_methods() -> set[str]:
 def test_method_roles_name_real_methods() -> None:
     assert set(METHOD_ROLES) <= _all_methods()
     assert set(METHOD_ROLES) >= OPERATOR_METHODS
+
+
+@pytest.mark.parametrize("name", ["chief referee", "李裁判", "Zoë", "50% off", "a%20b", "x" * 64])
+def test_an_actor_name_travels_as_printable_ascii_and_comes_back(name: str) -> None:
+    ((key, value),) = actor_metadata(name)
+    assert key == "hebei-actor"
+    assert value.isascii() and value.isprintable()  # what gRPC metadata accepts
+    assert actor_from_metadata([("x", "y"), (key, value.encode())]) == name
+    assert actor_from_metadata([(key, value)]) == name
+
+
+def test_a_plain_name_is_sent_as_it_is_and_no_actor_is_none() -> None:
+    assert actor_metadata("chief referee") == (("hebei-actor", "chief referee"),)
+    assert actor_from_metadata([("authorization", "Bearer t")]) is None
+    assert actor_from_metadata(None) is None
