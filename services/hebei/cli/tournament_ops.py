@@ -85,6 +85,9 @@ def connect(address: str | None, token: str | None) -> Connection:
     token = (
         token or os.environ.get("HEBEI_OPERATOR_TOKEN") or (found.operator_token if found else None)
     )
+    if token is not None and not (token.isascii() and token.isprintable()):
+        # it travels as call metadata, printable ASCII only (gRPC refused it: "INTERNAL")
+        fail("the operator token (--token or $HEBEI_OPERATOR_TOKEN) must be printable ASCII")
     channel = create_channel(address, token=token, timeout=30.0)
     return Connection(address, token, channel, matchmaking_pb2_grpc.MatchmakingServiceStub(channel))
 

@@ -42,3 +42,16 @@ def test_a_penalty_outside_its_bound_is_one_line() -> None:
     )
     assert result.exit_code == 2
     assert result.stderr == f"hebei: POINTS must be 1-1,000,000, got {HUGE}\n"
+
+
+@pytest.mark.parametrize("token", ["名字", "tab\there", "line\nbreak"])
+def test_a_token_that_cannot_be_call_metadata_is_one_line(token: str) -> None:
+    # gRPC metadata is printable ASCII: such a token was "INTERNAL: Invalid metadata" and
+    # gRPC's own C-core lines on stderr
+    result = CliRunner().invoke(
+        app, ["tournament", "status", "t-1", "--address", "127.0.0.1:1", "--token", token]
+    )
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "hebei: the operator token (--token or $HEBEI_OPERATOR_TOKEN) must be printable ASCII\n"
+    )
