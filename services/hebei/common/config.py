@@ -194,6 +194,10 @@ class ServerConfig:
         host = read.text("HOST", "127.0.0.1", shared=True)
         operator_token = read.text("OPERATOR_TOKEN", shared=True)
         service_token = read.optional_text("SERVICE_TOKEN", shared=True)
+        for name, token in (("OPERATOR_TOKEN", operator_token), ("SERVICE_TOKEN", service_token)):
+            if token is not None and not (token.isascii() and token.isprintable()):
+                # no client could send it: call metadata is printable ASCII
+                raise ConfigError(f"HEBEI_{name} must be printable ASCII (it is sent as metadata)")
         if not is_loopback(host):
             # Reachable from other machines: a service token (which books settlements and opens
             # matches) must be its own secret, never the operator's.

@@ -41,6 +41,14 @@ def run_service(**env: str) -> subprocess.CompletedProcess:
             "hebei-testsvc: HEBEI_GRACE_SECONDS must be a number 0-3600, got '-3'",
         ),
         (
+            {"HEBEI_OPERATOR_TOKEN": "令牌-0123456789"},
+            "hebei-testsvc: HEBEI_OPERATOR_TOKEN must be printable ASCII (it is sent as metadata)",
+        ),
+        (
+            {"HEBEI_SERVICE_TOKEN": "svc\ttoken-0123456789"},
+            "hebei-testsvc: HEBEI_SERVICE_TOKEN must be printable ASCII (it is sent as metadata)",
+        ),
+        (
             {"HEBEI_TLS_CERT": "/nonexistent/cert.pem"},
             "hebei-testsvc: HEBEI_TLS_CERT must name a readable file, got '/nonexistent/cert.pem'",
         ),
