@@ -17,6 +17,7 @@ from hebei.bots.policies.lookahead import (
     play_candidate,
     sample_world,
 )
+from hebei.bots.policies.pricing import ShapePricer
 from hebei.rules.actions import PASS, ActionKind
 from hebei.rules.hand import HandState
 from hebei.rules.match import Match, MatchLength
@@ -68,6 +69,8 @@ def test_level_4_is_deterministic_for_a_seed_and_an_observation() -> None:
 def test_level_4_ranks_like_level_3_but_for_one_away_discards_and_is_not_the_default() -> None:
     seen, _ = _self_play(5_000_017, 1)
     three, four = make_policy("expert", 3), make_policy("expert", 4)
+    # Level 3 counting the useful tiles a pong can bring as level 4 does.
+    three.pricer = ShapePricer(three.config.value, four.config.pong_weight)
     same = 0
     for obs in seen[::2]:
         ranked = four.rank(obs)

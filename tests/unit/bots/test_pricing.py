@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hebei.bots.policies.pricing import Holding, ShapePricer
+from hebei.bots.policies.pricing import CLAIMABLE_NORM, Holding, ShapePricer, claimable_useful
 from hebei.rules.actions import ADDED_KONG, CONCEALED_KONG, EXPOSED_KONG
 from hebei.rules.melds import MeldKind
 from hebei.rules.tiles import parse_tile, parse_tiles, to_counts
@@ -61,3 +61,34 @@ def test_a_ready_hand_with_more_live_waits_is_worth_more(value: bool) -> None:
     )
     narrow = pricer.price(closed, 0, [(parse_tile("7m"), 4)], unseen, 40, False)
     assert wide.value > narrow.value and wide.win_chance > narrow.win_chance
+
+
+def test_a_useful_tile_a_pong_can_bring_counts_more_when_weighted() -> None:
+    # One step from ready: two pairs and 46s (8 useful copies, 4 of them the pairs' kinds,
+    # which any seat's discard brings by a pong) against 45m, a pair and 46s (12 useful
+    # copies, all from the seat's own draws).
+    pairs = holding("123m456p66m99m46s1z")
+    run = holding("123m456p45m99m46s1z")
+    pair_useful = [(parse_tile("6m"), 2), (parse_tile("9m"), 2), (parse_tile("5s"), 4)]
+    run_useful = [(parse_tile("3m"), 4), (parse_tile("6m"), 4), (parse_tile("5s"), 4)]
+    unseen = [4] * 34
+    args = (unseen, 40, False)
+    plain, weighted = ShapePricer(True), ShapePricer(True, pong_weight=3.0)
+    assert (
+        plain.price(pairs, 1, pair_useful, *args).value
+        < plain.price(run, 1, run_useful, *args).value
+    )
+    with_pairs = weighted.price(pairs, 1, pair_useful, *args)
+    with_run = weighted.price(run, 1, run_useful, *args)
+    assert with_pairs.value > with_run.value and with_pairs.win_chance > with_run.win_chance
+
+
+@pytest.mark.parametrize("shanten", [1, 2, 3, 5])
+def test_claimable_useful_counts_pair_kinds_k_times_on_the_plain_scale(shanten: int) -> None:
+    counts = [0] * 34
+    counts[0] = 2  # a pair of 1m
+    counts[5] = 1
+    useful = [(0, 2), (5, 3)]  # 1m: pongable; 6m: a single's partner, own draws only
+    norm = CLAIMABLE_NORM[min(shanten, 3)]
+    assert claimable_useful(counts, useful, 5, shanten, 3.0) == pytest.approx((3 + 3 * 2) / norm)
+    assert claimable_useful(counts, [(5, 3)], 3, shanten, 3.0) == pytest.approx(3 / norm)

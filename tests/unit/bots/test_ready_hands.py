@@ -17,6 +17,14 @@ from hebei.rules.tiles import parse_tile, parse_tiles, to_counts
 from tests.unit.bots.observations import turn
 
 
+def level_3_counting_pongs():
+    """Level 3 counting the useful tiles a pong can bring as level 4 does: level 4 but for
+    the ready hands and the look-ahead."""
+    three = make_policy("expert", 3)
+    three.pricer = ShapePricer(three.config.value, make_policy("expert", 4).config.pong_weight)
+    return three
+
+
 def _live_waits_reached(counts: list[int], useful: list[tuple[int, int]]) -> float:
     """Mean over the improving draws (by copies) of the most live waits a discard then
     leaves ready: counted here from the rules, apart from the pricer."""
@@ -45,15 +53,15 @@ def _live_waits_reached(counts: list[int], useful: list[tuple[int, int]]) -> flo
         # 8p keeps the most useful tiles (33) but its ready hands wait on 5.3 live tiles on
         # average; 8m keeps 29 and reaches 8.1 (7p7p8p stays a pair and a two-sided shape).
         ("123m8m345p778p3334s", "8p", "8m"),
-        # 1s keeps 24 useful tiles for 4.5 live waits, 2m 19 for 8.0.
-        ("24m78m123456s6778s", "1s", "2m"),
+        # 2p keeps 30 useful tiles for 8.5 live waits, 8m 23 for 10.3.
+        ("78m235678999p567s", "2p", "8m"),
     ],
 )
 def test_level_4_gives_up_useful_tiles_for_better_ready_hands(
     hand: str, level_3: str, level_4: str
 ) -> None:
     obs = turn(hand, wall=50)
-    three, four = make_policy("expert", 3), make_policy("expert", 4)
+    three, four = level_3_counting_pongs(), make_policy("expert", 4)
     assert three.choose(obs) == DISCARD[parse_tile(level_3)]
     assert four.choose(obs) == DISCARD[parse_tile(level_4)]
     counts = to_counts(parse_tiles(hand))
@@ -113,7 +121,7 @@ def test_the_chance_to_get_ready_grows_with_useful_tiles_and_wall() -> None:
 def test_only_level_4_moves_one_away_discards_and_always_plays_legal_actions() -> None:
     rng = random.Random(4)
     moved = 0
-    three, four = make_policy("expert", 3), make_policy("expert", 4)
+    three, four = level_3_counting_pongs(), make_policy("expert", 4)
     for _ in range(300):
         tiles = sorted(k // 4 for k in rng.sample(range(108), 14))
         obs = turn("".join(f"{t % 9 + 1}{'mps'[t // 9]}" for t in tiles), wall=rng.randrange(8, 70))
