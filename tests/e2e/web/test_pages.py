@@ -139,7 +139,17 @@ def test_play_against_bots_in_the_browser(page: Any, site: Any, artifacts: Any) 
             shot = True
         play_one(page, state)
     page.wait_for_selector("#settlement:not(.hidden) h2")
-    assert "settlement" in page.locator("#settlement h2").inner_text()
+    shown = page.locator("#settlement h2").inner_text()
+    assert "settlement" in shown
+    # The engine deals the next hand at once: the settlement stays on the page into it.
+    ended = int(shown.split()[1])
+    page.wait_for_function(
+        f"Number(document.querySelector('#board').dataset.hand) > {ended}"
+        " || window.hebeiPage.state.finished",
+        timeout=60_000,
+    )
+    assert page.locator("#settlement").is_visible()
+    assert page.locator("#settlement h2").inner_text() == shown
     page.screenshot(path=str(artifacts / "table-settlement.png"), full_page=True)
 
     # Nothing lost over the reconnections: one snapshot, then every delta in order.

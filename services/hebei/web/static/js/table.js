@@ -17,6 +17,8 @@ const page = {
   sending: false,
   log: [],
   hint: null, // the expert's hint for the open decision (GET /api/seats/KEY/hint)
+  settlement: null, // the last hand's settlement, and when it came (see SETTLEMENT_MS)
+  settlementAt: 0,
 };
 // Measurements for the tests and the README: engine event time -> DOM updated (ms).
 window.hebeiLatency = [];
@@ -112,10 +114,26 @@ function renderHand(state) {
   fill($("#prompt"), state.prompt || (state.auto ? "The engine plays your seat (托管): press t to take over." : ""));
 }
 
+// The engine deals the next hand as soon as one ends, so a hand's settlement stays on the
+// page this long into the next hand (beside it: the table goes on), not a moment.
+const SETTLEMENT_MS = 15000;
+
+function shownSettlement(state) {
+  if (state.settlement && ["hand_end", "match_end"].includes(state.phase)) {
+    if (!page.settlement || page.settlement.hand_no !== state.settlement.hand_no) {
+      page.settlementAt = Date.now();
+    }
+    page.settlement = state.settlement;
+    return state.settlement;
+  }
+  const recent = page.settlement && Date.now() - page.settlementAt < SETTLEMENT_MS;
+  return recent && state.hand_no === page.settlement.hand_no + 1 ? page.settlement : null;
+}
+
 function renderSettlement(state) {
   const box = $("#settlement");
-  const settlement = state.settlement;
-  if (!settlement || !["hand_end", "match_end"].includes(state.phase)) {
+  const settlement = shownSettlement(state);
+  if (!settlement) {
     box.classList.add("hidden");
     return;
   }
