@@ -59,6 +59,7 @@ def export_command(
 
     from hebei.cli._util import fail
     from hebei.common import embedded
+    from hebei.common.db import first_line
     from hebei.common.errors import DomainError
     from hebei.table.export import export_from_database
     from hebei.table.store import DEFAULT_SCHEMA
@@ -70,7 +71,7 @@ def export_command(
     except (DomainError, ValueError) as exc:
         fail(str(exc), code=1)
     except psycopg.Error as exc:  # e.g. --database-url that is not a PostgreSQL URL
-        fail(f"cannot read the table engine's database: {str(exc).splitlines()[0]}", code=1)
+        fail(f"cannot read the table engine's database: {first_line(exc)}", code=1)
     text = json.dumps(log, ensure_ascii=False)
     if not out:
         print(text)

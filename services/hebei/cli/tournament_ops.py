@@ -24,7 +24,7 @@ from rich.table import Table
 
 from hebei.cli._util import check_range, fail
 from hebei.cli.tournament import tournament_app
-from hebei.common.auth import actor_metadata
+from hebei.common.auth import actor_metadata, is_metadata_text
 
 DEFAULT_ADDRESS = "127.0.0.1:50052"
 ADDRESS_HELP = "Matchmaking HOST:PORT (default: $HEBEI_MATCHMAKING_ADDRESS, else `hebei up`'s)."
@@ -85,8 +85,7 @@ def connect(address: str | None, token: str | None) -> Connection:
     token = (
         token or os.environ.get("HEBEI_OPERATOR_TOKEN") or (found.operator_token if found else None)
     )
-    if token is not None and not (token.isascii() and token.isprintable()):
-        # it travels as call metadata, printable ASCII only (gRPC refused it: "INTERNAL")
+    if token is not None and not is_metadata_text(token):
         fail("the operator token (--token or $HEBEI_OPERATOR_TOKEN) must be printable ASCII")
     channel = create_channel(address, token=token, timeout=30.0)
     return Connection(address, token, channel, matchmaking_pb2_grpc.MatchmakingServiceStub(channel))
@@ -786,9 +785,16 @@ def join_command(
     console.print(standings_table(response, "final standings"))
 
 
-# A dropped WatchTournament stream is resumed this many times (0.5 s, 1 s, ... then every
-# 5 s: about 2.5 minutes), enough for a restart of matchmaking.
+# A dropped WatchTournament stream is resumed this many times, waiting 0.5 s, 1 s, ... then
+# every 5 s between tries (about 2 minutes in all), enough for a restart of matchmaking.
 RESUME_TRIES = 30
+
+
+def _resume_delay(failures: int) -> float:
+    return min(5.0, 0.5 * failures)
+
+
+RESUME_SECONDS = sum(_resume_delay(n) for n in range(1, RESUME_TRIES + 1))
 
 
 def _reconnecting(
@@ -818,8 +824,8 @@ def _reconnecting(
                 fail(_rpc_message(error, conn.address), code=1)
             if not failures:
                 say(
-                    f"matchmaking at {conn.address} dropped the stream: reconnecting for up to"
-                    " 2.5 minutes (Ctrl-C to stop)"
+                    f"matchmaking at {conn.address} dropped the stream: reconnecting for about"
+                    f" {RESUME_SECONDS / 60:.0f} minutes (Ctrl-C to stop)"
                 )
             failures += 1
-            time.sleep(min(5.0, 0.5 * failures))
+            time.sleep(_resume_delay(failures))

@@ -93,6 +93,12 @@ def token_from_metadata(metadata: Sequence[tuple[str, Any]] | None) -> str | Non
 ACTOR = "hebei-actor"  # who acted (an operator's name), recorded with operator actions
 
 
+def is_metadata_text(text: str) -> bool:
+    """Whether ``text`` can travel as a call metadata value as it is (gRPC refuses anything
+    but printable ASCII, "INTERNAL: Invalid metadata")."""
+    return text.isascii() and text.isprintable()
+
+
 def actor_metadata(name: str) -> tuple[tuple[str, str], ...]:
     """Call metadata naming who acts. A metadata value must be printable ASCII, so the name
     is percent-encoded (UTF-8): a name such as 李裁判 travels, and comes back

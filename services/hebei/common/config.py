@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from hebei.common.auth import is_metadata_text
 from hebei.common.tls import ClientTls, TlsConfig
 
 EXIT_CONFIG = 2
@@ -195,8 +196,7 @@ class ServerConfig:
         operator_token = read.text("OPERATOR_TOKEN", shared=True)
         service_token = read.optional_text("SERVICE_TOKEN", shared=True)
         for name, token in (("OPERATOR_TOKEN", operator_token), ("SERVICE_TOKEN", service_token)):
-            if token is not None and not (token.isascii() and token.isprintable()):
-                # no client could send it: call metadata is printable ASCII
+            if token is not None and not is_metadata_text(token):  # no client could send it
                 raise ConfigError(f"HEBEI_{name} must be printable ASCII (it is sent as metadata)")
         if not is_loopback(host):
             # Reachable from other machines: a service token (which books settlements and opens

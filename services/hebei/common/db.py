@@ -57,7 +57,8 @@ def validate_schema_name(schema: str) -> str:
     return schema
 
 
-def _first_line(error: BaseException) -> str:
+def first_line(error: BaseException) -> str:
+    """A database error's message in one line (psycopg's run over several)."""
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
 
@@ -72,7 +73,7 @@ def opening(what: str) -> Iterator[None]:
     try:
         yield
     except (Unavailable, PoolTimeout, psycopg.Error) as error:
-        raise StartupError(f"cannot open {what}: {_first_line(error)}") from None
+        raise StartupError(f"cannot open {what}: {first_line(error)}") from None
 
 
 @contextlib.contextmanager
@@ -86,11 +87,11 @@ def database_errors() -> Iterator[None]:
     try:
         yield
     except PoolTimeout as error:
-        raise Unavailable(f"database unavailable: no connection ({_first_line(error)})") from error
+        raise Unavailable(f"database unavailable: no connection ({first_line(error)})") from error
     except _ROLLED_BACK as error:
-        raise Conflict(f"database conflict, retry: {_first_line(error)}") from error
+        raise Conflict(f"database conflict, retry: {first_line(error)}") from error
     except psycopg.OperationalError as error:
-        raise Unavailable(f"database unavailable: {_first_line(error)}") from error
+        raise Unavailable(f"database unavailable: {first_line(error)}") from error
 
 
 def _readable(fd: int) -> bool:

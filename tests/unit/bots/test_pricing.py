@@ -90,5 +90,5 @@ def test_claimable_useful_counts_pair_kinds_k_times_on_the_plain_scale(shanten: 
     counts[5] = 1
     useful = [(0, 2), (5, 3)]  # 1m: pongable; 6m: a single's partner, own draws only
     norm = CLAIMABLE_NORM[min(shanten, 3)]
-    assert claimable_useful(counts, useful, 5, shanten, 3.0) == pytest.approx((3 + 3 * 2) / norm)
-    assert claimable_useful(counts, [(5, 3)], 3, shanten, 3.0) == pytest.approx(3 / norm)
+    assert claimable_useful(counts, useful, shanten, 3.0) == pytest.approx((3 + 3 * 2) / norm)
+    assert claimable_useful(counts, [(5, 3)], shanten, 3.0) == pytest.approx(3 / norm)

@@ -4,8 +4,8 @@ listens on) and odd stdin: it answers, or exits with one line, never a stack tra
 failure replays.
 
 It found: `table export` with a --database-url that is not one, `--as 李裁判` and a
-non-ASCII --token (gRPC's "Invalid metadata"), and `tournament join` waiting 2.5 minutes for
-a matchmaking it never reached."""
+non-ASCII --token (gRPC's "Invalid metadata"), and `tournament join` retrying for 2 minutes
+for a matchmaking it never reached."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`hebei tournament join` follows WatchTournament: a service it never reached fails at once
-with the one line every command gives (it retried silently for 2.5 minutes before), and a
+with the one line every command gives (it retried silently for 2 minutes before), and a
 stream that drops after it worked is resumed from the last event, telling the person so."""
 
 from __future__ import annotations

@@ -146,11 +146,12 @@ class ShapePricer:
             base = shape_value(0, live, wall)
             chance = win_probability(0, live, wall, open_hand, dealer)
         else:
-            total = 0
-            for _, n in useful:
-                total += n
             if self.pong_weight != 1.0:
-                total = claimable_useful(holding.counts, useful, total, shanten, self.pong_weight)
+                total = claimable_useful(holding.counts, useful, shanten, self.pong_weight)
+            else:
+                total = 0
+                for _, n in useful:
+                    total += n
             base = shape_value(shanten, total, wall)
             chance = win_probability(shanten, total, wall, open_hand, dealer)
             bonus = 0.0
@@ -215,21 +216,21 @@ class ShapePricer:
         return reach_chance(weight, sum(unseen), wall), total / weight
 
 
-# The mean of (draws + k x pongable) / draws over efficiency self-play's hands at shanten 1, 2,
-# 3+ (geometric, k = 3): the scale the shape value's fit saw its useful tiles on.
+# By shanten 1, 2, 3+ (index 0 unused): exp(mean(log(1 + weighted) - log(1 + plain))) of the
+# useful copies, k = 3, over efficiency self-play's discards (the shape value's fit is in
+# log(1 + useful)): dividing by it puts the weighted count on the scale the fit saw.
 CLAIMABLE_NORM = (1.0, 1.19, 1.18, 1.11)
 
 
 def claimable_useful(
-    counts: Sequence[int], useful: Sequence[tuple[int, int]], total: int, shanten: int, k: float
+    counts: Sequence[int], useful: Sequence[tuple[int, int]], shanten: int, k: float
 ) -> float:
     """The useful copies with those of a held pair's kind (which any seat's discard brings,
     by a pong) counted ``k`` times, on the scale of plain counts."""
-    pong = 0
+    total = 0.0
     for kind, n in useful:
-        if counts[kind] == 2:
-            pong += n
-    return (total + (k - 1.0) * pong) / CLAIMABLE_NORM[min(shanten, 3)]
+        total += k * n if counts[kind] == 2 else n
+    return total / CLAIMABLE_NORM[min(shanten, 3)]
 
 
 def reach_chance(useful: int, unseen: int, wall: int) -> float:
