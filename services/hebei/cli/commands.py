@@ -18,6 +18,7 @@ from hebei.cli import (  # noqa: F401
     stack,
     table,
     tournament,
+    tournament_join,
     tournament_ops,
     up,
     web,

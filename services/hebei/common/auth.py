@@ -42,6 +42,8 @@ class Role(enum.IntEnum):
 METHOD_ROLES: Mapping[str, Role] = {
     "/hebei.v1.TableService/OpenMatch": Role.SERVICE,  # matchmaking opens matches
     "/hebei.v1.TableService/Dissolve": Role.SERVICE,  # matchmaking removes players
+    "/hebei.v1.TableService/ReplaceSeat": Role.SERVICE,  # matchmaking revokes a seat
+    "/hebei.v1.TableService/ConcludeMatch": Role.SERVICE,  # a round's time limit
     "/hebei.v1.MatchmakingService/CreateTournament": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/StartTournament": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/Pause": Role.OPERATOR,

@@ -12,6 +12,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class InactivePlayers(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    INACTIVE_PLAYERS_UNSPECIFIED: _ClassVar[InactivePlayers]
+    INACTIVE_PLAYERS_RANKED_LAST: _ClassVar[InactivePlayers]
+    INACTIVE_PLAYERS_LEFT_OUT: _ClassVar[InactivePlayers]
+
+class PlayerStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PLAYER_STATUS_UNSPECIFIED: _ClassVar[PlayerStatus]
+    PLAYER_STATUS_ACTIVE: _ClassVar[PlayerStatus]
+    PLAYER_STATUS_WITHDRAWN: _ClassVar[PlayerStatus]
+    PLAYER_STATUS_NO_SHOW: _ClassVar[PlayerStatus]
+    PLAYER_STATUS_REMOVED: _ClassVar[PlayerStatus]
+
 class SeatingMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SEATING_MODE_UNSPECIFIED: _ClassVar[SeatingMode]
@@ -58,6 +72,7 @@ class TournamentEventType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TOURNAMENT_EVENT_TYPE_CANCELLED: _ClassVar[TournamentEventType]
     TOURNAMENT_EVENT_TYPE_PROGRESS: _ClassVar[TournamentEventType]
     TOURNAMENT_EVENT_TYPE_OPERATOR_ACTION: _ClassVar[TournamentEventType]
+    TOURNAMENT_EVENT_TYPE_TABLE_OPENED: _ClassVar[TournamentEventType]
 
 class QuickPlayStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -65,6 +80,14 @@ class QuickPlayStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     QUICK_PLAY_STATUS_QUEUED: _ClassVar[QuickPlayStatus]
     QUICK_PLAY_STATUS_SEATED: _ClassVar[QuickPlayStatus]
     QUICK_PLAY_STATUS_STARTED: _ClassVar[QuickPlayStatus]
+INACTIVE_PLAYERS_UNSPECIFIED: InactivePlayers
+INACTIVE_PLAYERS_RANKED_LAST: InactivePlayers
+INACTIVE_PLAYERS_LEFT_OUT: InactivePlayers
+PLAYER_STATUS_UNSPECIFIED: PlayerStatus
+PLAYER_STATUS_ACTIVE: PlayerStatus
+PLAYER_STATUS_WITHDRAWN: PlayerStatus
+PLAYER_STATUS_NO_SHOW: PlayerStatus
+PLAYER_STATUS_REMOVED: PlayerStatus
 SEATING_MODE_UNSPECIFIED: SeatingMode
 SEATING_MODE_SWISS: SeatingMode
 SEATING_MODE_RANDOM: SeatingMode
@@ -97,13 +120,14 @@ TOURNAMENT_EVENT_TYPE_FINISHED: TournamentEventType
 TOURNAMENT_EVENT_TYPE_CANCELLED: TournamentEventType
 TOURNAMENT_EVENT_TYPE_PROGRESS: TournamentEventType
 TOURNAMENT_EVENT_TYPE_OPERATOR_ACTION: TournamentEventType
+TOURNAMENT_EVENT_TYPE_TABLE_OPENED: TournamentEventType
 QUICK_PLAY_STATUS_UNSPECIFIED: QuickPlayStatus
 QUICK_PLAY_STATUS_QUEUED: QuickPlayStatus
 QUICK_PLAY_STATUS_SEATED: QuickPlayStatus
 QUICK_PLAY_STATUS_STARTED: QuickPlayStatus
 
 class TournamentConfig(_message.Message):
-    __slots__ = ("name", "rule_profile", "length", "time_control", "rounds", "filler_bot_policy", "filler_bot_level", "seed", "max_players", "seating", "last_registration_round", "replaced_match", "replaced_match_points", "hide_round_results", "tie_breaks", "placement_points", "stall_timeout", "replace_absent_after", "registration_code")
+    __slots__ = ("name", "rule_profile", "length", "time_control", "rounds", "filler_bot_policy", "filler_bot_level", "seed", "max_players", "seating", "last_registration_round", "replaced_match", "replaced_match_points", "hide_round_results", "tie_breaks", "placement_points", "stall_timeout", "replace_absent_after", "registration_code", "scheduled_start", "check_in_window", "round_break", "round_time_limit", "no_show_limit", "inactive_players")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULE_PROFILE_FIELD_NUMBER: _ClassVar[int]
     LENGTH_FIELD_NUMBER: _ClassVar[int]
@@ -123,6 +147,12 @@ class TournamentConfig(_message.Message):
     STALL_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     REPLACE_ABSENT_AFTER_FIELD_NUMBER: _ClassVar[int]
     REGISTRATION_CODE_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULED_START_FIELD_NUMBER: _ClassVar[int]
+    CHECK_IN_WINDOW_FIELD_NUMBER: _ClassVar[int]
+    ROUND_BREAK_FIELD_NUMBER: _ClassVar[int]
+    ROUND_TIME_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    NO_SHOW_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    INACTIVE_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     name: str
     rule_profile: _types_pb2.RuleProfile
     length: _types_pb2.MatchLength
@@ -142,10 +172,16 @@ class TournamentConfig(_message.Message):
     stall_timeout: _duration_pb2.Duration
     replace_absent_after: _duration_pb2.Duration
     registration_code: str
-    def __init__(self, name: _Optional[str] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., rounds: _Optional[int] = ..., filler_bot_policy: _Optional[str] = ..., filler_bot_level: _Optional[int] = ..., seed: _Optional[int] = ..., max_players: _Optional[int] = ..., seating: _Optional[_Union[SeatingMode, str]] = ..., last_registration_round: _Optional[int] = ..., replaced_match: _Optional[_Union[ReplacedMatchCounting, str]] = ..., replaced_match_points: _Optional[int] = ..., hide_round_results: _Optional[bool] = ..., tie_breaks: _Optional[_Iterable[_Union[TieBreak, str]]] = ..., placement_points: _Optional[_Iterable[int]] = ..., stall_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., replace_absent_after: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., registration_code: _Optional[str] = ...) -> None: ...
+    scheduled_start: _timestamp_pb2.Timestamp
+    check_in_window: _duration_pb2.Duration
+    round_break: _duration_pb2.Duration
+    round_time_limit: _duration_pb2.Duration
+    no_show_limit: int
+    inactive_players: InactivePlayers
+    def __init__(self, name: _Optional[str] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., rounds: _Optional[int] = ..., filler_bot_policy: _Optional[str] = ..., filler_bot_level: _Optional[int] = ..., seed: _Optional[int] = ..., max_players: _Optional[int] = ..., seating: _Optional[_Union[SeatingMode, str]] = ..., last_registration_round: _Optional[int] = ..., replaced_match: _Optional[_Union[ReplacedMatchCounting, str]] = ..., replaced_match_points: _Optional[int] = ..., hide_round_results: _Optional[bool] = ..., tie_breaks: _Optional[_Iterable[_Union[TieBreak, str]]] = ..., placement_points: _Optional[_Iterable[int]] = ..., stall_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., replace_absent_after: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., registration_code: _Optional[str] = ..., scheduled_start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., check_in_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., round_break: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., round_time_limit: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., no_show_limit: _Optional[int] = ..., inactive_players: _Optional[_Union[InactivePlayers, str]] = ...) -> None: ...
 
 class Player(_message.Message):
-    __slots__ = ("player_id", "name", "kind", "bot_policy", "bot_level", "removed", "filler", "rating_id", "withdrawn", "first_round", "replaced_by")
+    __slots__ = ("player_id", "name", "kind", "bot_policy", "bot_level", "removed", "filler", "rating_id", "withdrawn", "first_round", "replaced_by", "status", "status_reason", "missed_rounds", "checked_in")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -157,6 +193,10 @@ class Player(_message.Message):
     WITHDRAWN_FIELD_NUMBER: _ClassVar[int]
     FIRST_ROUND_FIELD_NUMBER: _ClassVar[int]
     REPLACED_BY_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_REASON_FIELD_NUMBER: _ClassVar[int]
+    MISSED_ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    CHECKED_IN_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     name: str
     kind: _types_pb2.SeatKind
@@ -168,19 +208,25 @@ class Player(_message.Message):
     withdrawn: bool
     first_round: int
     replaced_by: str
-    def __init__(self, player_id: _Optional[str] = ..., name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.SeatKind, str]] = ..., bot_policy: _Optional[str] = ..., bot_level: _Optional[int] = ..., removed: _Optional[bool] = ..., filler: _Optional[bool] = ..., rating_id: _Optional[str] = ..., withdrawn: _Optional[bool] = ..., first_round: _Optional[int] = ..., replaced_by: _Optional[str] = ...) -> None: ...
+    status: PlayerStatus
+    status_reason: str
+    missed_rounds: _containers.RepeatedScalarFieldContainer[int]
+    checked_in: bool
+    def __init__(self, player_id: _Optional[str] = ..., name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.SeatKind, str]] = ..., bot_policy: _Optional[str] = ..., bot_level: _Optional[int] = ..., removed: _Optional[bool] = ..., filler: _Optional[bool] = ..., rating_id: _Optional[str] = ..., withdrawn: _Optional[bool] = ..., first_round: _Optional[int] = ..., replaced_by: _Optional[str] = ..., status: _Optional[_Union[PlayerStatus, str]] = ..., status_reason: _Optional[str] = ..., missed_rounds: _Optional[_Iterable[int]] = ..., checked_in: _Optional[bool] = ...) -> None: ...
 
 class PublicSeat(_message.Message):
-    __slots__ = ("seat", "player_id", "player_name", "kind")
+    __slots__ = ("seat", "player_id", "player_name", "kind", "played_by")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_BY_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player_id: str
     player_name: str
     kind: _types_pb2.SeatKind
-    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.SeatKind, str]] = ...) -> None: ...
+    played_by: str
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.SeatKind, str]] = ..., played_by: _Optional[str] = ...) -> None: ...
 
 class TableAssignment(_message.Message):
     __slots__ = ("round_no", "table_id", "match_id", "seats", "status", "duplicate_group", "hands_played", "dissolved_reason")
@@ -233,21 +279,23 @@ class RoundSeating(_message.Message):
     def __init__(self, round_no: _Optional[int] = ..., tables: _Optional[_Iterable[_Union[TableAssignment, _Mapping]]] = ..., quality: _Optional[_Union[SeatingQuality, _Mapping]] = ..., finished: _Optional[bool] = ...) -> None: ...
 
 class Seating(_message.Message):
-    __slots__ = ("table_id", "match_id", "seat", "seat_token", "table_endpoint")
+    __slots__ = ("table_id", "match_id", "seat", "seat_token", "table_endpoint", "round_no")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     TABLE_ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    ROUND_NO_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     match_id: str
     seat: int
     seat_token: str
     table_endpoint: str
-    def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., table_endpoint: _Optional[str] = ...) -> None: ...
+    round_no: int
+    def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., table_endpoint: _Optional[str] = ..., round_no: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("tournament_id", "config", "status", "current_round", "players", "tables", "created_at", "started_at", "finished_at", "rounds", "problems", "status_reason", "registration_code_required")
+    __slots__ = ("tournament_id", "config", "status", "current_round", "players", "tables", "created_at", "started_at", "finished_at", "rounds", "problems", "status_reason", "registration_code_required", "next_round_at", "round_ends_at", "check_in_opens_at", "check_in_closes_at")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -261,6 +309,10 @@ class Tournament(_message.Message):
     PROBLEMS_FIELD_NUMBER: _ClassVar[int]
     STATUS_REASON_FIELD_NUMBER: _ClassVar[int]
     REGISTRATION_CODE_REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ROUND_AT_FIELD_NUMBER: _ClassVar[int]
+    ROUND_ENDS_AT_FIELD_NUMBER: _ClassVar[int]
+    CHECK_IN_OPENS_AT_FIELD_NUMBER: _ClassVar[int]
+    CHECK_IN_CLOSES_AT_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     config: TournamentConfig
     status: TournamentStatus
@@ -274,7 +326,11 @@ class Tournament(_message.Message):
     problems: _containers.RepeatedScalarFieldContainer[str]
     status_reason: str
     registration_code_required: bool
-    def __init__(self, tournament_id: _Optional[str] = ..., config: _Optional[_Union[TournamentConfig, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., current_round: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., tables: _Optional[_Iterable[_Union[TableAssignment, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rounds: _Optional[_Iterable[_Union[RoundSeating, _Mapping]]] = ..., problems: _Optional[_Iterable[str]] = ..., status_reason: _Optional[str] = ..., registration_code_required: _Optional[bool] = ...) -> None: ...
+    next_round_at: _timestamp_pb2.Timestamp
+    round_ends_at: _timestamp_pb2.Timestamp
+    check_in_opens_at: _timestamp_pb2.Timestamp
+    check_in_closes_at: _timestamp_pb2.Timestamp
+    def __init__(self, tournament_id: _Optional[str] = ..., config: _Optional[_Union[TournamentConfig, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., current_round: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., tables: _Optional[_Iterable[_Union[TableAssignment, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rounds: _Optional[_Iterable[_Union[RoundSeating, _Mapping]]] = ..., problems: _Optional[_Iterable[str]] = ..., status_reason: _Optional[str] = ..., registration_code_required: _Optional[bool] = ..., next_round_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., round_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., check_in_opens_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., check_in_closes_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("config", "request_id")
@@ -338,6 +394,22 @@ class UnregisterRequest(_message.Message):
     player_secret: str
     def __init__(self, tournament_id: _Optional[str] = ..., player_id: _Optional[str] = ..., player_secret: _Optional[str] = ...) -> None: ...
 
+class CheckInRequest(_message.Message):
+    __slots__ = ("tournament_id", "player_id", "player_secret")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_SECRET_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    player_id: str
+    player_secret: str
+    def __init__(self, tournament_id: _Optional[str] = ..., player_id: _Optional[str] = ..., player_secret: _Optional[str] = ...) -> None: ...
+
+class CheckInResponse(_message.Message):
+    __slots__ = ("player",)
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    player: Player
+    def __init__(self, player: _Optional[_Union[Player, _Mapping]] = ...) -> None: ...
+
 class UnregisterResponse(_message.Message):
     __slots__ = ("tournament",)
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
@@ -375,20 +447,22 @@ class GetStandingsRequest(_message.Message):
     def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
 
 class TournamentStanding(_message.Message):
-    __slots__ = ("standing", "decided_by", "penalty_points", "placement_points", "filler", "withdrawn")
+    __slots__ = ("standing", "decided_by", "penalty_points", "placement_points", "filler", "withdrawn", "status")
     STANDING_FIELD_NUMBER: _ClassVar[int]
     DECIDED_BY_FIELD_NUMBER: _ClassVar[int]
     PENALTY_POINTS_FIELD_NUMBER: _ClassVar[int]
     PLACEMENT_POINTS_FIELD_NUMBER: _ClassVar[int]
     FILLER_FIELD_NUMBER: _ClassVar[int]
     WITHDRAWN_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
     standing: _types_pb2.Standing
     decided_by: str
     penalty_points: int
     placement_points: int
     filler: bool
     withdrawn: bool
-    def __init__(self, standing: _Optional[_Union[_types_pb2.Standing, _Mapping]] = ..., decided_by: _Optional[str] = ..., penalty_points: _Optional[int] = ..., placement_points: _Optional[int] = ..., filler: _Optional[bool] = ..., withdrawn: _Optional[bool] = ...) -> None: ...
+    status: PlayerStatus
+    def __init__(self, standing: _Optional[_Union[_types_pb2.Standing, _Mapping]] = ..., decided_by: _Optional[str] = ..., penalty_points: _Optional[int] = ..., placement_points: _Optional[int] = ..., filler: _Optional[bool] = ..., withdrawn: _Optional[bool] = ..., status: _Optional[_Union[PlayerStatus, str]] = ...) -> None: ...
 
 class GetStandingsResponse(_message.Message):
     __slots__ = ("standings", "round_no", "ranking", "mismatch", "problems")

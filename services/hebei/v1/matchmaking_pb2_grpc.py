@@ -62,6 +62,11 @@ class MatchmakingServiceStub:
                 request_serializer=hebei_dot_v1_dot_matchmaking__pb2.UnregisterRequest.SerializeToString,
                 response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.UnregisterResponse.FromString,
                 _registered_method=True)
+        self.CheckIn = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/CheckIn',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.CheckInRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.CheckInResponse.FromString,
+                _registered_method=True)
         self.StartTournament = channel.unary_unary(
                 '/hebei.v1.MatchmakingService/StartTournament',
                 request_serializer=hebei_dot_v1_dot_matchmaking__pb2.StartTournamentRequest.SerializeToString,
@@ -196,6 +201,15 @@ class MatchmakingServiceServicer:
     def Unregister(self, request, context):
         """Withdraw a registration before the tournament starts; after the start, withdraw from the
         next round on (the player's secret or the operator token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CheckIn(self, request, context):
+        """A registered person checks in for a tournament that requires it (player secret, or the
+        operator token): open in the check-in window before the start (see
+        TournamentConfig.check_in_window). Idempotent.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -365,6 +379,11 @@ def add_MatchmakingServiceServicer_to_server(servicer, server):
                     servicer.Unregister,
                     request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.UnregisterRequest.FromString,
                     response_serializer=hebei_dot_v1_dot_matchmaking__pb2.UnregisterResponse.SerializeToString,
+            ),
+            'CheckIn': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckIn,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.CheckInRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.CheckInResponse.SerializeToString,
             ),
             'StartTournament': grpc.unary_unary_rpc_method_handler(
                     servicer.StartTournament,
@@ -556,6 +575,33 @@ class MatchmakingService:
             '/hebei.v1.MatchmakingService/Unregister',
             hebei_dot_v1_dot_matchmaking__pb2.UnregisterRequest.SerializeToString,
             hebei_dot_v1_dot_matchmaking__pb2.UnregisterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CheckIn(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/CheckIn',
+            hebei_dot_v1_dot_matchmaking__pb2.CheckInRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.CheckInResponse.FromString,
             options,
             channel_credentials,
             insecure,

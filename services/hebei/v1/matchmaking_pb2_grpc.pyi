@@ -59,6 +59,11 @@ class MatchmakingServiceStub:
     """Withdraw a registration before the tournament starts; after the start, withdraw from the
     next round on (the player's secret or the operator token).
     """
+    CheckIn: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.CheckInRequest, _matchmaking_pb2.CheckInResponse]
+    """A registered person checks in for a tournament that requires it (player secret, or the
+    operator token): open in the check-in window before the start (see
+    TournamentConfig.check_in_window). Idempotent.
+    """
     StartTournament: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.StartTournamentRequest, _matchmaking_pb2.StartTournamentResponse]
     """Operator: close registration and seat the first round (bots fill incomplete tables)."""
     GetTournament: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.GetTournamentRequest, _matchmaking_pb2.GetTournamentResponse]
@@ -148,6 +153,11 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     Unregister: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.UnregisterRequest, _matchmaking_pb2.UnregisterResponse]  # type: ignore[assignment]
     """Withdraw a registration before the tournament starts; after the start, withdraw from the
     next round on (the player's secret or the operator token).
+    """
+    CheckIn: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.CheckInRequest, _matchmaking_pb2.CheckInResponse]  # type: ignore[assignment]
+    """A registered person checks in for a tournament that requires it (player secret, or the
+    operator token): open in the check-in window before the start (see
+    TournamentConfig.check_in_window). Idempotent.
     """
     StartTournament: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.StartTournamentRequest, _matchmaking_pb2.StartTournamentResponse]  # type: ignore[assignment]
     """Operator: close registration and seat the first round (bots fill incomplete tables)."""
@@ -253,6 +263,17 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_matchmaking_pb2.UnregisterResponse, _abc.Awaitable[_matchmaking_pb2.UnregisterResponse]]:
         """Withdraw a registration before the tournament starts; after the start, withdraw from the
         next round on (the player's secret or the operator token).
+        """
+
+    @_abc_1.abstractmethod
+    def CheckIn(
+        self,
+        request: _matchmaking_pb2.CheckInRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.CheckInResponse, _abc.Awaitable[_matchmaking_pb2.CheckInResponse]]:
+        """A registered person checks in for a tournament that requires it (player secret, or the
+        operator token): open in the check-in window before the start (see
+        TournamentConfig.check_in_window). Idempotent.
         """
 
     @_abc_1.abstractmethod

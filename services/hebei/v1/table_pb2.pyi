@@ -29,7 +29,7 @@ class SeatAssignment(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.SeatKind, str]] = ..., seat_token: _Optional[str] = ..., bot_policy: _Optional[str] = ..., bot_level: _Optional[int] = ...) -> None: ...
 
 class SeatInfo(_message.Message):
-    __slots__ = ("seat", "player_id", "player_name", "kind", "connected", "auto_played", "score")
+    __slots__ = ("seat", "player_id", "player_name", "kind", "connected", "auto_played", "score", "played_by")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -37,6 +37,7 @@ class SeatInfo(_message.Message):
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
     AUTO_PLAYED_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_BY_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player_id: str
     player_name: str
@@ -44,10 +45,45 @@ class SeatInfo(_message.Message):
     connected: bool
     auto_played: bool
     score: int
-    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.SeatKind, str]] = ..., connected: _Optional[bool] = ..., auto_played: _Optional[bool] = ..., score: _Optional[int] = ...) -> None: ...
+    played_by: str
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.SeatKind, str]] = ..., connected: _Optional[bool] = ..., auto_played: _Optional[bool] = ..., score: _Optional[int] = ..., played_by: _Optional[str] = ...) -> None: ...
+
+class ReplaceSeatRequest(_message.Message):
+    __slots__ = ("match_id", "seat", "seat_token", "played_by", "reason")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_BY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    seat_token: str
+    played_by: str
+    reason: str
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., played_by: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ReplaceSeatResponse(_message.Message):
+    __slots__ = ("match",)
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    match: MatchInfo
+    def __init__(self, match: _Optional[_Union[MatchInfo, _Mapping]] = ...) -> None: ...
+
+class ConcludeMatchRequest(_message.Message):
+    __slots__ = ("match_id", "reason")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    reason: str
+    def __init__(self, match_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ConcludeMatchResponse(_message.Message):
+    __slots__ = ("match",)
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    match: MatchInfo
+    def __init__(self, match: _Optional[_Union[MatchInfo, _Mapping]] = ...) -> None: ...
 
 class MatchInfo(_message.Message):
-    __slots__ = ("table_id", "match_id", "tournament_id", "round_no", "status", "hand_no", "hands_played", "seats", "rule_profile", "length", "time_control", "opened_at", "ended_at", "seed", "event_count", "evaluation", "paused", "ready_deadline")
+    __slots__ = ("table_id", "match_id", "tournament_id", "round_no", "status", "hand_no", "hands_played", "seats", "rule_profile", "length", "time_control", "opened_at", "ended_at", "seed", "event_count", "evaluation", "paused", "ready_deadline", "concluding")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -66,6 +102,7 @@ class MatchInfo(_message.Message):
     EVALUATION_FIELD_NUMBER: _ClassVar[int]
     PAUSED_FIELD_NUMBER: _ClassVar[int]
     READY_DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    CONCLUDING_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     match_id: str
     tournament_id: str
@@ -84,7 +121,8 @@ class MatchInfo(_message.Message):
     evaluation: bool
     paused: bool
     ready_deadline: _timestamp_pb2.Timestamp
-    def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., status: _Optional[_Union[_types_pb2.MatchStatus, str]] = ..., hand_no: _Optional[int] = ..., hands_played: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., opened_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seed: _Optional[int] = ..., event_count: _Optional[int] = ..., evaluation: _Optional[bool] = ..., paused: _Optional[bool] = ..., ready_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    concluding: bool
+    def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., status: _Optional[_Union[_types_pb2.MatchStatus, str]] = ..., hand_no: _Optional[int] = ..., hands_played: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., opened_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seed: _Optional[int] = ..., event_count: _Optional[int] = ..., evaluation: _Optional[bool] = ..., paused: _Optional[bool] = ..., ready_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., concluding: _Optional[bool] = ...) -> None: ...
 
 class OpenMatchRequest(_message.Message):
     __slots__ = ("table_id", "match_id", "tournament_id", "round_no", "rule_profile", "length", "seats", "time_control", "seed", "evaluation")
@@ -149,18 +187,20 @@ class ListTablesResponse(_message.Message):
     def __init__(self, matches: _Optional[_Iterable[_Union[MatchInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class Join(_message.Message):
-    __slots__ = ("match_id", "seat", "seat_token", "client_name", "decisions_only")
+    __slots__ = ("match_id", "seat", "seat_token", "client_name", "decisions_only", "bot")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     CLIENT_NAME_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_ONLY_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
     seat_token: str
     client_name: str
     decisions_only: bool
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., client_name: _Optional[str] = ..., decisions_only: _Optional[bool] = ...) -> None: ...
+    bot: bool
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., client_name: _Optional[str] = ..., decisions_only: _Optional[bool] = ..., bot: _Optional[bool] = ...) -> None: ...
 
 class PlayRequest(_message.Message):
     __slots__ = ("join", "action")

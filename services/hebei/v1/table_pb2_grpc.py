@@ -26,8 +26,9 @@ if _version_not_supported:
 
 
 class TableServiceStub:
-    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
-    token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve, ReplaceSeat,
+    ConcludeMatch) need the operator token or a service token (matchmaking) in the
+    `authorization: Bearer ...` metadata.
 
     Every request is checked before any work; a field out of its documented bounds, a string
     with a NUL or another control character, or bytes that are not a valid message are
@@ -93,11 +94,22 @@ class TableServiceStub:
                 request_serializer=hebei_dot_v1_dot_table__pb2.DissolveRequest.SerializeToString,
                 response_deserializer=hebei_dot_v1_dot_table__pb2.DissolveResponse.FromString,
                 _registered_method=True)
+        self.ReplaceSeat = channel.unary_unary(
+                '/hebei.v1.TableService/ReplaceSeat',
+                request_serializer=hebei_dot_v1_dot_table__pb2.ReplaceSeatRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_table__pb2.ReplaceSeatResponse.FromString,
+                _registered_method=True)
+        self.ConcludeMatch = channel.unary_unary(
+                '/hebei.v1.TableService/ConcludeMatch',
+                request_serializer=hebei_dot_v1_dot_table__pb2.ConcludeMatchRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_table__pb2.ConcludeMatchResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
-    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
-    token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve, ReplaceSeat,
+    ConcludeMatch) need the operator token or a service token (matchmaking) in the
+    `authorization: Bearer ...` metadata.
 
     Every request is checked before any work; a field out of its documented bounds, a string
     with a NUL or another control character, or bytes that are not a valid message are
@@ -178,6 +190,24 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReplaceSeat(self, request, context):
+        """Operator/service: a bot plays a seat from now on for its player (a removed or withdrawn
+        player's replacement). With a new seat_token, the old token stops working at once: the
+        stream holding the seat with it ends (PERMISSION_DENIED with the reason) and a Join with
+        it is refused. SeatInfo.played_by shows who plays the seat.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ConcludeMatch(self, request, context):
+        """Operator/service: end a match after the hand in progress (a round's time limit): no new
+        hand is dealt, the match finishes with the scores as they stand. Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -211,6 +241,16 @@ def add_TableServiceServicer_to_server(servicer, server):
                     request_deserializer=hebei_dot_v1_dot_table__pb2.DissolveRequest.FromString,
                     response_serializer=hebei_dot_v1_dot_table__pb2.DissolveResponse.SerializeToString,
             ),
+            'ReplaceSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplaceSeat,
+                    request_deserializer=hebei_dot_v1_dot_table__pb2.ReplaceSeatRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_table__pb2.ReplaceSeatResponse.SerializeToString,
+            ),
+            'ConcludeMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.ConcludeMatch,
+                    request_deserializer=hebei_dot_v1_dot_table__pb2.ConcludeMatchRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_table__pb2.ConcludeMatchResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'hebei.v1.TableService', rpc_method_handlers)
@@ -220,8 +260,9 @@ def add_TableServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class TableService:
-    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
-    token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve, ReplaceSeat,
+    ConcludeMatch) need the operator token or a service token (matchmaking) in the
+    `authorization: Bearer ...` metadata.
 
     Every request is checked before any work; a field out of its documented bounds, a string
     with a NUL or another control character, or bytes that are not a valid message are
@@ -403,6 +444,60 @@ class TableService:
             '/hebei.v1.TableService/Dissolve',
             hebei_dot_v1_dot_table__pb2.DissolveRequest.SerializeToString,
             hebei_dot_v1_dot_table__pb2.DissolveResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplaceSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.TableService/ReplaceSeat',
+            hebei_dot_v1_dot_table__pb2.ReplaceSeatRequest.SerializeToString,
+            hebei_dot_v1_dot_table__pb2.ReplaceSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ConcludeMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.TableService/ConcludeMatch',
+            hebei_dot_v1_dot_table__pb2.ConcludeMatchRequest.SerializeToString,
+            hebei_dot_v1_dot_table__pb2.ConcludeMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -27,8 +27,9 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class TableServiceStub:
-    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
-    token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve, ReplaceSeat,
+    ConcludeMatch) need the operator token or a service token (matchmaking) in the
+    `authorization: Bearer ...` metadata.
 
     Every request is checked before any work; a field out of its documented bounds, a string
     with a NUL or another control character, or bytes that are not a valid message are
@@ -86,11 +87,22 @@ class TableServiceStub:
     """
     Dissolve: _grpc.UnaryUnaryMultiCallable[_table_pb2.DissolveRequest, _table_pb2.DissolveResponse]
     """Operator/service: end a match early (its current hand is not settled)."""
+    ReplaceSeat: _grpc.UnaryUnaryMultiCallable[_table_pb2.ReplaceSeatRequest, _table_pb2.ReplaceSeatResponse]
+    """Operator/service: a bot plays a seat from now on for its player (a removed or withdrawn
+    player's replacement). With a new seat_token, the old token stops working at once: the
+    stream holding the seat with it ends (PERMISSION_DENIED with the reason) and a Join with
+    it is refused. SeatInfo.played_by shows who plays the seat.
+    """
+    ConcludeMatch: _grpc.UnaryUnaryMultiCallable[_table_pb2.ConcludeMatchRequest, _table_pb2.ConcludeMatchResponse]
+    """Operator/service: end a match after the hand in progress (a round's time limit): no new
+    hand is dealt, the match finishes with the scores as they stand. Idempotent.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
-    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
-    token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve, ReplaceSeat,
+    ConcludeMatch) need the operator token or a service token (matchmaking) in the
+    `authorization: Bearer ...` metadata.
 
     Every request is checked before any work; a field out of its documented bounds, a string
     with a NUL or another control character, or bytes that are not a valid message are
@@ -145,10 +157,21 @@ class TableServiceAsyncStub(TableServiceStub):
     """
     Dissolve: _aio.UnaryUnaryMultiCallable[_table_pb2.DissolveRequest, _table_pb2.DissolveResponse]  # type: ignore[assignment]
     """Operator/service: end a match early (its current hand is not settled)."""
+    ReplaceSeat: _aio.UnaryUnaryMultiCallable[_table_pb2.ReplaceSeatRequest, _table_pb2.ReplaceSeatResponse]  # type: ignore[assignment]
+    """Operator/service: a bot plays a seat from now on for its player (a removed or withdrawn
+    player's replacement). With a new seat_token, the old token stops working at once: the
+    stream holding the seat with it ends (PERMISSION_DENIED with the reason) and a Join with
+    it is refused. SeatInfo.played_by shows who plays the seat.
+    """
+    ConcludeMatch: _aio.UnaryUnaryMultiCallable[_table_pb2.ConcludeMatchRequest, _table_pb2.ConcludeMatchResponse]  # type: ignore[assignment]
+    """Operator/service: end a match after the hand in progress (a round's time limit): no new
+    hand is dealt, the match finishes with the scores as they stand. Idempotent.
+    """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
-    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve) need the operator
-    token or a service token (matchmaking) in the `authorization: Bearer ...` metadata.
+    """TableService runs matches at tables. Operator RPCs (OpenMatch, Dissolve, ReplaceSeat,
+    ConcludeMatch) need the operator token or a service token (matchmaking) in the
+    `authorization: Bearer ...` metadata.
 
     Every request is checked before any work; a field out of its documented bounds, a string
     with a NUL or another control character, or bytes that are not a valid message are
@@ -237,5 +260,27 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_table_pb2.DissolveResponse, _abc.Awaitable[_table_pb2.DissolveResponse]]:
         """Operator/service: end a match early (its current hand is not settled)."""
+
+    @_abc_1.abstractmethod
+    def ReplaceSeat(
+        self,
+        request: _table_pb2.ReplaceSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.ReplaceSeatResponse, _abc.Awaitable[_table_pb2.ReplaceSeatResponse]]:
+        """Operator/service: a bot plays a seat from now on for its player (a removed or withdrawn
+        player's replacement). With a new seat_token, the old token stops working at once: the
+        stream holding the seat with it ends (PERMISSION_DENIED with the reason) and a Join with
+        it is refused. SeatInfo.played_by shows who plays the seat.
+        """
+
+    @_abc_1.abstractmethod
+    def ConcludeMatch(
+        self,
+        request: _table_pb2.ConcludeMatchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.ConcludeMatchResponse, _abc.Awaitable[_table_pb2.ConcludeMatchResponse]]:
+        """Operator/service: end a match after the hand in progress (a round's time limit): no new
+        hand is dealt, the match finishes with the scores as they stand. Idempotent.
+        """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -11,7 +11,7 @@ import grpc
 import pytest
 import typer
 
-from hebei.cli import tournament_ops
+from hebei.cli import tournament_join, tournament_ops
 from hebei.v1 import matchmaking_pb2 as mm
 
 
@@ -40,11 +40,11 @@ class Stub:
 
 
 def follow(stub: Stub, monkeypatch) -> tuple[list[int], list[str]]:
-    monkeypatch.setattr(tournament_ops.time, "sleep", lambda _s: None)
+    monkeypatch.setattr(tournament_join.time, "sleep", lambda _s: None)
     conn = tournament_ops.Connection("127.0.0.1:1", None, None, stub)  # type: ignore[arg-type]
     said: list[str] = []
     request = mm.WatchTournamentRequest(tournament_id="t")
-    seqs = [e.seq for e in tournament_ops._reconnecting(conn, request, said.append)]
+    seqs = [e.seq for e in tournament_join._reconnecting(conn, request, said.append)]
     return seqs, said
 
 
@@ -66,7 +66,7 @@ def test_a_dropped_stream_resumes_after_the_last_event_and_says_so(monkeypatch) 
 
 
 def test_a_stream_gone_for_good_ends_with_one_line(monkeypatch, capsys) -> None:
-    tries = tournament_ops.RESUME_TRIES
+    tries = tournament_join.RESUME_TRIES
     stub = Stub([([1], True)] + [([], True)] * (tries + 1))
     with pytest.raises(typer.Exit) as exited:
         follow(stub, monkeypatch)
