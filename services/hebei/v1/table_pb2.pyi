@@ -29,7 +29,7 @@ class SeatAssignment(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.SeatKind, str]] = ..., seat_token: _Optional[str] = ..., bot_policy: _Optional[str] = ..., bot_level: _Optional[int] = ...) -> None: ...
 
 class SeatInfo(_message.Message):
-    __slots__ = ("seat", "player_id", "player_name", "kind", "connected", "auto_played", "score", "played_by")
+    __slots__ = ("seat", "player_id", "player_name", "kind", "connected", "auto_played", "score", "played_by", "person_joined")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -38,6 +38,7 @@ class SeatInfo(_message.Message):
     AUTO_PLAYED_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     PLAYED_BY_FIELD_NUMBER: _ClassVar[int]
+    PERSON_JOINED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player_id: str
     player_name: str
@@ -46,7 +47,8 @@ class SeatInfo(_message.Message):
     auto_played: bool
     score: int
     played_by: str
-    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.SeatKind, str]] = ..., connected: _Optional[bool] = ..., auto_played: _Optional[bool] = ..., score: _Optional[int] = ..., played_by: _Optional[str] = ...) -> None: ...
+    person_joined: bool
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.SeatKind, str]] = ..., connected: _Optional[bool] = ..., auto_played: _Optional[bool] = ..., score: _Optional[int] = ..., played_by: _Optional[str] = ..., person_joined: _Optional[bool] = ...) -> None: ...
 
 class ReplaceSeatRequest(_message.Message):
     __slots__ = ("match_id", "seat", "seat_token", "played_by", "reason")
