@@ -179,6 +179,14 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         )
         return table_pb2.DissolveResponse(match=table.info())
 
+    # Placeholders until the engine implements them (the asyncio server needs every handler
+    # async): UNIMPLEMENTED, as grpc's generated base class answers.
+    async def ReplaceSeat(self, request: table_pb2.ReplaceSeatRequest, context: Any) -> Any:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "ReplaceSeat is not implemented yet")
+
+    async def ConcludeMatch(self, request: table_pb2.ConcludeMatchRequest, context: Any) -> Any:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "ConcludeMatch is not implemented yet")
+
     # ------------------------------------------------------------------ streams
 
     async def Play(self, request_iterator: Any, context: Any) -> AsyncIterator[Any]:
