@@ -3,11 +3,14 @@
 :class:`PlayStream` owns the gRPC stream: it joins, sends actions and puts every server message
 into an inbox queue. When the stream ends with UNAVAILABLE (a stopping engine closes its
 streams so on purpose, and an engine out of reach looks the same) it joins again with backoff,
-saying so in the inbox, until the engine answers or :data:`GIVE_UP_SECONDS` pass without it. :class:`PlayerSession` is the person's logic without any I/O of its own:
-messages and typed lines in, board/prompt/messages out on a rich console and actions out
-through a ``send`` callable, so tests drive it with made-up observations. :func:`run_session`
-wires them to a terminal: a thread reads lines from stdin into the same inbox, and the main
-loop handles the inbox in order until the match ends or the person leaves.
+saying so in the inbox, until the engine answers or :data:`GIVE_UP_SECONDS` pass without it.
+:class:`PlayerSession` is the person's logic without any I/O of its own: messages and typed
+lines in, board/prompt/messages out on a rich console and actions out through a ``send``
+callable, so tests drive it with made-up observations. :func:`run_session` wires them to a
+terminal: a thread reads lines from stdin into the same inbox (:func:`read_lines`), and the
+main loop handles the inbox in order (:meth:`PlayerSession.handle`) until the match ends or
+the person leaves. ``hebei tournament join`` feeds one inbox the same way for a whole event
+(one keyboard reader, each round's stream in turn: :mod:`hebei.play.tournament`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 import grpc
 from rich.console import Console, RenderableType
@@ -48,6 +51,12 @@ EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
 
 
+class Inbox(Protocol):
+    """Where the stream and the keyboard put their ``(kind, value)`` items."""
+
+    def put(self, item: tuple[str, Any]) -> None: ...
+
+
 class PlayStream:
     """A seat's Play stream: Join first, then :meth:`send` actions; every PlayResponse goes to
     ``inbox`` as ``("message", response)``, each reconnection as ``("reconnecting", why)`` and
@@ -57,7 +66,7 @@ class PlayStream:
         self,
         channel: grpc.Channel,
         join: table_pb2.Join,
-        inbox: queue.Queue,
+        inbox: Inbox,
         *,
         give_up: float = GIVE_UP_SECONDS,
     ) -> None:
@@ -225,6 +234,20 @@ class PlayerSession:
 
     # ------------------------------------------------------------------ input events
 
+    def handle(self, kind: str, value: Any) -> None:
+        """One inbox item: a server message, a typed line, the end of input or of the stream,
+        a reconnection."""
+        if kind == MESSAGE:
+            self.on_message(value)
+        elif kind == LINE:
+            self.on_line(value)
+        elif kind == EOF:
+            self.on_eof()
+        elif kind == CLOSED:
+            self.on_closed(value)
+        elif kind == RECONNECTING:
+            self.on_reconnecting(value)
+
     def on_message(self, message: table_pb2.PlayResponse) -> None:
         """A server message: print what changed, the settlement, and a new decision's prompt."""
         if message.HasField("rejected"):
@@ -350,7 +373,7 @@ class PlayerSession:
         )
 
 
-def read_lines(source: TextIO, inbox: queue.Queue) -> threading.Thread:
+def read_lines(source: TextIO, inbox: Inbox) -> threading.Thread:
     """Read ``source`` line by line into ``inbox`` (then ``("eof", None)``), in a thread.
 
     A real file is read with ``os.read`` on its descriptor, not through ``sys.stdin``'s
@@ -398,19 +421,11 @@ def run_session(
     inbox: queue.Queue = queue.Queue()
     stream = PlayStream(channel, join, inbox)
     session = PlayerSession(console, stream.send, hints)
-    handlers = {
-        MESSAGE: session.on_message,
-        LINE: session.on_line,
-        EOF: lambda _value: session.on_eof(),
-        CLOSED: session.on_closed,
-        RECONNECTING: session.on_reconnecting,
-    }
     stream.start()
     read_lines(source or sys.stdin, inbox)
     try:
         while not session.done:
-            kind, value = inbox.get()
-            handlers[kind](value)
+            session.handle(*inbox.get())
     except KeyboardInterrupt:
         console.print()
         console.print("Interrupted: you left the table.")
