@@ -418,6 +418,7 @@ class SeatSession:
                 seat_token=ticket.seat_token,
                 client_name=f"{CLIENT_NAME} {self.policy.name}",
                 decisions_only=True,  # a bot reads nothing but its decisions
+                bot=True,  # in a person's seat, shown as a filler, never as the person
             )
         )
 

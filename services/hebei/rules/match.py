@@ -80,6 +80,9 @@ class Match:
         self.hand: HandState | None = None
         self.hand_logs: list[list[dict]] = []
         self.finished = False
+        # Why the match ends early, after the hand in progress (conclude); None: it runs its
+        # length.
+        self.conclusion: str | None = None
 
     def start_event(self) -> dict:
         return {
@@ -122,11 +125,27 @@ class Match:
         self.dealer = new_dealer
         self.hand_no += 1
         self.hand = None
-        if self.length.wind_round:
+        if self.conclusion is not None:
+            self.finished = True
+        elif self.length.wind_round:
             self.finished = self.deal_passes >= 4 or self.hand_no >= self.length.cap
         else:
             self.finished = self.hand_no >= self.length.hands
         return self.finished
+
+    def conclude(self, reason: str = "") -> None:
+        """End the match early, after the hand in progress (a round's time limit): no hand is
+        dealt after it, the scores stand as they are. With no hand in progress the match is
+        finished now. Its log holds :meth:`conclusion_event` before ``match_end``."""
+        if self.finished or self.conclusion is not None:
+            return
+        self.conclusion = reason
+        if self.hand is None:
+            self.finished = True
+
+    def conclusion_event(self) -> dict:
+        """The ``match_concluded`` event of a match ended early (see :meth:`conclude`)."""
+        return {"type": "match_concluded", "reason": self.conclusion or ""}
 
     def end_event(self) -> dict:
         return {"type": "match_end", "hands": self.hand_no, "scores": list(self.scores)}
@@ -136,6 +155,8 @@ class Match:
         events = [self.start_event()]
         for hand_events in self.hand_logs:
             events.extend(hand_events)
+        if self.finished and self.conclusion is not None:
+            events.append(self.conclusion_event())
         if self.finished:
             events.append(self.end_event())
         return events

@@ -16,6 +16,9 @@ from hebei.rules.match import Match, MatchLength
 from hebei.rules.profile import get_profile
 
 ACTION_TYPES = frozenset(k.value for k in ActionKind)
+# The events that end a hand's run of events in a match log (the next hand's start, or the
+# match's end, which a match ended early precedes with match_concluded).
+MATCH_LEVEL = ("hand_start", "match_concluded", "match_end")  # a tuple: a type may be unhashable
 
 
 def _refuse_chained(events: Sequence) -> None:
@@ -96,6 +99,10 @@ def replay_hand(events: Sequence[dict], *, complete: bool = True) -> HandState:
 def replay_match(events: Sequence[dict]) -> Match:
     """Replay a match log: match_start, each hand's events, match_end.
 
+    A match ended early (:meth:`hebei.rules.match.Match.conclude`, a round's time limit) has
+    a ``match_concluded`` event with its reason after its last hand (or, when no hand was
+    dealt, after match_start), before match_end.
+
     The match_start of an evaluation match (its seed chosen by the caller) carries
     ``"evaluation": true`` besides what the seed gives.
     """
@@ -121,13 +128,16 @@ def replay_match(events: Sequence[dict]) -> Match:
         )
     pos = 1
     while not match.finished:
+        if pos < len(events) and events[pos].get("type") == "match_concluded":
+            reason = events[pos].get("reason")
+            match.conclude(reason if isinstance(reason, str) else "")
+            if events[pos] != match.conclusion_event():
+                raise ReplayError(f"event #{pos} should be {match.conclusion_event()}")
+            pos += 1
+            continue
         hand = match.next_hand()
         end = pos + 1
-        while (
-            end < len(events)
-            and events[end].get("type") != "hand_start"
-            and events[end].get("type") != "match_end"
-        ):
+        while end < len(events) and events[end].get("type") not in MATCH_LEVEL:
             end += 1
         if pos >= len(events) or events[pos] != hand.events[0]:
             raise ReplayError(f"event #{pos} should be {hand.events[0]}")

@@ -12,6 +12,7 @@ import collections
 import logging
 import secrets
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hebei.common import convert
@@ -105,6 +106,7 @@ class TableHost:
             self.store.forget(match_id)
 
     def _add(self, table: Table) -> Table:
+        table.seed_withheld = self.seed_withheld
         with self._lock:
             existing = self._tables.get(table.match_id)
             if existing is None:
@@ -206,6 +208,30 @@ class TableHost:
             table.suspend()
         log.info("suspended %d tables", len(tables))
 
+    def seed_withheld(self, spec: MatchSpec) -> bool:
+        """Whether the seed of ``spec``'s ended match must still be withheld: no published
+        seed may ever belong to a live match, and an evaluation match shares its wall with
+        others (duplicate mode: the matches of one tournament round). So an evaluation
+        match's seed waits while a live match on this engine has the same seed or is of the
+        same tournament and round. (Every live match is in memory: see resume_all.)"""
+        if not spec.evaluation:
+            return False
+        with self._lock:
+            tables = list(self._tables.values())
+        return any(
+            not table.over
+            and table.match_id != spec.match_id
+            and (
+                table.spec.seed == spec.seed
+                or (
+                    spec.tournament_id
+                    and table.spec.tournament_id == spec.tournament_id
+                    and table.spec.round_no == spec.round_no
+                )
+            )
+            for table in tables
+        )
+
     def fresh_seed(self) -> int:
         """A seed no stored match has (the seed of a live match must never be known)."""
         while True:
@@ -303,7 +329,7 @@ class TableHost:
         if isinstance(found, Table):
             return found.info()
         if found.status in ENDED:
-            return _row_info(found)
+            return _row_info(found, self.seed_withheld)
         return self._load(match_id).info()
 
     def list(self, query: requests.ListQuery) -> tuple[list[table_pb2.MatchInfo], str]:
@@ -319,7 +345,7 @@ class TableHost:
         for row in rows[:size]:
             with self._lock:
                 table = self._tables.get(row.match_id)
-            infos.append(table.info() if table is not None else _row_info(row))
+            infos.append(table.info() if table is not None else _row_info(row, self.seed_withheld))
         return infos, rows[size - 1].match_id if len(rows) > size else ""
 
     def dissolve(
@@ -341,13 +367,40 @@ class TableHost:
             table.dissolve(reason)
         return table
 
+    def replace_seat(self, change: requests.SeatReplacement) -> table_pb2.MatchInfo:
+        """ReplaceSeat (see Table.replace_seat); FailedPrecondition for an ended match (one
+        no longer in memory is not read back for it), NotFound."""
+        found = self._find(change.match_id)
+        if isinstance(found, StoredMatch) and found.status in ENDED:
+            raise FailedPrecondition(
+                f"match {change.match_id} is {found.status}: its seats can no longer change"
+            )
+        table = found if isinstance(found, Table) else self.get(change.match_id)
+        table.replace_seat(change.seat, change.token_hash, change.played_by, change.reason)
+        return table.info()
+
+    def conclude(self, match_id: str, reason: str) -> table_pb2.MatchInfo:
+        """ConcludeMatch (see Table.conclude): the match's state after it; an ended match is
+        left as it is. NotFound."""
+        found = self._find(match_id)
+        if isinstance(found, StoredMatch) and found.status in ENDED:
+            return _row_info(found, self.seed_withheld)
+        table = found if isinstance(found, Table) else self.get(match_id)
+        table.conclude(reason)
+        return table.info()
+
     def close(self) -> None:
         self.scheduler.stop()
 
 
-def _row_info(row: StoredMatch) -> table_pb2.MatchInfo:
+def _row_info(row: StoredMatch, seed_withheld: Callable[[MatchSpec], bool]) -> table_pb2.MatchInfo:
+    """A match's state from its stored row (an ended match no longer in memory)."""
     spec = MatchSpec.from_stored(row)
     over = row.status in ENDED
+    state = row.table_state if isinstance(row.table_state, dict) else {}
+    seats = state.get("seats")
+    if not isinstance(seats, list) or len(seats) != len(spec.seats):
+        seats = [{} for _ in spec.seats]
     info = table_pb2.MatchInfo(
         table_id=row.table_id,
         match_id=row.match_id,
@@ -363,6 +416,8 @@ def _row_info(row: StoredMatch) -> table_pb2.MatchInfo:
                 player_name=shown_name(s.player_name),
                 kind=s.kind,
                 score=row.scores[s.seat],
+                played_by=str(seats[s.seat].get("played_by") or ""),
+                person_joined=bool(seats[s.seat].get("person_joined")),
             )
             for s in spec.seats
         ],
@@ -370,8 +425,9 @@ def _row_info(row: StoredMatch) -> table_pb2.MatchInfo:
         length=convert.length_to_proto(spec.length),
         opened_at=convert.timestamp_from_seconds(row.opened_at),
         event_count=row.event_count,
-        seed=spec.seed if over else 0,
+        seed=spec.seed if over and not seed_withheld(spec) else 0,
         evaluation=spec.evaluation,
+        concluding=bool(state.get("concluding")),
     )
     spec.fill_time_control(info.time_control)
     if row.ended_at is not None:

@@ -61,6 +61,18 @@ class JoinRequest:
     token: str
     client_name: str
     decisions_only: bool = False  # only the observations the seat must act on
+    bot: bool = False  # the client is a bot (Join.bot)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatReplacement:
+    """A checked ReplaceSeat: the new token hashed ("" keeps the token)."""
+
+    match_id: str
+    seat: int
+    token_hash: str
+    played_by: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +259,24 @@ def dissolve(request: table_pb2.DissolveRequest) -> tuple[str, str, bool]:
     return match_id(request.match_id), reason, request.only_if_no_person_joined
 
 
+def replace_seat(request: table_pb2.ReplaceSeatRequest) -> SeatReplacement:
+    found = match_id(request.match_id)
+    seat = seat_number(request.seat)
+    token = request.seat_token
+    token_hash = hash_token(check_token("seat_token", token)) if token else ""
+    played_by = check_text(
+        "played_by", request.played_by, max_length=MAX_NAME_LENGTH, required=True
+    )
+    reason = check_text("reason", request.reason, max_length=MAX_REASON_LENGTH)
+    return SeatReplacement(found, seat, token_hash, played_by, reason)
+
+
+def conclude_match(request: table_pb2.ConcludeMatchRequest) -> tuple[str, str]:
+    """(match id, reason)."""
+    reason = check_text("reason", request.reason, max_length=MAX_REASON_LENGTH)
+    return match_id(request.match_id), reason
+
+
 def spectate(request: table_pb2.SpectateRequest) -> tuple[str, int]:
     return match_id(request.match_id), request.from_seq
 
@@ -264,4 +294,4 @@ def join(first: table_pb2.PlayRequest | None) -> JoinRequest:
     if len(token) > MAX_TOKEN_LENGTH or any(not c.isprintable() for c in token):
         raise InvalidArgument(f"seat_token must be at most {MAX_TOKEN_LENGTH} printable characters")
     client = check_text("client_name", message.client_name, max_length=MAX_CLIENT_NAME_LENGTH)
-    return JoinRequest(found, seat, token, client, message.decisions_only)
+    return JoinRequest(found, seat, token, client, message.decisions_only, message.bot)

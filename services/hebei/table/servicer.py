@@ -179,13 +179,15 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         )
         return table_pb2.DissolveResponse(match=table.info())
 
-    # Placeholders until the engine implements them (the asyncio server needs every handler
-    # async): UNIMPLEMENTED, as grpc's generated base class answers.
     async def ReplaceSeat(self, request: table_pb2.ReplaceSeatRequest, context: Any) -> Any:
-        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "ReplaceSeat is not implemented yet")
+        change = requests.replace_seat(request)
+        info = await self._off_loop(lambda: self.host.replace_seat(change))
+        return table_pb2.ReplaceSeatResponse(match=info)
 
     async def ConcludeMatch(self, request: table_pb2.ConcludeMatchRequest, context: Any) -> Any:
-        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "ConcludeMatch is not implemented yet")
+        match_id, reason = requests.conclude_match(request)
+        info = await self._off_loop(lambda: self.host.conclude(match_id, reason))
+        return table_pb2.ConcludeMatchResponse(match=info)
 
     # ------------------------------------------------------------------ streams
 
@@ -196,10 +198,17 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             with self.joining.slot(peer_host(context.peer())):
                 join = requests.join(await self._first(incoming))
                 table = await self._off_loop(lambda: self.host.get(join.match_id))
-                session = table.join(join.seat, join.token, decisions_only=join.decisions_only)
+                session = table.join(
+                    join.seat, join.token, decisions_only=join.decisions_only, bot=join.bot
+                )
             log.info(
                 "seat joined",
-                extra={"match_id": join.match_id, "seat": join.seat, "client": join.client_name},
+                extra={
+                    "match_id": join.match_id,
+                    "seat": join.seat,
+                    "client": join.client_name,
+                    "bot": join.bot,
+                },
             )
             reader = asyncio.create_task(
                 _read_actions(incoming, table, session, self.rate, self.burst),

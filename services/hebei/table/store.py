@@ -69,9 +69,11 @@ WITH batch AS (SELECT %s::jsonb AS doc), new_events AS (
     ON CONFLICT (kind, key) DO NOTHING
 )
 UPDATE matches SET status = u.status, hands_played = u.hands, scores = u.scores,
-    event_count = u.events, ended_at = CASE WHEN u.ended THEN now() ELSE ended_at END
+    event_count = u.events, ended_at = CASE WHEN u.ended THEN now() ELSE ended_at END,
+    table_state = COALESCE(u.state, matches.table_state)
 FROM batch, jsonb_to_recordset(batch.doc->'matches')
-    AS u(match_id text, status text, hands int, scores jsonb, events bigint, ended bool)
+    AS u(match_id text, status text, hands int, scores jsonb, events bigint, ended bool,
+         state jsonb)
 WHERE matches.match_id = u.match_id
 """
 
@@ -108,6 +110,7 @@ class MatchUpdate:
     scores: tuple[int, ...]
     event_count: int
     ended: bool = False
+    table_state: dict | None = None  # see Table.table_state; None: unchanged
 
 
 @dataclass(slots=True)
@@ -138,6 +141,7 @@ class StoredMatch:
     opened_at: float
     ended_at: float | None
     events: list[EventRow] = field(default_factory=list)
+    table_state: dict | None = None  # see Table.table_state (None: stored before it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +180,7 @@ def is_outage(error: BaseException) -> bool:
 
 _MATCH_COLUMNS = (
     "match_id, table_id, tournament_id, round_no, fingerprint, spec, status, hands_played,"
-    " scores, event_count, opened_at, ended_at"
+    " scores, event_count, opened_at, ended_at, table_state"
 )
 
 
@@ -194,6 +198,7 @@ def _stored(row: Sequence[Any]) -> StoredMatch:
         event_count=row[9],
         opened_at=row[10].timestamp(),
         ended_at=None if row[11] is None else row[11].timestamp(),
+        table_state=row[12],
     )
 
 
@@ -593,6 +598,7 @@ class EventStore:
                 "scores": list(g.update.scores),
                 "events": g.update.event_count,
                 "ended": g.match_id in ended,
+                "state": g.update.table_state,
             }
             for g in batch
             if g.update is not None

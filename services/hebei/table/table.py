@@ -46,14 +46,20 @@ from typing import NamedTuple
 
 from hebei.common import convert
 from hebei.common.auth import same_token
-from hebei.common.errors import Conflict, Unauthenticated, Unavailable
+from hebei.common.errors import (
+    Conflict,
+    FailedPrecondition,
+    PermissionDenied,
+    Unauthenticated,
+    Unavailable,
+)
 from hebei.common.validation import MAX_NAME_LENGTH
 from hebei.rules.chain import Chain, Link
 from hebei.rules.errors import IllegalActionError, NotationError, ReplayError
 from hebei.rules.hand import HandState, Phase
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.profile import get_profile
-from hebei.rules.replay import ACTION_TYPES, replay_hand
+from hebei.rules.replay import ACTION_TYPES, MATCH_LEVEL, replay_hand
 from hebei.rules.views import observe, public_event
 from hebei.table import metrics
 from hebei.table.rows import DictRows
@@ -84,6 +90,8 @@ TABLE_EVENTS = frozenset(
         "match_dissolved",
         "match_paused",
         "match_resumed",
+        "seat_replaced",  # ReplaceSeat: who plays the seat, its new token's hash, why
+        "match_concluding",  # ConcludeMatch: the match ends after the hand in progress
     }
 )
 SEAT_KIND_NAMES = {pb.SEAT_KIND_PERSON: "person", pb.SEAT_KIND_BOT: "bot"}
@@ -109,6 +117,13 @@ FLEET_REASON = "the bot fleet has not filled seat {seat}"
 FLEET_GONE = frozenset({"absent", "disconnect"})
 CLAIM_PHASES = (Phase.CLAIMS, Phase.ROB)
 HOLD_AFTER = frozenset({"discard", "added_kong"})  # events a claim window's floor follows
+FILLER = "filler for {name}"  # a person's seat held by a client that joined as a bot
+REVOKED = "your seat was given to a bot"  # a Join with a token ReplaceSeat revoked, and why
+
+
+def revoked_message(reason: str) -> str:
+    """What the client of a token ReplaceSeat revoked is told (PERMISSION_DENIED)."""
+    return f"{REVOKED}: {reason}" if reason else REVOKED
 
 
 def shown_name(name: str) -> str:
@@ -279,6 +294,7 @@ class Seat:
         "_public",
         "answer_seconds",
         "auto_reason",
+        "bot_client",
         "clock",
         "connected",
         "deadline_wall",
@@ -286,10 +302,14 @@ class Seat:
         "decision_seq",
         "decisions",
         "joined",
+        "person_joined",
+        "replaced_by",
+        "revoked",
         "session",
         "settle_until",
         "spec",
         "timer",
+        "token_hash",
         "wait_seconds",
     )
 
@@ -298,6 +318,11 @@ class Seat:
         self.clock = SeatClock(control)
         self.connected = False
         self.joined = False
+        self.person_joined = False  # a client that did not join as a bot held the seat
+        self.bot_client = False  # the seat's last client joined as a bot (Join.bot)
+        self.replaced_by = ""  # ReplaceSeat: who plays the seat for its player
+        self.token_hash = spec.token_hash  # ReplaceSeat may give the seat a new token
+        self.revoked: dict[str, str] = {}  # tokens ReplaceSeat revoked (hashes): why
         self.auto_reason: str | None = None
         self.session: Outbound | None = None
         self.decision_id = 0  # the open decision (see new_decision_id), 0 if none
@@ -322,21 +347,69 @@ class Seat:
     def kind_name(self) -> str:
         return SEAT_KIND_NAMES.get(self.spec.kind, "person")
 
+    @property
+    def played_by(self) -> str:
+        """Who plays the seat for its player, as shown (SeatInfo.played_by): what ReplaceSeat
+        set, else a filler while the last client of a person's seat joined as a bot; empty
+        while the player plays it."""
+        if self.replaced_by:
+            return self.replaced_by
+        if self.bot_client and self.spec.kind == pb.SEAT_KIND_PERSON:
+            return FILLER.format(name=shown_name(self.spec.player_name))
+        return ""
+
     def public(self) -> convert.SeatPublic:
         """What others see of the seat (kept while it holds: every observation shows all
-        four seats, and a seat connects or is auto-played again rarely)."""
+        four seats, and a seat connects or is auto-played again rarely). A seat a bot plays
+        for its player is shown by its ``played_by``, never by the player's name."""
         auto = self.auto_reason is not None
+        name = self.played_by or shown_name(self.spec.player_name)
         kept = self._public
-        if kept is None or kept.connected != self.connected or kept.auto_played != auto:
-            kept = self._public = convert.SeatPublic(
-                shown_name(self.spec.player_name), self.spec.kind, self.connected, auto
-            )
+        if (
+            kept is None
+            or kept.connected != self.connected
+            or kept.auto_played != auto
+            or kept.player_name != name
+        ):
+            kept = self._public = convert.SeatPublic(name, self.spec.kind, self.connected, auto)
         return kept
+
+    def revoked_reason(self, digest: str) -> str | None:
+        """Why ReplaceSeat revoked the token of hash ``digest``; None if it did not."""
+        for revoked, reason in self.revoked.items():
+            if same_token(revoked, digest):
+                return reason
+        return None
+
+    def replace(self, event: dict) -> bool:
+        """Apply a ``seat_replaced`` event (live, or read back from the log); True when the
+        seat's token changed (the old one is revoked)."""
+        self.replaced_by = str(event.get("played_by") or "")
+        new = event.get("token_hash")
+        if not new or new == self.token_hash:
+            return False
+        self.revoked[self.token_hash] = str(event.get("reason") or "")
+        self.revoked.pop(new, None)  # a token given back is no longer revoked
+        self.token_hash = new
+        return True
+
+    def held_by(self, bot: bool) -> None:
+        """A client joined the seat (``bot``: as a bot), live or read back from the log."""
+        self.bot_client = bot
+        self.person_joined = self.person_joined or not bot
+
+    def state_json(self) -> dict:
+        """The seat's part of the stored match row (see :meth:`Table.table_state`)."""
+        return {"played_by": self.played_by, "person_joined": self.person_joined}
 
 
 def _settle_seconds(seat: Seat) -> float:
     """How long after a seat drops the engine waits before playing for it."""
     return BOT_SETTLE_SECONDS if seat.spec.kind == pb.SEAT_KIND_BOT else SETTLE_SECONDS
+
+
+def _never(spec: MatchSpec) -> bool:
+    return False
 
 
 def rejection(decision_id: int, code: str, message: str) -> table_pb2.PlayResponse:
@@ -402,6 +475,10 @@ class Table:
         self.suspended = False  # the engine is stopping: no clocks, no streams, no steps
         self.ended_at: float | None = None
         self.end_reason = ""
+        self.concluding: str | None = None  # ConcludeMatch's reason: ends after this hand
+        # Whether the ended match's seed must still be withheld (set by the host: an
+        # evaluation match while a match sharing its wall is live).
+        self.seed_withheld: Callable[[MatchSpec], bool] = _never
 
     # ------------------------------------------------------------------ reading
 
@@ -433,6 +510,8 @@ class Table:
                         connected=s.connected,
                         auto_played=s.auto_reason is not None,
                         score=self.match.scores[s.spec.seat],
+                        played_by=s.played_by,
+                        person_joined=s.person_joined,
                     )
                     for s in self.seats
                 ],
@@ -442,15 +521,29 @@ class Table:
                 event_count=len(self.public),
                 evaluation=self.spec.evaluation,
                 paused=self.paused and not self.over,
+                concluding=self.concluding is not None,
             )
             self.spec.fill_time_control(message.time_control)
             if self.status == WAITING and self.ready_deadline is not None:
                 message.ready_deadline.CopyFrom(convert.timestamp_from_seconds(self.ready_deadline))
             if self.over:
-                message.seed = self.spec.seed
+                message.seed = self.published_seed()
                 if self.ended_at is not None:
                     message.ended_at.CopyFrom(convert.timestamp_from_seconds(self.ended_at))
             return message
+
+    def published_seed(self) -> int:
+        """The seed as it may be read now: once the match has ended, unless the host withholds
+        it (an evaluation match while a match sharing its wall is live); else 0."""
+        return self.spec.seed if self.over and not self.seed_withheld(self.spec) else 0
+
+    def table_state(self) -> dict:
+        """What the stored match row keeps of the table beyond the game, for reads that do
+        not load the log (GetMatch, ListTables of an ended match)."""
+        return {
+            "seats": [s.state_json() for s in self.seats],
+            "concluding": self.concluding is not None,
+        }
 
     def rules_log(self) -> list[dict]:
         """The rules events of the log (what :func:`hebei.rules.replay.replay_match` reads)."""
@@ -460,19 +553,29 @@ class Table:
     # ------------------------------------------------------------------ seats
 
     def check_token(self, seat: int, token: str) -> None:
-        """Raise Unauthenticated unless ``token`` is the seat's."""
+        """Raise Unauthenticated unless ``token`` is the seat's (PermissionDenied, with the
+        reason, for a token ReplaceSeat revoked)."""
         if not token:
             raise Unauthenticated("a seat token is required to join a seat")
-        if not same_token(self.seats[seat].spec.token_hash, hash_token(token)):
-            raise Unauthenticated(f"wrong seat token for seat {seat} of match {self.match_id}")
+        digest = hash_token(token)
+        with self.lock:
+            if same_token(self.seats[seat].token_hash, digest):
+                return
+            reason = self.seats[seat].revoked_reason(digest)
+        if reason is not None:
+            raise PermissionDenied(revoked_message(reason))
+        raise Unauthenticated(f"wrong seat token for seat {seat} of match {self.match_id}")
 
-    def join(self, seat_no: int, token: str, *, decisions_only: bool = False) -> Outbound:
+    def join(
+        self, seat_no: int, token: str, *, decisions_only: bool = False, bot: bool = False
+    ) -> Outbound:
         """Seat ``seat_no`` (re)connects: a new session replaces the previous one, an
         auto-played seat takes over again, and the match starts when all four have joined.
         ``decisions_only``: the session gets only the observations it must act on (see
-        :meth:`_push`)."""
-        self.check_token(seat_no, token)
+        :meth:`_push`); ``bot``: the client is a bot (in a person's seat, the seat is shown
+        as played by a filler while it holds it)."""
         with self.lock:
+            self.check_token(seat_no, token)  # under the lock: ReplaceSeat cannot slip between
             if self.suspended:
                 raise Unavailable(STOPPING)
             seat = self.seats[seat_no]
@@ -488,7 +591,12 @@ class Table:
                 return session
             seat.connected = True
             seat.joined = True
-            self._log_event({"type": "seat_connected", "seat": seat_no})
+            seat.held_by(bot)
+            event = {"type": "seat_connected", "seat": seat_no}
+            if bot:
+                event["bot"] = True  # read back: who held the seat (person_joined, played_by)
+            self._log_event(event)
+            self._group.update = self._update()
             if seat.auto_reason is not None and self.status == PLAYING:
                 self._resume(seat, "reconnect")
             if self.status == WAITING:
@@ -513,19 +621,76 @@ class Table:
             seat = next((s for s in self.seats if s.session is session), None)
             if seat is None:
                 return  # replaced by a newer session
-            seat.session = None
-            seat.connected = False
-            if self.over or self.suspended:
-                return  # a stopping engine closed the stream: not the seat leaving
-            self._log_event({"type": "seat_disconnected", "seat": seat.spec.seat})
-            if self.status == PLAYING and seat.auto_reason is None:
-                self._set_auto(seat, "disconnect")
-                settle = _settle_seconds(seat)
-                seat.settle_until = time.monotonic() + settle
-                if all(s.auto_reason is not None for s in self.seats):
-                    self._progress()  # the last seat gone: the table pauses now
-                else:
-                    self._continue_later(settle)
+            if self._disconnect(seat):
+                self._broadcast()
+                self._commit()
+
+    def _disconnect(self, seat: Seat) -> bool:
+        """The seat's stream is gone (see :meth:`leave`); False when that changes nothing
+        else (the match is over, or the engine is stopping)."""
+        seat.session = None
+        seat.connected = False
+        if self.over or self.suspended:
+            return False  # a stopping engine closed the stream: not the seat leaving
+        self._log_event({"type": "seat_disconnected", "seat": seat.spec.seat})
+        if self.status == PLAYING and seat.auto_reason is None:
+            self._set_auto(seat, "disconnect")
+            settle = _settle_seconds(seat)
+            seat.settle_until = time.monotonic() + settle
+            if all(s.auto_reason is not None for s in self.seats):
+                self._progress()  # the last seat gone: the table pauses now
+            else:
+                self._continue_later(settle)
+        return True
+
+    def replace_seat(self, seat_no: int, token_hash: str, played_by: str, reason: str) -> None:
+        """ReplaceSeat: a bot plays seat ``seat_no`` for its player from now on, shown as
+        ``played_by``. With a new token (its hash; empty: keep the token) the old one is
+        revoked at once: its stream ends with PERMISSION_DENIED and the reason, and so does
+        any later Join with it. Logged (``seat_replaced``), so a restart keeps it; the same
+        request again changes nothing. FailedPrecondition once the match has ended."""
+        with self.lock:
+            if self.over:
+                raise FailedPrecondition(
+                    f"match {self.match_id} is {self.status}: its seats can no longer change"
+                )
+            seat = self.seats[seat_no]
+            new_token = bool(token_hash) and token_hash != seat.token_hash
+            if not new_token and seat.replaced_by == played_by:
+                return
+            event = {"type": "seat_replaced", "seat": seat_no, "played_by": played_by}
+            if reason:
+                event["reason"] = reason
+            if new_token:
+                event["token_hash"] = token_hash
+            self._log_event(event)
+            seat.replace(event)
+            session = seat.session
+            if new_token and session is not None:
+                session.fail(PermissionDenied(revoked_message(reason)))
+                self._disconnect(seat)  # at once: the revoked stream acts no more
+            self._group.update = self._update()
+            self._broadcast()
+            self._commit()
+
+    def conclude(self, reason: str) -> None:
+        """ConcludeMatch: the match ends after the hand in progress (no new hand is dealt)
+        and finishes with the scores as they stand; a match still waiting for its seats, or
+        between hands, finishes now. Logged (``match_concluding`` at once, then the rules'
+        ``match_concluded`` before ``match_end``), so a restart keeps it and the log replays.
+        Nothing more once asked, or once the match has ended."""
+        with self.lock:
+            if self.over or self.concluding is not None:
+                return
+            self.concluding = reason
+            self._log_event({"type": "match_concluding", "reason": reason})
+            if self.status == WAITING:
+                self._begin()
+            self.match.conclude(reason)
+            if self.match.finished:
+                self._finish_match(FINISHED, "")
+            else:
+                self._group.update = self._update()
             self._broadcast()
             self._commit()
 
@@ -835,13 +1000,17 @@ class Table:
             event["evaluation"] = True
         return event
 
-    def _start(self) -> None:
+    def _begin(self) -> None:
+        """The waiting match begins: the ready check ends, match_start is logged."""
         if self._ready_timer is not None:
             self._ready_timer.cancel()
             self._ready_timer = None
         self.status = PLAYING
         self._log_event(self._start_event())
         self._group.update = self._update()
+
+    def _start(self) -> None:
+        self._begin()
         for seat in self.seats:
             if not seat.connected:
                 self._set_auto(seat, "absent")
@@ -1107,6 +1276,8 @@ class Table:
         self.end_reason = reason
         self.ended_at = time.time()
         if status == FINISHED:
+            if self.match.conclusion is not None:  # ended early: the rules replay it so
+                self._log_event(self.match.conclusion_event())
             self._log_event(self.match.end_event())
         else:
             self._log_event({"type": "match_dissolved", "reason": reason})
@@ -1135,7 +1306,12 @@ class Table:
 
     def _update(self, ended: bool = False) -> MatchUpdate:
         return MatchUpdate(
-            self.status, self.match.hand_no, tuple(self.match.scores), len(self.public), ended
+            self.status,
+            self.match.hand_no,
+            tuple(self.match.scores),
+            len(self.public),
+            ended,
+            self.table_state(),
         )
 
     # ------------------------------------------------------------------ the log
@@ -1144,8 +1320,6 @@ class Table:
         kind = event["type"]
         if kind in TABLE_EVENTS:
             return event
-        if kind == "match_end":
-            return {**event, "seed": self.spec.seed}
         return public_event(event, viewer)
 
     def _to_proto(self, event: dict, hand_no: int, at: float, seq: int) -> pb.Event | None:
@@ -1153,6 +1327,8 @@ class Table:
         # seats still decide is logged before the hand is settled, and an event must read the
         # same live and when rebuilt from the log.
         settlement = self.settlements.get(hand_no) if event["type"] == "hand_end" else None
+        if event["type"] == "match_end":  # the seed, if it may be read now (not stored)
+            event = {**event, "seed": self.published_seed() or None}
         return convert.event_to_proto(
             event, seq=seq, match_id=self.match_id, hand_no=hand_no, time=at, settlement=settlement
         )
@@ -1390,10 +1566,7 @@ class Table:
             pos = 1
             while pos < len(rules_rows) and rules_rows[pos].event["type"] == "hand_start":
                 end = pos + 1
-                while end < len(rules_rows) and rules_rows[end].event["type"] not in (
-                    "hand_start",
-                    "match_end",
-                ):
+                while end < len(rules_rows) and rules_rows[end].event["type"] not in MATCH_LEVEL:
                     end += 1
                 expected = self.match.next_hand()
                 if rules_rows[pos].event != expected.events[0]:
@@ -1429,6 +1602,13 @@ class Table:
             self.pause_reason = event.get("reason") or PAUSED_REASON
         elif kind == "match_resumed":
             self.paused, self.paused_at = False, None
+        elif kind == "seat_connected" and seat in SEATS:
+            self.seats[seat].held_by(bool(event.get("bot")))
+        elif kind == "seat_replaced" and seat in SEATS:
+            self.seats[seat].replace(event)
+        elif kind == "match_concluding":
+            self.concluding = str(event.get("reason") or "")
+            self.match.conclude(self.concluding)
         elif kind in ACTION_TYPES and seat in SEATS:
             # Each decision ends in an action of its seat (its own or auto-played): counting
             # them from one above keeps the ids after a restart above every id given before.

@@ -268,7 +268,7 @@ def token_of(match_id: str, seat: int) -> str:
 class SeatClient:
     """A scripted seat: joins, answers every decision greedily (from its own seeded RNG),
     records every message, and stops when the match ends (or after ``stop_after`` answers,
-    going silent while staying connected)."""
+    going silent while staying connected). ``bot``: it joins as a bot (Join.bot)."""
 
     channel: grpc.Channel
     match_id: str
@@ -277,6 +277,7 @@ class SeatClient:
     seed: int = 0
     stop_after: int | None = None
     delay: float = 0.0
+    bot: bool = False
     messages: list[table_pb2.PlayResponse] = field(default_factory=list)
     answers: int = 0
     error: grpc.RpcError | None = None
@@ -308,7 +309,11 @@ class SeatClient:
     def _outgoing(self) -> Iterator[table_pb2.PlayRequest]:
         yield table_pb2.PlayRequest(
             join=table_pb2.Join(
-                match_id=self.match_id, seat=self.seat, seat_token=self.token, client_name="test"
+                match_id=self.match_id,
+                seat=self.seat,
+                seat_token=self.token,
+                client_name="test",
+                bot=self.bot,
             )
         )
         while True:
