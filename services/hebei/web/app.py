@@ -12,8 +12,8 @@ GET    /api/tables/{match}/events                      SSE: the public table (sn
 POST   /api/quickplay                                  play against bots: ``{name, policy, level,
                                                        hands}`` -> a seat session
 POST   /api/seats                                      a seat you hold: ``{match_id, seat,
-                                                       seat_token}`` or ``{tournament_id,
-                                                       player_id, player_secret}``
+                                                       seat_token}`` (a tournament's person plays
+                                                       from its page: see hebei.web.me)
 GET    /api/seats/{key}                                the session: match, seat
 GET    /api/seats/{key}/events                         SSE: the seat's table (own hand, options)
 POST   /api/seats/{key}/commands                       ``{command}``: a key as in ``hebei play``
@@ -28,6 +28,7 @@ GET    /api/tournaments/{id}                           summary
 GET    /api/tournaments/{id}/seating                   every round's tables and quality
 GET    /api/tournaments/{id}/standings                 ranking with tie-breaks (decided_by)
 GET    /api/tournaments/{id}/events                    SSE: summary, rounds and standings
+(...)  /api/tournaments/{id}/register, /me/...         a person's event by cookie: hebei.web.me
 GET    /api/operator/overview                          (operator) health, tables, stalls, metrics
 POST   /api/operator/tables/{match}/dissolve           (operator) ``{reason, tournament_id?}``
 POST   /api/operator/tournaments/{id}/pause            (operator) ``{reason}``
@@ -76,6 +77,7 @@ from hebei.web.config import WebConfig
 from hebei.web.feeds import Feed
 from hebei.web.hub import Hub
 from hebei.web.limits import Bucket
+from hebei.web.tables import SeatSession
 from hebei.web.views import match_json, round_json, standings_json, tournament_json
 
 log = logging.getLogger(__name__)
@@ -412,45 +414,21 @@ class Gateway:
     async def join_seat(self, request: Request) -> Response:
         self.posts.take(client_of(request))
         data = await read_json(request)
-        if "tournament_id" in data:
-            tournament_id = check_id(
-                "tournament_id", text_field(data, "tournament_id", max_length=128, required=True)
+        if "tournament_id" in data or "player_secret" in data:
+            raise HttpError(
+                400,
+                "a tournament is played from its page (tournament.html?id=ID): sign in there "
+                "with your player id and secret once, and it follows you from round to round",
             )
-            player_id = check_id(
-                "player_id", text_field(data, "player_id", max_length=128, required=True)
-            )
-            secret = text_field(data, "player_secret", max_length=256, required=True)
-            watch = mm.WatchTournamentRequest(
-                tournament_id=tournament_id, player_id=player_id, player_secret=secret
-            )
-            seating = await self.backend.run(self._my_seating, watch)
-            match_id, seat, token = seating.match_id, seating.seat, seating.seat_token
-        else:
-            match_id = check_id(
-                "match_id", text_field(data, "match_id", max_length=128, required=True)
-            )
-            seat = int_field(data, "seat", -1, 0, 3)
-            token = text_field(data, "seat_token", max_length=256, required=True)
-            player_id = ""
-            if not TOKEN.fullmatch(token):
-                raise HttpError(400, "seat_token must be 16-256 printable characters")
-        session = self.hub.open_seat(match_id, seat, token, client_of(request), player_id)
+        match_id = check_id("match_id", text_field(data, "match_id", max_length=128, required=True))
+        seat = int_field(data, "seat", -1, 0, 3)
+        token = text_field(data, "seat_token", max_length=256, required=True)
+        if not TOKEN.fullmatch(token):
+            raise HttpError(400, "seat_token must be 16-256 printable characters")
+        session = self.hub.open_seat(match_id, seat, token, client_of(request))
         return JSONResponse(self._seat_json(session), status_code=201)
 
-    def _my_seating(self, watch: mm.WatchTournamentRequest) -> mm.Seating:
-        call = self.backend.matchmaking.WatchTournament(watch, timeout=self.config.call_timeout)
-        try:
-            for reply in call:
-                if reply.my_seating.match_id:
-                    return reply.my_seating
-                break
-        except grpc.RpcError as error:
-            raise http_error(error, "matchmaking") from None
-        finally:
-            call.cancel()
-        raise HttpError(409, "you have no seat in the current round (yet)")
-
-    def _seat_json(self, session: Any) -> dict[str, Any]:
+    def _seat_json(self, session: SeatSession) -> dict[str, Any]:
         return {
             "key": session.key,
             "match_id": session.match_id,
@@ -472,24 +450,32 @@ class Gateway:
     async def seat_command(self, request: Request) -> Response:
         self.posts.take(client_of(request))
         session = self.hub.seat(request.path_params["key"])
-        data = await read_json(request)
+        return await self.command(session, await read_json(request))
+
+    async def command(self, session: SeatSession, data: dict[str, Any]) -> Response:
+        """``{command}`` for a seat session (by key, or a person's by cookie)."""
         command = text_field(data, "command", max_length=16, required=False)
         return JSONResponse(session.command(command), status_code=202)
 
     async def seat_auto(self, request: Request) -> Response:
         self.posts.take(client_of(request))
         session = self.hub.seat(request.path_params["key"])
-        data = await read_json(request)
+        return await self.auto(session, await read_json(request))
+
+    async def auto(self, session: SeatSession, data: dict[str, Any]) -> Response:
+        """``{on}``: auto-play (托管) of a seat session on or off."""
         on = data.get("on")
         if not isinstance(on, bool):
             raise HttpError(400, "on must be true or false")
         return JSONResponse(session.toggle_auto(on), status_code=202)
 
     async def seat_hint(self, request: Request) -> Response:
+        return await self.hint(request, self.hub.seat(request.path_params["key"]))
+
+    async def hint(self, request: Request, session: SeatSession) -> Response:
         """The expert's suggestion for the open decision of the session's own seat (bounded by
         the seat's own hint bucket, not the address's POST rate: a remembered hint is free)."""
-        key = request.path_params["key"]
-        session = self.hub.seat(key)
+        key = session.key
         raw = request.query_params.get("seat")
         if raw is not None and raw != str(session.seat):
             raise HttpError(
@@ -500,7 +486,7 @@ class Gateway:
         if session.closed or session.feed.ended:
             raise HttpError(409, "this seat's session has ended")
         if len(self.advisor.hints) > 2 * self.config.max_sessions:  # every seat that asked
-            self.advisor.forget(set(self.hub.seats))
+            self.advisor.forget({s.key for s in self.hub.sessions()})
         return JSONResponse(await self.advisor.hint(key, session.seat, session.obs))
 
     async def table_review(self, request: Request) -> Response:
@@ -772,7 +758,10 @@ def create_app(config: WebConfig, backend: Backend | None = None) -> Starlette:
             gateway.backend.close()
 
     g = gateway
+    from hebei.web.me import PersonRoutes
+
     routes = [
+        *PersonRoutes(gateway).routes(),
         Route("/api/health", g.health),
         Route("/api/bots", g.bots),
         Route("/api/tables", g.list_tables),

@@ -17,7 +17,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hebei.v1 import table_pb2
 from hebei.web.backend import Backend, HttpError
@@ -25,6 +25,9 @@ from hebei.web.config import WebConfig
 from hebei.web.feeds import Feed, Producer
 from hebei.web.tables import CLIENT_NAME, SeatSession, SpectatorProducer
 from hebei.web.tournaments import TournamentProducer
+
+if TYPE_CHECKING:
+    from hebei.web.people import Credentials, Follower
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +94,7 @@ class Hub:
         self.tables: dict[str, Watched] = {}
         self.tournaments: dict[str, Watched] = {}
         self.seats: dict[str, SeatSession] = {}
+        self.followers: dict[tuple[str, str], Follower] = {}  # a person's event, by cookie
         self.streams = Counter(config.max_streams_per_client, config.max_streams, what="streams")
         self.quick_play = Counter(
             config.max_quick_play_per_client, config.max_sessions, what="quick-play requests"
@@ -124,6 +128,8 @@ class Hub:
                 await self._janitor
         for watched in [*self.tables.values(), *self.tournaments.values()]:
             watched.producer.stop()
+        for follower in self.followers.values():
+            follower.stop()
         for seat in self.seats.values():
             seat.close()
         for watched in [*self.tables.values(), *self.tournaments.values()]:
@@ -131,6 +137,7 @@ class Hub:
         self.tables.clear()
         self.tournaments.clear()
         self.seats.clear()
+        self.followers.clear()
 
     # ----------------------------------------------------------------------- tables
 
@@ -197,6 +204,35 @@ class Hub:
         producer.start()
         return feed
 
+    def call_soon(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Thread-safe: ``fn(*args)`` on the loop (nothing once the loop has closed)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(fn, *args)
+
+    def follower(self, credentials: Credentials, owner: str) -> Follower:
+        """The person's follower, started on first use. A cookie whose secret differs from the
+        follower's is refused (403) once matchmaking took the follower's; before that, or after
+        matchmaking refused it, the newer cookie's follower replaces it."""
+        from hebei.web.people import Follower as Following
+
+        key = (credentials.tournament_id, credentials.player_id)
+        follower = self.followers.get(key)
+        if follower is not None:
+            if follower.matches(credentials) and follower.producer.refused is None:
+                follower.owner = owner
+                return follower
+            settled = follower.producer.verified.is_set() and follower.producer.refused is None
+            if settled and not follower.matches(credentials):
+                raise HttpError(403, "the player secret is wrong", "PERMISSION_DENIED")
+            follower.stop()
+            del self.followers[key]
+        if len(self.followers) >= self.config.max_sessions:
+            raise HttpError(429, "the gateway follows as many people as it may; try again later")
+        follower = self.followers[key] = Following(self, credentials, owner).start()
+        return follower
+
     def remember_tournament(self, tournament_id: str) -> None:
         self.seen_tournaments[tournament_id] = time.time()
         self.seen_tournaments.move_to_end(tournament_id)
@@ -209,14 +245,36 @@ class Hub:
         self, match_id: str, seat: int, token: str, owner: str, player_id: str = ""
     ) -> SeatSession:
         """Join a seat's Play stream for a browser; the session's key goes back to the page."""
-        mine = sum(1 for s in self.seats.values() if s.owner == owner and not s.closed)
+        session = self.new_session(match_id, seat, token, owner, player_id)
+        self.seats[session.key] = session
+        return session.start()
+
+    def sessions(self) -> list[SeatSession]:
+        """Every seat session played through the gateway: by key and by cookie."""
+        followed = [f.session for f in self.followers.values() if f.session is not None]
+        return [*self.seats.values(), *followed]
+
+    def new_session(
+        self,
+        match_id: str,
+        seat: int,
+        token: str,
+        owner: str,
+        player_id: str = "",
+        *,
+        keyed: bool = True,
+    ) -> SeatSession:
+        """A seat session within the bounds (not started): per address, the sessions that count
+        (see :attr:`SeatSession.counted`), and in all."""
+        live = [s for s in self.sessions() if not s.closed]
+        mine = sum(1 for s in live if s.owner == owner and s.counted)
         if mine >= self.config.max_sessions_per_client:
             raise HttpError(
                 429,
                 f"your address plays {mine} seats already (at most "
                 f"{self.config.max_sessions_per_client}); close one first",
             )
-        if sum(1 for s in self.seats.values() if not s.closed) >= self.config.max_sessions:
+        if len(live) >= self.config.max_sessions:
             raise HttpError(429, "the gateway plays as many seats as it may; try again later")
         key = secrets.token_urlsafe(18)
         feed = Feed(self.loop, f"seat:{match_id}:{seat}", history=1024)
@@ -224,8 +282,7 @@ class Hub:
             match_id=match_id, seat=seat, seat_token=token, client_name=CLIENT_NAME
         )
         session = SeatSession(key, feed, self.backend.channels["table"], join, owner, player_id)
-        self.seats[key] = session
-        session.start()
+        session.keyed = keyed
         return session
 
     def seat(self, key: str) -> SeatSession:
@@ -277,6 +334,12 @@ class Hub:
             ):
                 session.close()
                 del self.seats[key]
+        for key, follower in list(self.followers.items()):
+            if follower.idle_for(now) > self.config.session_idle_seconds or (
+                follower.feed.ended is not None and follower.idle_for(now) > LINGER_SECONDS
+            ):
+                follower.stop()
+                del self.followers[key]
 
     def stats(self) -> dict[str, Any]:
         return {
@@ -284,7 +347,8 @@ class Hub:
             "tournaments_followed": sum(
                 1 for w in self.tournaments.values() if w.feed.ended is None
             ),
-            "seats_played": sum(1 for s in self.seats.values() if not s.closed),
+            "seats_played": sum(1 for s in self.sessions() if not s.closed),
+            "people_followed": len(self.followers),
             "streams_open": self.streams.count,
             "limits": {
                 "max_tables": self.config.max_tables,

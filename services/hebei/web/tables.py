@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -138,12 +139,27 @@ class SeatSession:
         self.obs: pb.Observation | None = None
         self.count = 0
         self.closed = False
+        # A session reached by its key (quick play) counts against its address's seat bound
+        # at once; a cookie session (a tournament person's, see hebei.web.people) only once
+        # the engine accepted its token (sent an observation).
+        self.keyed = True
+        self.on_end: Callable[[str], None] | None = None  # called on the stream's thread
         self._lock = threading.Lock()
         self.stream = PlayStream(channel, join, self)  # type: ignore[arg-type]
 
     def start(self) -> SeatSession:
         self.stream.start()
         return self
+
+    @property
+    def counted(self) -> bool:
+        """Whether it counts against its address's seat bound (see :attr:`keyed`)."""
+        return not self.closed and (self.keyed or self.obs is not None)
+
+    @property
+    def finished(self) -> bool:
+        """The match is over (its last observation says so)."""
+        return self.obs is not None and self.obs.match_finished
 
     def close(self) -> None:
         """End the Play stream (the engine auto-plays the seat until someone joins it again)."""
@@ -166,6 +182,8 @@ class SeatSession:
                     why = "the table closed the stream"
                 self._notice(why)
                 self.feed.post_end(why)
+                if self.on_end is not None:
+                    self.on_end(why)
             else:  # reconnecting (and any later kinds): tell the page
                 self._notice(f"{value}; joining the table again…")
         except Exception:  # never kill the stream's thread over one message

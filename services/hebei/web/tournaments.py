@@ -38,6 +38,7 @@ SEATING_CHANGES = frozenset(
 # ... and the standings.
 STANDINGS_CHANGES = SEATING_CHANGES | {EVENT.TOURNAMENT_EVENT_TYPE_PLAYERS_CHANGED}
 ENDED = frozenset({mm.TOURNAMENT_STATUS_FINISHED, mm.TOURNAMENT_STATUS_CANCELLED})
+STREAM_ENDED = "the tournament stream ended"
 # Waits before trying a read refused RESOURCE_EXHAUSTED again (about 12 s in all).
 BUSY_RETRIES = (0.1, 0.2, 0.4, 0.8, 1.0, 1.5, 2.0, 2.0, 2.0, 2.0)
 
@@ -62,20 +63,26 @@ class TournamentProducer(Producer):
                 self._call.cancel()
 
     def run(self) -> str | None:
+        try:
+            return self.watch_once()
+        except grpc.RpcError as error:
+            return "stopped" if self.stopped.is_set() else describe_rpc_error(error)
+
+    def watch_request(self) -> mm.WatchTournamentRequest:
+        """What to watch (anonymous here: hidden round results stay hidden)."""
+        return mm.WatchTournamentRequest(tournament_id=self.tournament_id)
+
+    def watch_once(self) -> str:
+        """One WatchTournament stream, applied until it ends (gRPC errors raise)."""
         with self._lock:
             if self.stopped.is_set():
                 return "stopped"
-            self._call = self.stub.WatchTournament(
-                mm.WatchTournamentRequest(tournament_id=self.tournament_id)
-            )
-        try:
-            for event in self._call:
-                self._apply(event)
-                if event.tournament.status in ENDED:
-                    return "the tournament is over"
-        except grpc.RpcError as error:
-            return "stopped" if self.stopped.is_set() else describe_rpc_error(error)
-        return "the tournament stream ended"
+            self._call = self.stub.WatchTournament(self.watch_request())
+        for event in self._call:
+            self._apply(event)
+            if event.tournament.status in ENDED:
+                return "the tournament is over"
+        return STREAM_ENDED
 
     def _apply(self, event: mm.WatchTournamentResponse) -> None:
         tournament = tournament_json(event.tournament)
@@ -88,12 +95,15 @@ class TournamentProducer(Producer):
                 seating["tables"] = [current.get(t["match_id"], t) for t in seating["tables"]]
         if event.type in STANDINGS_CHANGES or self.state["standings"] is None:
             self.state["standings"] = self._standings()
-        kind = EVENT.Name(event.type).removeprefix("TOURNAMENT_EVENT_TYPE_").lower()
+        self.post_change(event)
+
+    def post_change(self, event: mm.WatchTournamentResponse) -> None:
+        """Publish the state after ``event`` (its seq: the tournament's change number)."""
         self.publish(
             event.seq,
             self.state,
             reset=event.type == EVENT.TOURNAMENT_EVENT_TYPE_SNAPSHOT,
-            event={"type": kind, "round_no": event.round_no, "seq": event.seq},
+            event=change_json(event),
         )
 
     def _read(self, method: Any, request: Any) -> Any:
@@ -125,3 +135,9 @@ class TournamentProducer(Producer):
         except grpc.RpcError:
             return self.state["standings"]
         return standings_json(reply)
+
+
+def change_json(event: mm.WatchTournamentResponse) -> dict[str, Any]:
+    """What changed, for the page: ``{"type", "round_no", "seq"}``."""
+    kind = EVENT.Name(event.type).removeprefix("TOURNAMENT_EVENT_TYPE_").lower()
+    return {"type": kind, "round_no": event.round_no, "seq": event.seq}

@@ -318,6 +318,7 @@ def seat_public(info: table_pb2.SeatInfo) -> dict[str, Any]:
         "seat": info.seat,
         "name": info.player_name or info.player_id,
         "kind": SEAT_KINDS.get(info.kind, "unknown"),
+        "played_by": info.played_by,  # a bot in a person's seat: "filler for Lin"
         "connected": info.connected,
         "auto": info.auto_played,
         "score": info.score,
@@ -399,6 +400,7 @@ class PublicTable:
                     "seat": s.seat,
                     "name": s.player_name or s.player_id,
                     "kind": SEAT_KINDS.get(s.kind, "unknown"),
+                    "played_by": s.played_by,
                     "melds": [],
                     "discards": [],
                     "concealed": 0,
@@ -655,6 +657,7 @@ def table_assignment_json(table: mm.TableAssignment) -> dict[str, Any]:
                 "player_id": s.player_id,
                 "name": s.player_name,
                 "kind": SEAT_KINDS.get(s.kind, "unknown"),
+                "played_by": s.played_by,
             }
             for s in sorted(table.seats, key=lambda s: s.seat)
         ],
@@ -700,6 +703,12 @@ def tournament_json(tournament: mm.Tournament) -> dict[str, Any]:
         "problems": list(tournament.problems),
         "hide_round_results": config.hide_round_results,
         "registration_code_required": tournament.registration_code_required,
+        "registration_open": registration_open(tournament),
+        "next_round_at_ms": millis(tournament.next_round_at),
+        "round_ends_at_ms": millis(tournament.round_ends_at),
+        "check_in_opens_ms": millis(tournament.check_in_opens_at),
+        "check_in_closes_ms": millis(tournament.check_in_closes_at),
+        "scheduled_start_ms": millis(config.scheduled_start),
         "created_ms": millis(tournament.created_at),
         "started_ms": millis(tournament.started_at),
         "finished_ms": millis(tournament.finished_at),
@@ -728,6 +737,7 @@ def standings_json(response: mm.GetStandingsResponse) -> dict[str, Any]:
                 "decided_by": row.decided_by,
                 "filler": row.filler,
                 "withdrawn": row.withdrawn,
+                "status": player_status(row.status, row.withdrawn),
             }
         )
     return {
@@ -735,4 +745,35 @@ def standings_json(response: mm.GetStandingsResponse) -> dict[str, Any]:
         "ranking": rows,
         "mismatch": response.mismatch,
         "problems": list(response.problems),
+    }
+
+
+def registration_open(tournament: mm.Tournament) -> bool:
+    """Whether Register may still take someone (before the start, or late registration)."""
+    if tournament.status == mm.TOURNAMENT_STATUS_REGISTRATION:
+        return True
+    late = tournament.config.last_registration_round
+    running = (mm.TOURNAMENT_STATUS_RUNNING, mm.TOURNAMENT_STATUS_PAUSED)
+    return tournament.status in running and tournament.current_round < late
+
+
+def player_status(status: int, withdrawn: bool = False, removed: bool = False) -> str:
+    """``active``, ``withdrawn``, ``no_show`` or ``removed`` (older servers: from the flags)."""
+    if status:
+        return enum_name(mm.PlayerStatus, status, "PLAYER_STATUS_")
+    return "removed" if removed else "withdrawn" if withdrawn else "active"
+
+
+def player_json(player: mm.Player) -> dict[str, Any]:
+    """A player as the person's own page shows it (never a secret: the message has none)."""
+    return {
+        "player_id": player.player_id,
+        "name": player.name,
+        "kind": SEAT_KINDS.get(player.kind, "unknown"),
+        "status": player_status(player.status, player.withdrawn, player.removed),
+        "status_reason": player.status_reason,
+        "missed_rounds": list(player.missed_rounds),
+        "checked_in": player.checked_in,
+        "first_round": player.first_round,
+        "replaced_by": player.replaced_by,
     }

@@ -269,17 +269,54 @@ def operator_stub(stack: Stack) -> Any:
 
 def bot_tournament(stack: Stack, *, players: int = 4, rounds: int = 1, hands: int = 1) -> str:
     """A started tournament of efficiency bots; its id."""
+    tournament_id = open_tournament(stack, bots=players, rounds=rounds, hands=hands, seed=3)
+    start_tournament(stack, tournament_id)
+    return tournament_id
+
+
+def play_out(
+    client: httpx.Client, seat: SseReader, commands: str, timeout: float = 120, **headers: str
+) -> dict[str, Any]:
+    """Answer every decision of the seat (``seat``'s feed; ``commands`` its commands route)
+    until the match ends; the final state."""
+    deadline = time.monotonic() + timeout
+    answered = None
+    while time.monotonic() < deadline:
+        state, _ = replay(seat.messages)
+        if state is not None and (state["finished"] or seat.done.is_set()):
+            return state
+        if state is not None and state["decision_id"] and state["decision_id"] != answered:
+            command = choose(state, pong=True)
+            if command is not None:
+                reply = client.post(commands, json={"command": command}, headers=headers)
+                assert reply.status_code in (202, 409), reply.text
+                answered = state["decision_id"]
+        time.sleep(0.05)
+    raise AssertionError("the match did not end in time")
+
+
+def open_tournament(
+    stack: Stack, *, bots: int = 3, rounds: int = 2, hands: int = 1, **config: Any
+) -> str:
+    """A tournament in registration with ``bots`` efficiency bots (people register through
+    the gateway, then :func:`start_tournament`); its id. ``config``: TournamentConfig fields."""
     from hebei.v1 import matchmaking_pb2 as mm
 
     stub = operator_stub(stack)
-    config = mm.TournamentConfig(name=f"Web cup {uuid.uuid4().hex[:4]}", rounds=rounds, seed=3)
-    config.length.hands = hands
-    tournament = stub.CreateTournament(mm.CreateTournamentRequest(config=config)).tournament
-    for _ in range(players):
+    config.setdefault("seed", 5)
+    settings = mm.TournamentConfig(name=f"Web cup {uuid.uuid4().hex[:4]}", rounds=rounds, **config)
+    settings.length.hands = hands
+    tournament = stub.CreateTournament(mm.CreateTournamentRequest(config=settings)).tournament
+    for _ in range(bots):
         stub.Register(
             mm.RegisterRequest(
                 tournament_id=tournament.tournament_id, bot=mm.BotEntrant(policy="efficiency")
             )
         )
-    stub.StartTournament(mm.StartTournamentRequest(tournament_id=tournament.tournament_id))
     return tournament.tournament_id
+
+
+def start_tournament(stack: Stack, tournament_id: str) -> None:
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    operator_stub(stack).StartTournament(mm.StartTournamentRequest(tournament_id=tournament_id))

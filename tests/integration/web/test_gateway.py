@@ -16,9 +16,9 @@ from tests.integration.web.harness import (
     TILE_NAME,
     SseReader,
     bot_tournament,
-    choose,
     gateway,
     operator_stub,
+    play_out,
     replay,
 )
 
@@ -31,24 +31,6 @@ def quick_play(client: httpx.Client, hands: int = 1, **fields: Any) -> dict[str,
     )
     assert reply.status_code == 201, reply.text
     return reply.json()
-
-
-def play_out(client: httpx.Client, seat: SseReader, key: str, timeout: float = 120) -> dict:
-    """Answer every decision of the seat until the match ends; the final state."""
-    deadline = time.monotonic() + timeout
-    answered = None
-    while time.monotonic() < deadline:
-        state, _ = replay(seat.messages)
-        if state is not None and (state["finished"] or seat.done.is_set()):
-            return state
-        if state is not None and state["decision_id"] and state["decision_id"] != answered:
-            command = choose(state, pong=True)
-            if command is not None:
-                reply = client.post(f"/api/seats/{key}/commands", json={"command": command})
-                assert reply.status_code in (202, 409), reply.text
-                answered = state["decision_id"]
-        time.sleep(0.05)
-    raise AssertionError("the match did not end in time")
 
 
 # ------------------------------------------------------------------ public information
@@ -211,7 +193,7 @@ def test_a_person_plays_while_spectators_see_only_public_information(
     kept = list(early.messages)  # what the page had applied when its connection dropped
     last = max(m.id for m in kept if m.id is not None)
 
-    final = play_out(client, reader, key)
+    final = play_out(client, reader, f"/api/seats/{key}/commands")
     reader.wait_for(lambda m: m.event == "end", 30)
     spectator.wait_for(lambda m: m.event == "end", 60)
     assert final["finished"] and final["settlement"] is not None

@@ -82,17 +82,16 @@ async function loadTournaments() {
 async function tournamentSeat(event) {
   event.preventDefault();
   const form = event.target;
-  fill($("#seat-status"), "Looking for your seat…");
+  const tournament = field(form, "tournament_id").trim();
+  const base = `/api/tournaments/${encodeURIComponent(tournament)}`;
+  fill($("#seat-status"), "Checking…");
   try {
-    const seat = await api("/api/seats", {
+    // Sets this device's cookie for the tournament: its page then follows you every round.
+    await api(`${base}/me/session`, {
       method: "POST",
-      body: {
-        tournament_id: field(form, "tournament_id").trim(),
-        player_id: field(form, "player_id").trim(),
-        player_secret: field(form, "player_secret"),
-      },
+      body: { player_id: field(form, "player_id").trim(), player_secret: field(form, "player_secret") },
     });
-    window.location.href = seat.url;
+    window.location.href = `/tournament.html?id=${encodeURIComponent(tournament)}`;
   } catch (error) {
     fill($("#seat-status"), el("span", { class: "error" }, error.message));
   }
