@@ -691,6 +691,29 @@ ALERTS: list[Alert] = [
         ),
     ),
     Alert(
+        name="HebeiAuthFailures",
+        severity="warning",
+        expr='sum by (job) (rate(hebei_auth_failures_total{result="unknown"}[5m])) * 60 > 5',
+        for_="10m",
+        summary="{{ $labels.job }} refuses wrong tokens",
+        description="More than 5 calls a minute to {{ $labels.job }} bring a token that is not"
+        " the operator's or a service's, for 10 minutes: someone guesses tokens, or a client"
+        " runs with an old one.",
+        dashboard="hebei-grpc",
+        fire=Case(
+            [(f'hebei_auth_failures_total{{job="{LEDGER}",result="unknown"}}', "0+10x30")],
+            "20m",
+            [{"job": LEDGER}],
+        ),
+        quiet=Case(
+            [
+                (f'hebei_auth_failures_total{{job="{LEDGER}",result="unknown"}}', "0+2x30"),
+                (f'hebei_auth_failures_total{{job="{LEDGER}",result="throttled"}}', "0+50x30"),
+            ],
+            "20m",
+        ),
+    ),
+    Alert(
         name="HebeiLedgerAuditFailed",
         severity="critical",
         expr="max by (job) (hebei_ledger_audit_problems) > 0",

@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import re
+import secrets
 import shlex
 import shutil
 import signal
@@ -334,6 +335,14 @@ def test_the_bot_services_container_settings_start_it_healthy(tmp_path: Path):
         HEBEI_DATA_DIR=str(tmp_path),
     )
     argv = [sys.executable, *compose_config()["services"]["botservice"]["command"][1:]]
+    # The example env file's placeholders are refused beyond loopback: one line, exit 2.
+    process, _ = start(argv, env, tmp_path / "placeholder.log", r"refused when listening")
+    assert process.wait(timeout=60) == 2
+    assert "HEBEI_OPERATOR_TOKEN refused" in (tmp_path / "placeholder.log").read_text()
+    env |= {
+        "HEBEI_OPERATOR_TOKEN": secrets.token_hex(32),
+        "HEBEI_SERVICE_TOKEN": secrets.token_hex(32),
+    }
     process, match = start(argv, env, tmp_path / "botservice.log", r"on port (\d+)")
     try:
         assert healthcheck.main([f"127.0.0.1:{match.group(1)}"]) == 0

@@ -17,14 +17,17 @@ import contextlib
 import enum
 import hmac
 import secrets
+import time
 import urllib.parse
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import grpc
 
-from hebei.common.errors import PermissionDenied, Unauthenticated
+from hebei.common import metrics
+from hebei.common.errors import PermissionDenied, ResourceExhausted, Unauthenticated
 from hebei.common.interceptors import AsyncHandlerInterceptor, HandlerInterceptor, RpcInfo
+from hebei.common.quota import FailureLimit, peer_host
 
 AUTHORIZATION = "authorization"
 BEARER = "Bearer "
@@ -132,6 +135,48 @@ def check_seat_token(expected: str, given: str | None) -> None:
         raise PermissionDenied("wrong seat token for this seat")
 
 
+# Wrong tokens tolerated before calls with a token are refused unchecked: from one client
+# address, and from all addresses together (then each address that sent a wrong token in the
+# window is refused until its failures age out; an address that sent none is still checked,
+# so the operator keeps working through a guessing attack from elsewhere).
+AUTH_FAILURES_PER_PEER = 10
+AUTH_FAILURES_TOTAL = 100
+AUTH_FAILURE_SECONDS = 60.0
+
+
+class FailedAuthentications:
+    """Slows token guessing. A call that brings a token from an address that has sent
+    ``per_peer`` wrong tokens in the last ``window`` seconds, or any wrong token while all
+    addresses together have sent ``total``, is refused RESOURCE_EXHAUSTED before its token is
+    looked at: no answer says whether a guess was right until the window has passed."""
+
+    def __init__(
+        self,
+        per_peer: int = AUTH_FAILURES_PER_PEER,
+        total: int = AUTH_FAILURES_TOTAL,
+        window: float = AUTH_FAILURE_SECONDS,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.peers = FailureLimit("wrong tokens", per_peer, window, clock=clock)
+        self.everyone = FailureLimit("wrong tokens", total, window, clock=clock)
+        self.window = window
+
+    def check(self, peer: str) -> None:
+        try:
+            self.peers.check(peer)
+            if self.peers.recent(peer):
+                self.everyone.check("")
+        except ResourceExhausted:
+            metrics.AUTH_FAILURES.labels("throttled").inc()
+            raise
+
+    def failed(self, peer: str) -> None:
+        metrics.AUTH_FAILURES.labels("unknown").inc()
+        self.peers.failed(peer)
+        self.everyone.failed("")
+
+
 class TokenAuthority:
     """Knows the operator token and the service tokens, and who may call what."""
 
@@ -140,12 +185,14 @@ class TokenAuthority:
         operator_token: str,
         service_tokens: Sequence[str] = (),
         method_roles: Mapping[str, Role] = METHOD_ROLES,
+        failures: FailedAuthentications | None = None,
     ) -> None:
         if not operator_token:
             raise ValueError("the operator token must not be empty")
         self._tokens: list[tuple[str, Role]] = [(operator_token, Role.OPERATOR)]
         self._tokens += [(token, Role.SERVICE) for token in service_tokens if token]
         self.method_roles = method_roles
+        self.failures = failures or FailedAuthentications()
 
     def role_of(self, token: str) -> Role | None:
         """The role a token grants, or None for an unknown token."""
@@ -155,16 +202,21 @@ class TokenAuthority:
                 found = role
         return found
 
-    def check(self, full_method: str, metadata: Sequence[tuple[str, Any]] | None) -> Role:
-        """The caller's role for ``full_method``; raise Unauthenticated or PermissionDenied."""
+    def check(
+        self, full_method: str, metadata: Sequence[tuple[str, Any]] | None, peer: str = ""
+    ) -> Role:
+        """The caller's role for ``full_method``; raise Unauthenticated or PermissionDenied
+        (ResourceExhausted, unchecked, for a ``peer`` that sent too many wrong tokens)."""
         needed = self.method_roles.get(full_method, Role.PUBLIC)
         token = token_from_metadata(metadata)
         if token is None:
             if needed is Role.PUBLIC:
                 return Role.PUBLIC
             raise Unauthenticated(f"{full_method} needs a token: 'authorization: Bearer ...'")
+        self.failures.check(peer)
         role = self.role_of(token)
         if role is None:
+            self.failures.failed(peer)
             raise Unauthenticated("unknown token")
         if role < needed:
             raise PermissionDenied(f"{full_method} is for the {needed.name.lower()} only")
@@ -179,7 +231,9 @@ class AuthInterceptor(HandlerInterceptor):
 
     @contextlib.contextmanager
     def scope(self, request: Any, context: grpc.ServicerContext, info: RpcInfo) -> Iterator[Any]:
-        self.authority.check(info.full_method, context.invocation_metadata())
+        self.authority.check(
+            info.full_method, context.invocation_metadata(), peer_host(context.peer())
+        )
         yield request
 
 

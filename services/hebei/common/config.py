@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from hebei.common.auth import is_metadata_text
+from hebei.common.secrets_check import weakness
 from hebei.common.tls import ClientTls, TlsConfig
 
 EXIT_CONFIG = 2
@@ -174,6 +175,11 @@ class ServerConfig:
     # channel it opens to another service uses it; None: plaintext.
     client_tls: ClientTls | None = None
     log_level: str = "INFO"
+    # Wrong tokens before calls with a token are refused unchecked (hebei.common.auth):
+    # from one client address, from all together, in this many seconds.
+    auth_failures_per_peer: int = 10
+    auth_failures_total: int = 100
+    auth_failure_seconds: float = 60.0
 
     @property
     def program(self) -> str:
@@ -207,6 +213,13 @@ class ServerConfig:
                 )
             if service_token == operator_token:
                 raise ConfigError("HEBEI_SERVICE_TOKEN must differ from HEBEI_OPERATOR_TOKEN")
+            for name, token in (
+                ("OPERATOR_TOKEN", operator_token),
+                ("SERVICE_TOKEN", service_token),
+            ):
+                why = weakness(token)
+                if why is not None:
+                    raise ConfigError(f"HEBEI_{name} refused when listening on {host}: {why}")
         return cls(
             service=service,
             host=host,
@@ -223,6 +236,13 @@ class ServerConfig:
             tls=TlsConfig.from_env(read),
             client_tls=ClientTls.from_env(read),
             log_level=read.choice("LOG_LEVEL", "INFO", LOG_LEVELS, shared=True),
+            auth_failures_per_peer=read.integer(
+                "AUTH_MAX_FAILURES", 10, lo=1, hi=1_000_000, shared=True
+            ),
+            auth_failures_total=read.integer(
+                "AUTH_MAX_FAILURES_TOTAL", 100, lo=1, hi=10_000_000, shared=True
+            ),
+            auth_failure_seconds=read.number("AUTH_FAILURE_SECONDS", 60.0, hi=86_400, shared=True),
         )
 
 

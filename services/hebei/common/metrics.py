@@ -45,6 +45,15 @@ SERVER_MSG_RECEIVED = Counter(
 )
 SERVER_MSG_SENT = Counter("grpc_server_msg_sent_total", "Messages sent by the server.", _LABELS)
 
+AUTH_FAILURES = Counter(
+    "hebei_auth_failures_total",
+    "Calls refused for their token: unknown (a wrong token) or throttled (refused unchecked,"
+    " the address or the server having sent too many wrong tokens lately).",
+    ["result"],
+)
+for _result in ("unknown", "throttled"):  # exported at 0 from the start
+    AUTH_FAILURES.labels(_result)
+
 CLIENT_STARTED = Counter("grpc_client_started_total", "RPCs started by clients.", _LABELS)
 CLIENT_HANDLED = Counter(
     "grpc_client_handled_total", "RPCs completed by clients, by status code.", _CODE_LABELS

@@ -154,6 +154,13 @@ class FailureLimit:
             f"try again in {wait} s"
         )
 
+    def recent(self, peer: str) -> int:
+        """How many failures ``peer`` made in the window."""
+        now = self.clock()
+        with self._lock:
+            times = self._failures.get(peer)
+            return sum(1 for t in times if t > now - self.window) if times else 0
+
     def failed(self, peer: str) -> None:
         """Count one failure of ``peer``."""
         with self._lock:

@@ -49,7 +49,12 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from hebei.common.auth import AsyncAuthInterceptor, AuthInterceptor, TokenAuthority
+from hebei.common.auth import (
+    AsyncAuthInterceptor,
+    AuthInterceptor,
+    FailedAuthentications,
+    TokenAuthority,
+)
 from hebei.common.config import DEFAULT_PORTS, ServerConfig, StartupError, run_main
 from hebei.common.errors import (
     AsyncDecodeInterceptor,
@@ -253,6 +258,15 @@ def _check_port_free(host: str, port: int) -> None:
             raise StartupError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
+def authority(config: ServerConfig) -> TokenAuthority:
+    """The tokens a server accepts, and its bound on wrong ones (HEBEI_AUTH_MAX_FAILURES...)."""
+    service_tokens = [config.service_token] if config.service_token else []
+    failures = FailedAuthentications(
+        config.auth_failures_per_peer, config.auth_failures_total, config.auth_failure_seconds
+    )
+    return TokenAuthority(config.operator_token, service_tokens, failures=failures)
+
+
 def create_server(
     specs: ServiceSpec | Sequence[ServiceSpec],
     config: ServerConfig,
@@ -269,12 +283,11 @@ def create_server(
         if not all(spec.asyncio for spec in specs):
             raise ValueError("an asyncio service cannot share a server with synchronous ones")
         return _create_async_server(specs, config, interceptors)
-    service_tokens = [config.service_token] if config.service_token else []
     standard: list[grpc.ServerInterceptor] = [
         ServerMetricsInterceptor(),
         CallLogInterceptor(),
         ErrorInterceptor(),
-        AuthInterceptor(TokenAuthority(config.operator_token, service_tokens)),
+        AuthInterceptor(authority(config)),
         DecodeInterceptor(),  # innermost: see hebei.common.errors
     ]
     grpc_server = grpc.server(
@@ -331,7 +344,6 @@ def _create_async_server(
     """:func:`create_server` for asyncio services: the server is built on its loop's thread;
     the loop's default executor (``run_in_executor(None, ...)``: blocking work of the
     handlers) has ``config.max_workers`` threads."""
-    service_tokens = [config.service_token] if config.service_token else []
     # The same five in the same order, run as one interceptor (one wrapper per call, one
     # async generator per message of a request stream, not five and three).
     standard = AsyncInterceptorChain(
@@ -339,7 +351,7 @@ def _create_async_server(
             AsyncServerMetricsInterceptor(),
             AsyncCallLogInterceptor(),
             AsyncErrorInterceptor(),
-            AsyncAuthInterceptor(TokenAuthority(config.operator_token, service_tokens)),
+            AsyncAuthInterceptor(authority(config)),
             AsyncDecodeInterceptor(),  # innermost, as on the synchronous server
         ]
     )

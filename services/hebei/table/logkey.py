@@ -16,6 +16,7 @@ import secrets
 from pathlib import Path
 
 from hebei.common.config import ConfigError, EnvReader, is_loopback
+from hebei.common.secrets_check import weakness
 from hebei.rules.chain import parse_key
 
 KEY_FILE = "table-log.key"
@@ -29,6 +30,8 @@ def log_key_from_env(read: EnvReader, host: str) -> bytes | None:
     if raw is None:
         _require_on(host)
         return None
+    if not is_loopback(host) and (why := weakness(raw)) is not None:
+        raise ConfigError(f"{read.source('LOG_KEY')} refused when listening on {host}: {why}")
     try:
         return parse_key(raw)
     except ValueError as exc:

@@ -7,7 +7,12 @@ import pytest
 
 from hebei.common.client import create_channel
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc, table_pb2, table_pb2_grpc, types_pb2
-from tests.integration.common.conftest import OPERATOR_TOKEN, SERVICE_TOKEN, CannedServer
+from tests.integration.common.conftest import (
+    OPERATOR_TOKEN,
+    SERVICE_TOKEN,
+    CannedServer,
+    start_canned_server,
+)
 from tests.integration.common.servicers import seat_token
 
 SETTLEMENT = ledger_pb2.PostSettlementRequest(
@@ -90,3 +95,35 @@ def test_seat_token_refused(canned: CannedServer, token: str, code: grpc.StatusC
     with pytest.raises(grpc.RpcError) as failure:
         _play(canned, 2, token)
     assert failure.value.code() == code
+
+
+def test_wrong_tokens_are_slowed_per_address_then_refused_unchecked() -> None:
+    """After 10 wrong tokens from one address in 60 s its calls with a token are refused
+    RESOURCE_EXHAUSTED before the token is looked at (the right one too: no answer tells a
+    guess from the right token), and each wrong token is counted in a metric."""
+    from hebei.common import auth, metrics
+
+    canned = start_canned_server()
+    try:
+        unknown = metrics.AUTH_FAILURES.labels("unknown")
+        throttled = metrics.AUTH_FAILURES.labels("throttled")
+        before_unknown, before_throttled = unknown._value.get(), throttled._value.get()
+        for n in range(auth.AUTH_FAILURES_PER_PEER):
+            with pytest.raises(grpc.RpcError) as failure:
+                _ledger(canned, f"guess-{n}").PostSettlement(SETTLEMENT)
+            assert failure.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        for token in ("guess-x", SERVICE_TOKEN):
+            with pytest.raises(grpc.RpcError) as failure:
+                _ledger(canned, token).PostSettlement(SETTLEMENT)
+            assert failure.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "10 wrong tokens from this client address in 60 s" in failure.value.details()
+        assert unknown._value.get() - before_unknown == auth.AUTH_FAILURES_PER_PEER
+        assert throttled._value.get() - before_throttled == 2
+        # Anonymous calls to public methods are not slowed.
+        assert (
+            _ledger(canned, None)
+            .GetStandings(ledger_pb2.LedgerServiceGetStandingsRequest(tournament_id="t1"))
+            .standings
+        )
+    finally:
+        canned.server.stop(grace=0)

@@ -122,6 +122,8 @@ def test_fuzzing_every_rpc(database_url, fresh_schema, tmp_path) -> None:
         HEBEI_LEDGER_SCHEMA=fresh_schema,
         HEBEI_MAX_MESSAGE_BYTES=str(SIZE_LIMIT),
         HEBEI_LOG_LEVEL="WARNING",
+        HEBEI_AUTH_MAX_FAILURES="1000000",  # the fuzz sends thousands of wrong tokens
+        HEBEI_AUTH_MAX_FAILURES_TOTAL="1000000",
     )
     ledger = ServiceProcess("ledger", port, env, tmp_path / "ledger.log")
     ledger.spawn()

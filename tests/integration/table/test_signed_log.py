@@ -6,6 +6,7 @@ before signing are reported as unsigned."""
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 
 import grpc
@@ -210,16 +211,26 @@ def test_sigkill_mid_hand_then_restart_keeps_the_log_signed(
 
 def test_beyond_loopback_the_log_key_is_required() -> None:
     env = {
-        "HEBEI_OPERATOR_TOKEN": "op",
-        "HEBEI_SERVICE_TOKEN": "svc",
+        "HEBEI_OPERATOR_TOKEN": secrets.token_urlsafe(24),
+        "HEBEI_SERVICE_TOKEN": secrets.token_urlsafe(24),
         "HEBEI_HOST": "0.0.0.0",
     }
     with pytest.raises(ConfigError, match="HEBEI_TABLE_LOG_KEY is required when listening on"):
         TableConfig.from_env(env)
-    with pytest.raises(ConfigError, match="HEBEI_TABLE_LOG_KEY: a log key must be at least 32"):
+    with pytest.raises(ConfigError, match=r"HEBEI_TABLE_LOG_KEY refused .* too easy to guess"):
         TableConfig.from_env({**env, "HEBEI_TABLE_LOG_KEY": "short"})
-    config = TableConfig.from_env({**env, "HEBEI_TABLE_LOG_KEY": f"  {LOG_KEY.decode()}\n"})
-    assert config.log_key == LOG_KEY
+    # The example of the docs (deploy/.env.example, k8s/secrets.env.example) is refused.
+    example = "change-me-openssl-rand-hex-32-characters-at-least"
+    with pytest.raises(ConfigError, match=r"HEBEI_TABLE_LOG_KEY refused .* placeholder"):
+        TableConfig.from_env({**env, "HEBEI_TABLE_LOG_KEY": example})
+    strong = secrets.token_hex(32)
+    config = TableConfig.from_env({**env, "HEBEI_TABLE_LOG_KEY": f"  {strong}\n"})
+    assert config.log_key == strong.encode()
+    # On loopback the tests' own key (a readable phrase) is accepted.
+    local = TableConfig.from_env(
+        {**env, "HEBEI_HOST": "127.0.0.1", "HEBEI_TABLE_LOG_KEY": LOG_KEY.decode()}
+    )
+    assert local.log_key == LOG_KEY
     assert log_key_from_env(EnvReader("table", {}), "127.0.0.1") is None  # the data dir's
 
 

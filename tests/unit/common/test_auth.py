@@ -120,3 +120,27 @@ def test_a_plain_name_is_sent_as_it_is_and_no_actor_is_none() -> None:
     assert actor_metadata("chief referee") == (("hebei-actor", "chief referee"),)
     assert actor_from_metadata([("authorization", "Bearer t")]) is None
     assert actor_from_metadata(None) is None
+
+
+def test_failed_authentications_are_bounded_per_address_and_in_total() -> None:
+    from hebei.common.auth import FailedAuthentications
+    from hebei.common.errors import ResourceExhausted
+
+    now = [0.0]
+    limits = FailedAuthentications(per_peer=3, total=5, window=60.0, clock=lambda: now[0])
+    for _ in range(3):
+        limits.check("10.0.0.1")
+        limits.failed("10.0.0.1")
+    with pytest.raises(ResourceExhausted, match="3 wrong tokens from this client address"):
+        limits.check("10.0.0.1")
+    limits.check("10.0.0.2")  # another address is still checked
+    limits.failed("10.0.0.2")
+    limits.failed("10.0.0.3")  # five in all now
+    # Past the total, an address that failed lately is refused unchecked...
+    with pytest.raises(ResourceExhausted):
+        limits.check("10.0.0.2")
+    # ...and one that never failed (the operator's) is still checked.
+    limits.check("10.0.0.9")
+    now[0] = 61.0  # the window passes: everyone is checked again
+    limits.check("10.0.0.1")
+    limits.check("10.0.0.2")

@@ -11,6 +11,10 @@ from hebei.common.config import ConfigError, EnvReader, ServerConfig
 BASE = {"HEBEI_OPERATOR_TOKEN": "op"}
 
 
+STRONG = "9f2c4e71a0b83d56e2f7c19a4b0d86e35c7a1f92e04b6d8c3a5f71e29b0c4d68"  # openssl rand -hex 32
+STRONG_OPERATOR = "Qm7xK2pV9sLw4Rt8Yc1Nf6Hb3Jd0Gz5Ue"  # secrets.token_urlsafe(24)
+
+
 def from_env(**env: str) -> ServerConfig:
     return ServerConfig.from_env(
         "ledger", default_port=50053, default_metrics_port=9103, env={**BASE, **env}
@@ -69,8 +73,10 @@ def test_listening_beyond_loopback_needs_a_distinct_service_token() -> None:
     )
     with pytest.raises(ConfigError, match="must differ from HEBEI_OPERATOR_TOKEN"):
         from_env(HEBEI_HOST="10.0.0.5", HEBEI_SERVICE_TOKEN="op")
-    config = from_env(HEBEI_HOST="0.0.0.0", HEBEI_SERVICE_TOKEN="svc")
-    assert config.host == "0.0.0.0" and config.service_token == "svc"
+    config = from_env(
+        HEBEI_HOST="0.0.0.0", HEBEI_OPERATOR_TOKEN=STRONG_OPERATOR, HEBEI_SERVICE_TOKEN=STRONG
+    )
+    assert config.host == "0.0.0.0" and config.service_token == STRONG
     assert from_env(HEBEI_HOST="127.0.0.1").service_token is None  # loopback: optional
 
 
@@ -91,3 +97,22 @@ def test_flag(raw: str, value: bool) -> None:
 def test_flag_invalid() -> None:
     with pytest.raises(ConfigError, match="HEBEI_X_ON must be true or false, got 'maybe'"):
         EnvReader("x", {"HEBEI_X_ON": "maybe"}).flag("ON", False)
+
+
+@pytest.mark.parametrize(
+    ("operator", "service", "refused"),
+    [
+        ("change-me", STRONG, "HEBEI_OPERATOR_TOKEN refused when listening on 0.0.0.0: it is a placeholder"),
+        (STRONG_OPERATOR, "change-me-too", "HEBEI_SERVICE_TOKEN refused when listening on 0.0.0.0: it is a placeholder"),
+        ("operator-password-1", STRONG, "HEBEI_OPERATOR_TOKEN refused when listening on 0.0.0.0: it is too easy to guess"),
+        (STRONG_OPERATOR, "ab" * 40, "HEBEI_SERVICE_TOKEN refused when listening on 0.0.0.0: it is too easy to guess"),
+    ],
+)  # fmt: skip
+def test_beyond_loopback_placeholder_and_weak_tokens_are_refused(
+    operator: str, service: str, refused: str
+) -> None:
+    with pytest.raises(ConfigError) as error:
+        from_env(HEBEI_HOST="0.0.0.0", HEBEI_OPERATOR_TOKEN=operator, HEBEI_SERVICE_TOKEN=service)
+    assert str(error.value).startswith(refused) and "\n" not in str(error.value)
+    # On loopback only this machine can call: the same tokens are accepted.
+    assert from_env(HEBEI_OPERATOR_TOKEN=operator, HEBEI_SERVICE_TOKEN=service).host == "127.0.0.1"
