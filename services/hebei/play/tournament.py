@@ -69,7 +69,6 @@ STATUS_WORDS = {
     mm.PLAYER_STATUS_REMOVED: "removed",
 }
 ENDED_MATCHES = (pb.MATCH_STATUS_FINISHED, pb.MATCH_STATUS_DISSOLVED)
-WINDS = ("East", "South", "West", "North")
 
 
 class SeatPort(Protocol):
@@ -286,8 +285,14 @@ class TournamentFollower:
             self.say(f"{t.config.name or t.tournament_id}: round {t.current_round} of "
                      f"{t.config.rounds} is being played.")  # fmt: skip
             self._say_round_limit(now)
-            if not self._seated_in(t.tables):
-                self.say("You have no seat in this round; waiting for the next one.")
+            mine = [table for table in t.tables if self._seated_in([table])]
+            if not mine or all(table.status in ENDED_MATCHES for table in mine):
+                self.say(
+                    "Your match of this round is over; waiting for the next round."
+                    if mine
+                    else "You have no seat in this round; waiting for the next one."
+                )
+                self.played.update(table.match_id for table in mine)
                 self.waiting_round = t.current_round
                 self._say_next_round(now)
         elif t.status == mm.TOURNAMENT_STATUS_FINISHED:
@@ -350,9 +355,7 @@ class TournamentFollower:
         self.running_tables = None
         if round_no < self._rounds():
             self.waiting_round = round_no
-            self._say_next_round(now)
-        else:
-            self.say("That was the last round: the final standings come once it is booked.")
+            self._say_next_round(now, booked=True)
 
     def _on_finished(self) -> None:
         line = "The tournament is over."
@@ -397,8 +400,9 @@ class TournamentFollower:
         if len(rows) > last_index + 1:
             self.say(f"   ... {len(rows)} ranked")
 
-    def _say_next_round(self, now: float) -> None:
-        """When the next round starts: a countdown, else the tables still playing."""
+    def _say_next_round(self, now: float, *, booked: bool = False) -> None:
+        """When the next round starts: a countdown, else the tables still playing (none once
+        the round is ``booked``)."""
         t = self.tournament
         if t is None or not self.waiting_round or self.waiting_round >= t.config.rounds:
             return
@@ -410,8 +414,10 @@ class TournamentFollower:
                 self.countdown_mark = None
                 self.say(f"Round {upcoming} starts at {when_text(t.next_round_at, now)}.")
             return
-        left = self._tables_left()
-        if left is None:
+        left = None if booked else self._tables_left()
+        if booked:
+            self.say(f"Round {upcoming} is being seated.")
+        elif left is None:
             self.say(f"Round {upcoming} is seated when the other tables finish.")
         elif left[0] == 0:
             self.say(f"Round {upcoming} is seated once this round is booked.")
@@ -425,7 +431,11 @@ class TournamentFollower:
         t = self.tournament
         if t is None or not t.tables:
             return None
-        playing = sum(1 for table in t.tables if table.status not in ENDED_MATCHES)
+        playing = sum(
+            1
+            for table in t.tables
+            if table.status not in ENDED_MATCHES and table.match_id not in self.played
+        )
         return playing, len(t.tables)
 
     def _say_tables_left(self) -> None:
@@ -462,7 +472,7 @@ class TournamentFollower:
         passed = [m for m in COUNTDOWN_MARKS if left <= m]
         mark = min(passed) if passed else None
         if mark is not None and mark != self.countdown_mark and left > 0:
-            if self.countdown_mark is not None or left < mark - 1:
+            if self.countdown_mark is not None:  # the first mark: the time was just said
                 self.say(f"The next round starts in {duration_text(left)}.")
             self.countdown_mark = mark
 
@@ -501,9 +511,8 @@ class TournamentFollower:
         ):
             return  # the seat in play
         round_no = seating.round_no or round_no
-        wind = WINDS[seating.seat] if 0 <= seating.seat < 4 else f"seat {seating.seat}"
         table = seating.table_id or seating.match_id
-        self.say(f"Round {round_no}: your seat is {wind} (seat {seating.seat}) at table {table}; "
+        self.say(f"Round {round_no}: your seat is seat {seating.seat} at table {table}; "
                  "joining it.", "bold")  # fmt: skip
         self.waiting_round = 0
         self._open(_Attempt(seating, round_no))

@@ -10,6 +10,8 @@ from rich.console import Console, RenderableType
 from hebei.common import convert
 from hebei.rules.hand import HandState
 from hebei.rules.views import observe
+from hebei.v1 import matchmaking_pb2 as mm
+from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 
 NAMES = ("Ann", "Bot 1", "Bot 2", "Bot 3")
@@ -52,3 +54,51 @@ def observation(
         decision_id=decision_id if view.legal_actions else 0,
         length=None,
     )
+
+
+# ---------------------------------------------------------------------- tournaments
+
+ME = "p-mei"
+
+
+def table(round_no: int, match_id: str, players: list[str], status=pb.MATCH_STATUS_PLAYING):
+    seats = [mm.PublicSeat(seat=i, player_id=p, player_name=p) for i, p in enumerate(players)]
+    return mm.TableAssignment(
+        round_no=round_no, table_id=f"T{match_id}", match_id=match_id, seats=seats, status=status
+    )
+
+
+TABLES_R1 = [["p-mei", "b1", "b2", "b3"], ["b4", "b5", "b6", "b7"]]
+
+
+def tournament(
+    round_no: int = 1,
+    status=mm.TOURNAMENT_STATUS_RUNNING,
+    statuses: tuple = (pb.MATCH_STATUS_PLAYING, pb.MATCH_STATUS_PLAYING),
+    me: mm.Player | None = None,
+) -> mm.Tournament:
+    t = mm.Tournament(tournament_id="t-1", status=status, current_round=round_no)
+    t.config.name, t.config.rounds = "Cup", 2
+    t.players.append(me or mm.Player(player_id=ME, name="Mei", status=mm.PLAYER_STATUS_ACTIVE))
+    for i in range(1, 8):
+        t.players.append(mm.Player(player_id=f"b{i}", name=f"b{i}"))
+    if status != mm.TOURNAMENT_STATUS_REGISTRATION:
+        for n, (players, state) in enumerate(zip(TABLES_R1, statuses, strict=True)):
+            t.tables.append(table(round_no, f"m{round_no}-{n}", players, state))
+    return t
+
+
+def match_over(scores=(12, -4, -4, -4)) -> table_pb2.PlayResponse:
+    obs = observation(advance(3, 0, dealer=0), 0, 0, scores=scores)
+    obs.match_finished = True
+    for view, score in zip(obs.seats, scores, strict=True):
+        view.score = score
+    del obs.legal_actions[:]
+    return table_pb2.PlayResponse(observation=obs)
+
+
+def standings(*rows: tuple[str, int]) -> list[pb.Standing]:
+    return [
+        pb.Standing(rank=i, player_id=p, player_name=p, points=pts)
+        for i, (p, pts) in enumerate(rows, 1)
+    ]

@@ -1,0 +1,187 @@
+"""``hebei tournament join`` as a person runs it, against the stack ``hebei up`` runs: joined
+before the start, it plays every round's seat (every decision answered by the person, none
+auto-played by the engine), shows the between-round screen, and ends with the final
+standings and exit status 0."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+from hebei.common.client import create_channel
+from hebei.stack.discovery import find_stack
+from hebei.table.store import load_events
+from hebei.v1 import matchmaking_pb2 as mm
+from hebei.v1 import matchmaking_pb2_grpc
+from tests.e2e.conftest import first_choice, hebei_program
+from tests.e2e.test_up import Up, configured_env  # noqa: F401 (a fixture)
+from tests.integration.stack.conftest import stack_env  # noqa: F401 (a fixture)
+
+PROMPT = re.compile(r"[^\n]*\[q\] quit > \Z")
+OWN_ACTIONS = ("discard", "pass", "win", "pong", "chow", "kong", "concealed_kong", "added_kong")
+
+
+class Person:
+    """A ``hebei tournament join`` child with its stdin and stdout pipes: everything it
+    printed, and each prompt answered as ``first_choice`` would."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.process = subprocess.Popen(
+            argv, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )  # fmt: skip
+        self.text = ""
+        self.answers: list[tuple[str, str]] = []
+        self._chunks: queue.Queue[bytes | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        while chunk := os.read(self.process.stdout.fileno(), 65536):
+            self._chunks.put(chunk)
+        self._chunks.put(None)
+
+    def play(self, timeout: float, until: str | None = None) -> int | None:
+        """Answer every prompt until the program ends (its exit status), or until it printed
+        ``until`` (None)."""
+        deadline = time.monotonic() + timeout
+        pending = b""
+        while time.monotonic() < deadline:
+            if until is not None and until in self.text:
+                return None
+            try:
+                chunk = self._chunks.get(timeout=5)
+            except queue.Empty:
+                continue
+            if chunk is None:
+                return self.process.wait(60)
+            pending += chunk
+            try:
+                self.text += pending.decode("utf-8")
+                pending = b""
+            except UnicodeDecodeError:
+                continue  # a character split between two reads
+            if self._chunks.empty() and (found := PROMPT.search(self.text)):
+                prompt = found.group(0)
+                answer = first_choice(prompt, len(self.answers) + 1)
+                self.answers.append((prompt, answer))
+                self.text += "\n"  # the typed line ends the prompt's line
+                self.process.stdin.write(f"{answer}\n".encode())
+                self.process.stdin.flush()
+        raise AssertionError(f"join still running after {timeout} s:\n{self.text[-4000:]}")
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(30)
+
+
+def matchmaking(data_dir: Path):
+    stack = find_stack(data_dir)
+    assert stack is not None
+    channel = create_channel(stack.address("matchmaking"), token=stack.operator_token)
+    return channel, matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
+
+
+def engine_events(database_url: str, schema: str, match_id: str) -> list[dict]:
+    """Every event the engine stored for the match, table events (seat_auto, ...) too."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
+        return [row.event for row in load_events(conn, match_id)]
+
+
+def test_a_person_plays_every_round_of_a_swiss_tournament_with_join(
+    configured_env: dict[str, str],  # noqa: F811
+    database_url: str,
+    data_dir: Path,
+):
+    env = {k: v for k, v in configured_env.items() if k != "HEBEI_OPERATOR_TOKEN"}
+    env["COLUMNS"] = "160"
+    up = Up(env, data_dir, "--workers", "1")
+    person = None
+    channel = None
+    try:
+        up.wait_for("ready:")
+        channel, stub = matchmaking(data_dir)
+        config = mm.TournamentConfig(
+            name="Join cup", rounds=2, seed=5, seating=mm.SEATING_MODE_SWISS,
+            filler_bot_policy="efficiency", filler_bot_level=1,
+        )  # fmt: skip
+        config.length.hands = 1
+        config.time_control.per_decision.FromSeconds(20)  # short, but never hurried here
+        config.time_control.time_bank.FromSeconds(60)
+        tid = stub.CreateTournament(
+            mm.CreateTournamentRequest(config=config)
+        ).tournament.tournament_id
+        for _ in range(7):
+            bot = mm.BotEntrant(policy="efficiency", level=1)
+            stub.Register(mm.RegisterRequest(tournament_id=tid, bot=bot))
+        registered = stub.Register(
+            mm.RegisterRequest(tournament_id=tid, person=mm.PersonEntrant(name="Mei"))
+        )
+        player_id, secret = registered.player.player_id, registered.player_secret
+
+        argv = [hebei_program(), "tournament", "join", tid, "--player", player_id, "--secret",
+                secret]  # fmt: skip
+        person = Person(argv, env, data_dir)
+        # The person is following the tournament before the organiser starts it.
+        assert person.play(timeout=180, until="It starts when") is None, person.text
+        stub.StartTournament(mm.StartTournamentRequest(tournament_id=tid))
+        code = person.play(timeout=900)
+        stderr = person.process.stderr.read().decode()
+        text = person.text
+        assert code == 0, f"{stderr}\n{text[-4000:]}"
+        assert "Traceback" not in text + stderr
+
+        # Before the start: the schedule; then each round's seat, joined by the person.
+        assert "Join cup: 2 round(s), 8 registered." in text
+        assert "It starts when the organiser starts it" in text
+        assert "Round 1: your seat is" in text and "Round 2: your seat is" in text
+        # Between the rounds: the result, the standings, when the next round comes.
+        assert "Round 1 result: you placed" in text and "Round 2 result: you placed" in text
+        assert "Standings after round 1:" in text and "<- you" in text
+        assert re.search(r"Round 2 (is seated when|is seated once|is being seated|starts at)", text)
+        # At the end: the person's place and the final standings.
+        assert re.search(r"The tournament is over\. You finished \d+\w\w of 8", text)
+        assert "final standings" in text
+        assert "auto-played" not in text and "Refused" not in text
+        assert person.answers, text[-4000:]
+
+        # The engine: every decision of the person's seat in both rounds was the person's.
+        seating = stub.GetSeating(mm.GetSeatingRequest(tournament_id=tid))
+        mine = [
+            (table.match_id, seat.seat)
+            for round_ in seating.rounds
+            for table in round_.tables
+            for seat in table.seats
+            if seat.player_id == player_id
+        ]
+        assert len(mine) == 2
+        schema = env["HEBEI_TABLE_SCHEMA"]
+        own_total = 0
+        for match_id, seat in mine:
+            events = engine_events(database_url, schema, match_id)
+            own = [e for e in events if e.get("seat") == seat]
+            assert not [e for e in own if e["type"] == "seat_auto"], own
+            assert not [e for e in own if e.get("auto")], own
+            played = [e for e in own if e["type"] in OWN_ACTIONS]
+            assert played, events
+            own_total += len(played)
+        # Each of the person's actions answered a prompt (a prompt may be shown again).
+        assert own_total <= len(person.answers), (own_total, person.answers)
+        standing = stub.GetTournament(mm.GetTournamentRequest(tournament_id=tid)).tournament
+        me = next(p for p in standing.players if p.player_id == player_id)
+        assert not me.missed_rounds and not me.removed and not me.withdrawn
+    finally:
+        if person is not None:
+            person.kill()
+        if channel is not None:
+            channel.close()
+        up.kill()
