@@ -25,7 +25,7 @@ from tests.e2e.conftest import first_choice, hebei_program
 from tests.e2e.test_up import Up, configured_env  # noqa: F401 (a fixture)
 from tests.integration.stack.conftest import stack_env  # noqa: F401 (a fixture)
 
-PROMPT = re.compile(r"[^\n]*\[q\] quit > \Z")
+PROMPT = re.compile(r"[^\n]*\[q\] quit > ")
 OWN_ACTIONS = ("discard", "pass", "win", "pong", "chow", "kong", "concealed_kong", "added_kong")
 
 
@@ -40,6 +40,7 @@ class Person:
         )  # fmt: skip
         self.text = ""
         self.answers: list[tuple[str, str]] = []
+        self._answered_upto = 0
         self._chunks: queue.Queue[bytes | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -68,11 +69,15 @@ class Person:
                 pending = b""
             except UnicodeDecodeError:
                 continue  # a character split between two reads
-            if self._chunks.empty() and (found := PROMPT.search(self.text)):
-                prompt = found.group(0)
+            # The last prompt not answered yet (lines may follow it: a decision re-sent
+            # because something else changed is not prompted again).
+            found = list(PROMPT.finditer(self.text, self._answered_upto))
+            if self._chunks.empty() and found:
+                prompt = found[-1].group(0)
                 answer = first_choice(prompt, len(self.answers) + 1)
                 self.answers.append((prompt, answer))
                 self.text += "\n"  # the typed line ends the prompt's line
+                self._answered_upto = len(self.text)
                 self.process.stdin.write(f"{answer}\n".encode())
                 self.process.stdin.flush()
         raise AssertionError(f"join still running after {timeout} s:\n{self.text[-4000:]}")

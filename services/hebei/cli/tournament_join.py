@@ -61,10 +61,13 @@ def join_command(
     request = mm.WatchTournamentRequest(
         tournament_id=tournament_id, player_id=player_id, player_secret=secret
     )
-    code = run_join(conn, request, console, sys.stdin, hints=hints)
-    if code == EXIT_FINISHED and conn_finished(conn, tournament_id):
-        response = conn.call("GetStandings", mm.GetStandingsRequest(tournament_id=tournament_id))
-        console.print(standings_table(response, "final standings"))
+    try:
+        code = run_join(conn, request, console, sys.stdin, hints=hints)
+        if code == EXIT_FINISHED and conn_finished(conn, tournament_id):
+            reply = conn.call("GetStandings", mm.GetStandingsRequest(tournament_id=tournament_id))
+            console.print(standings_table(reply, "final standings"))
+    finally:
+        conn.channel.close()  # ends the watch's stream too
     raise typer.Exit(code)
 
 
