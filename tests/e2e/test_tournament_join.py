@@ -1,27 +1,34 @@
 """``hebei tournament join`` as a person runs it, against the stack ``hebei up`` runs: joined
 before the start, it plays every round's seat (every decision answered by the person, none
 auto-played by the engine), shows the between-round screen, and ends with the final
-standings and exit status 0."""
+standings and exit status 0. And against a real table engine with an older matchmaking's
+feed, which tells the seat before the engine holds its match: the Join refused NOT_FOUND is
+tried again until the match opens."""
 
 from __future__ import annotations
 
+import io
 import os
 import queue
 import re
 import subprocess
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import psycopg
 from psycopg import sql
+from rich.console import Console
 
+from hebei.cli import tournament_join, tournament_ops
 from hebei.common.client import create_channel
+from hebei.play.local import LocalOptions, open_match_request
 from hebei.stack.discovery import find_stack
 from hebei.table.store import load_events
 from hebei.v1 import matchmaking_pb2 as mm
-from hebei.v1 import matchmaking_pb2_grpc
-from tests.e2e.conftest import first_choice, hebei_program
+from hebei.v1 import matchmaking_pb2_grpc, table_pb2_grpc
+from tests.e2e.conftest import OPERATOR_TOKEN, first_choice, hebei_program
 from tests.e2e.test_up import Up, configured_env  # noqa: F401 (a fixture)
 from tests.integration.stack.conftest import stack_env  # noqa: F401 (a fixture)
 
@@ -190,3 +197,81 @@ def test_a_person_plays_every_round_of_a_swiss_tournament_with_join(
         if channel is not None:
             channel.close()
         up.kill()
+
+
+# ---------------------------------------------------------------------- an older server
+
+
+class EarlyFeed:
+    """An older matchmaking's feed: the seat is told on ROUND_SEATED, before the engine holds
+    the match; FINISHED once ``ended`` is set."""
+
+    def __init__(self, seating: mm.Seating, ended: threading.Event) -> None:
+        self.seating, self.ended = seating, ended
+
+    def WatchTournament(self, request):
+        t = mm.Tournament(tournament_id="t-old", status=mm.TOURNAMENT_STATUS_RUNNING)
+        t.config.name, t.config.rounds, t.current_round = "Old cup", 1, 1
+        t.players.append(mm.Player(player_id="you", name="You"))
+        yield mm.WatchTournamentResponse(
+            type=mm.TOURNAMENT_EVENT_TYPE_ROUND_SEATED, seq=1, round_no=1, tournament=t,
+            my_seating=self.seating,
+        )  # fmt: skip
+        assert self.ended.wait(600)
+        t.status = mm.TOURNAMENT_STATUS_FINISHED
+        yield mm.WatchTournamentResponse(
+            type=mm.TOURNAMENT_EVENT_TYPE_FINISHED, seq=2, round_no=1, tournament=t
+        )
+
+
+def test_a_seat_told_before_its_match_is_open_is_joined_once_it_opens(table_engine) -> None:
+    """The Join is refused NOT_FOUND by the real engine, tried again, and the person plays
+    the whole match once it opens 3 s later."""
+    match_id = f"e2e-early-{uuid.uuid4().hex[:8]}"
+    tokens = [f"token-{seat}-{match_id}" for seat in range(4)]
+    seating = mm.Seating(table_id="local", match_id=match_id, seat=0, seat_token=tokens[0],
+                         table_endpoint=table_engine.address, round_no=1)  # fmt: skip
+    ended = threading.Event()
+    conn = tournament_ops.Connection("127.0.0.1:1", None, None, EarlyFeed(seating, ended))
+    request = mm.WatchTournamentRequest(tournament_id="t-old", player_id="you", player_secret="s")
+    out = io.StringIO()
+    console = Console(file=out, width=160, color_system=None, force_terminal=False)
+    read_end, write_end = os.pipe()
+    result: list[int] = []
+    with os.fdopen(read_end, "r") as source:
+        runner = threading.Thread(
+            target=lambda: result.append(tournament_join.run_join(conn, request, console, source)),
+            daemon=True,
+        )
+        runner.start()
+        deadline = time.monotonic() + 60
+        while "is not open on the engine yet" not in out.getvalue():
+            assert time.monotonic() < deadline and runner.is_alive(), out.getvalue()
+            time.sleep(0.1)
+        time.sleep(3)
+        opened = open_match_request(LocalOptions(hands=1, seed=5, think=60), match_id, tokens)
+        with create_channel(table_engine.address, token=OPERATOR_TOKEN) as channel:
+            table_pb2_grpc.TableServiceStub(channel).OpenMatch(opened)
+        table_engine.seat_bots(match_id, tokens)
+        answered, upto = 0, 0
+        deadline = time.monotonic() + 600
+        while "Round 1 result:" not in out.getvalue():
+            assert time.monotonic() < deadline and runner.is_alive(), out.getvalue()[-4000:]
+            text = out.getvalue()
+            found = list(PROMPT.finditer(text, upto))
+            if found:
+                answered += 1
+                upto = len(text)
+                os.write(write_end, f"{first_choice(found[-1].group(0), answered)}\n".encode())
+            time.sleep(0.2)
+        ended.set()
+        runner.join(60)
+        os.close(write_end)
+    text = out.getvalue()
+    assert result == [0], text[-4000:]
+    assert "Table local is not open on the engine yet: trying again for up to 1 min" in text
+    assert "The tournament is over." in text and "Refused" not in text
+    log = [entry.event for entry in table_engine.engine.host.get(match_id).log]
+    own = [e for e in log if e.get("seat") == 0]
+    assert not [e for e in own if e["type"] == "seat_auto" or e.get("auto")], own
+    assert answered == len([e for e in own if e["type"] in OWN_ACTIONS]) > 0
