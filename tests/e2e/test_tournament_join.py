@@ -18,6 +18,7 @@ import uuid
 from pathlib import Path
 
 import psycopg
+import pytest
 from psycopg import sql
 from rich.console import Console
 
@@ -109,11 +110,15 @@ def engine_events(database_url: str, schema: str, match_id: str) -> list[dict]:
         return [row.event for row in load_events(conn, match_id)]
 
 
+@pytest.mark.parametrize("scheduled", [False, True], ids=["plain", "check-in-break-limit"])
 def test_a_person_plays_every_round_of_a_swiss_tournament_with_join(
     configured_env: dict[str, str],  # noqa: F811
     database_url: str,
     data_dir: Path,
+    scheduled: bool,
 ):
+    """With ``scheduled``: a check-in window (join checks the person in, or they would be
+    no-show), a break between the rounds (a countdown) and a round time limit (shown)."""
     env = {k: v for k, v in configured_env.items() if k != "HEBEI_OPERATOR_TOKEN"}
     env["COLUMNS"] = "160"
     up = Up(env, data_dir, "--workers", "1")
@@ -129,6 +134,10 @@ def test_a_person_plays_every_round_of_a_swiss_tournament_with_join(
         config.length.hands = 1
         config.time_control.per_decision.FromSeconds(20)  # short, but never hurried here
         config.time_control.time_bank.FromSeconds(60)
+        if scheduled:
+            config.check_in_window.FromSeconds(600)
+            config.round_break.FromSeconds(5)
+            config.round_time_limit.FromSeconds(900)
         tid = stub.CreateTournament(
             mm.CreateTournamentRequest(config=config)
         ).tournament.tournament_id
@@ -144,7 +153,8 @@ def test_a_person_plays_every_round_of_a_swiss_tournament_with_join(
                 secret]  # fmt: skip
         person = Person(argv, env, data_dir)
         # The person is following the tournament before the organiser starts it.
-        assert person.play(timeout=180, until="It starts when") is None, person.text
+        ready = "You are checked in." if scheduled else "It starts when"
+        assert person.play(timeout=180, until=ready) is None, person.text
         stub.StartTournament(mm.StartTournamentRequest(tournament_id=tid))
         code = person.play(timeout=900)
         stderr = person.process.stderr.read().decode()
@@ -160,6 +170,10 @@ def test_a_person_plays_every_round_of_a_swiss_tournament_with_join(
         assert "Round 1 result: you placed" in text and "Round 2 result: you placed" in text
         assert "Standings after round 1:" in text and "<- you" in text
         assert re.search(r"Round 2 (is seated when|is seated once|is being seated|starts at)", text)
+        if scheduled:
+            assert "Check-in: from " in text and "until the start" in text
+            assert "Round 2 starts at " in text
+            assert "The round's time limit: matches end after the hand in play at " in text
         # At the end: the person's place and the final standings.
         assert re.search(r"The tournament is over\. You finished \d+\w\w of 8", text)
         assert "final standings" in text

@@ -49,6 +49,8 @@ JOIN_RETRY_SECONDS = 60.0
 JOIN_FIRST_DELAY, JOIN_MAX_DELAY = 0.5, 8.0
 # Refusals that mean the seat is not (or no longer) this person's: its token was revoked.
 REVOKED_CODES = frozenset({grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED})
+# A failed CheckIn is tried again after this long (seconds) while the window is open.
+CHECK_IN_RETRY_SECONDS = 5.0
 # Standings rows shown between rounds (besides the person's own row).
 TOP_ROWS = 3
 # The countdown to the next round is said again when it passes these marks (seconds left).
@@ -224,7 +226,7 @@ class TournamentFollower:
             return
         kind = event.type
         if kind == KIND.TOURNAMENT_EVENT_TYPE_SNAPSHOT:
-            self._on_snapshot(now)
+            self._on_snapshot(event, now)
         elif kind == KIND.TOURNAMENT_EVENT_TYPE_ROUND_SEATED:
             self._on_round_seated(event, now)
         elif kind == KIND.TOURNAMENT_EVENT_TYPE_ROUND_FINISHED:
@@ -275,7 +277,7 @@ class TournamentFollower:
         self.stop(EXIT_OUT, f"You were {what}{reason}: you are out of the tournament.")
         return True
 
-    def _on_snapshot(self, now: float) -> None:
+    def _on_snapshot(self, event: mm.WatchTournamentResponse, now: float) -> None:
         t = self.tournament
         if t is None:
             return
@@ -295,6 +297,8 @@ class TournamentFollower:
                 self.played.update(table.match_id for table in mine)
                 self.waiting_round = t.current_round
                 self._say_next_round(now)
+            elif not event.my_seating.match_id:
+                self.say("Waiting for your table to open on the table engine...")
         elif t.status == mm.TOURNAMENT_STATUS_FINISHED:
             self._on_finished()
         elif t.status == mm.TOURNAMENT_STATUS_CANCELLED:
@@ -312,14 +316,15 @@ class TournamentFollower:
             self.say(f"It starts at {when_text(t.config.scheduled_start, now)}.")
         else:
             self.say("It starts when the organiser starts it; round 1 is played here.")
-        if t.HasField("check_in_opens_at") or t.HasField("check_in_closes_at"):
-            opens = when_text(t.check_in_opens_at, now) if t.HasField("check_in_opens_at") else ""
-            closes = when_text(t.check_in_closes_at, now)
-            self.say(
-                f"Check-in: from {opens} until {closes}; you are checked in here once it opens."
-                if opens
-                else f"Check-in until {closes}; you are checked in here."
+        if t.HasField("check_in_opens_at"):
+            opens = when_text(t.check_in_opens_at, now)
+            closes = (
+                when_text(t.check_in_closes_at, now)
+                if t.HasField("check_in_closes_at")
+                else "the start"
             )
+            self.say(f"Check-in: from {opens} until {closes}; you are checked in here once it "
+                     "opens.")  # fmt: skip
 
     def _on_round_seated(self, event: mm.WatchTournamentResponse, now: float) -> None:
         round_no = event.round_no or self._current_round()
@@ -493,8 +498,9 @@ class TournamentFollower:
             player.checked_in = True
             self.say("You are checked in.", "green")
         else:
-            self.check_in_retry_at = now + 10.0
-            self.say(f"Check-in failed: {why}; trying again in 10 s.", "yellow")
+            self.check_in_retry_at = now + CHECK_IN_RETRY_SECONDS
+            self.say(f"Check-in failed: {why}; trying again in {CHECK_IN_RETRY_SECONDS:g} s.",
+                     "yellow")  # fmt: skip
 
     # ------------------------------------------------------------------ the seat
 

@@ -292,13 +292,13 @@ def test_before_the_start_the_schedule_and_the_check_in() -> None:
     shown = f.event(event(KIND.TOURNAMENT_EVENT_TYPE_SNAPSHOT, t))
     assert "Cup: 2 round(s), 8 registered." in shown
     assert "It starts at " in shown and "(in 1 h)" in shown
-    assert "Check-in: from " in shown and "(in 1 min)" in shown
+    assert "Check-in: from " in shown and "(in 1 min) until " in shown and "(in 1 h)" in shown
     assert f.port.check_ins == 0
     f.port.check_in_error = "UNAVAILABLE: gone"
-    assert "Check-in failed: UNAVAILABLE: gone; trying again in 10 s." in f.tick(61)
-    assert f.tick(5) == "" and f.port.check_ins == 1
+    assert "Check-in failed: UNAVAILABLE: gone; trying again in 5 s." in f.tick(61)
+    assert f.tick(4) == "" and f.port.check_ins == 1
     f.port.check_in_error = None
-    assert "You are checked in." in f.tick(5)
+    assert "You are checked in." in f.tick(1)
     assert f.tick(30) == "" and f.port.check_ins == 2
 
 
