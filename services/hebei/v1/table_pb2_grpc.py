@@ -193,8 +193,12 @@ class TableServiceServicer:
     def ReplaceSeat(self, request, context):
         """Operator/service: a bot plays a seat from now on for its player (a removed or withdrawn
         player's replacement). With a new seat_token, the old token stops working at once: the
-        stream holding the seat with it ends (PERMISSION_DENIED with the reason) and a Join with
-        it is refused. SeatInfo.played_by shows who plays the seat.
+        stream holding the seat with it ends with PERMISSION_DENIED "your seat was given to a bot:
+        <reason>", and every later Join with it is refused with the same status and words (also
+        after an engine restart: the change is in the match's event log, `seat_replaced`). The
+        seat is auto-played until a client joins with the new token. SeatInfo.played_by (and the
+        observations' SeatView.player_name) show who plays the seat. The same request again
+        changes nothing. NOT_FOUND for an unknown match, FAILED_PRECONDITION once it has ended.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -202,7 +206,14 @@ class TableServiceServicer:
 
     def ConcludeMatch(self, request, context):
         """Operator/service: end a match after the hand in progress (a round's time limit): no new
-        hand is dealt, the match finishes with the scores as they stand. Idempotent.
+        hand is dealt, the match finishes (MATCH_STATUS_FINISHED, reported to matchmaking as any
+        finish) with the scores as they stand; MatchInfo.concluding is true from the call on. A
+        match still waiting for its seats (no hand played, every score 0), or between two hands,
+        finishes at once. A paused match (nobody at the table) finishes its hand when a seat comes
+        back, or is dissolved as usual if nobody does. The event log holds the call
+        (`match_concluding`, with the reason) and, before `match_end`, the rules event
+        `match_concluded` (with the reason), so the log replays (`hebei replay`) as a match ended
+        early. Idempotent; an ended match is returned as it is. NOT_FOUND for an unknown match.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

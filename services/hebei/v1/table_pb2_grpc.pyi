@@ -90,12 +90,23 @@ class TableServiceStub:
     ReplaceSeat: _grpc.UnaryUnaryMultiCallable[_table_pb2.ReplaceSeatRequest, _table_pb2.ReplaceSeatResponse]
     """Operator/service: a bot plays a seat from now on for its player (a removed or withdrawn
     player's replacement). With a new seat_token, the old token stops working at once: the
-    stream holding the seat with it ends (PERMISSION_DENIED with the reason) and a Join with
-    it is refused. SeatInfo.played_by shows who plays the seat.
+    stream holding the seat with it ends with PERMISSION_DENIED "your seat was given to a bot:
+    <reason>", and every later Join with it is refused with the same status and words (also
+    after an engine restart: the change is in the match's event log, `seat_replaced`). The
+    seat is auto-played until a client joins with the new token. SeatInfo.played_by (and the
+    observations' SeatView.player_name) show who plays the seat. The same request again
+    changes nothing. NOT_FOUND for an unknown match, FAILED_PRECONDITION once it has ended.
     """
     ConcludeMatch: _grpc.UnaryUnaryMultiCallable[_table_pb2.ConcludeMatchRequest, _table_pb2.ConcludeMatchResponse]
     """Operator/service: end a match after the hand in progress (a round's time limit): no new
-    hand is dealt, the match finishes with the scores as they stand. Idempotent.
+    hand is dealt, the match finishes (MATCH_STATUS_FINISHED, reported to matchmaking as any
+    finish) with the scores as they stand; MatchInfo.concluding is true from the call on. A
+    match still waiting for its seats (no hand played, every score 0), or between two hands,
+    finishes at once. A paused match (nobody at the table) finishes its hand when a seat comes
+    back, or is dissolved as usual if nobody does. The event log holds the call
+    (`match_concluding`, with the reason) and, before `match_end`, the rules event
+    `match_concluded` (with the reason), so the log replays (`hebei replay`) as a match ended
+    early. Idempotent; an ended match is returned as it is. NOT_FOUND for an unknown match.
     """
 
 @_typing.type_check_only
@@ -160,12 +171,23 @@ class TableServiceAsyncStub(TableServiceStub):
     ReplaceSeat: _aio.UnaryUnaryMultiCallable[_table_pb2.ReplaceSeatRequest, _table_pb2.ReplaceSeatResponse]  # type: ignore[assignment]
     """Operator/service: a bot plays a seat from now on for its player (a removed or withdrawn
     player's replacement). With a new seat_token, the old token stops working at once: the
-    stream holding the seat with it ends (PERMISSION_DENIED with the reason) and a Join with
-    it is refused. SeatInfo.played_by shows who plays the seat.
+    stream holding the seat with it ends with PERMISSION_DENIED "your seat was given to a bot:
+    <reason>", and every later Join with it is refused with the same status and words (also
+    after an engine restart: the change is in the match's event log, `seat_replaced`). The
+    seat is auto-played until a client joins with the new token. SeatInfo.played_by (and the
+    observations' SeatView.player_name) show who plays the seat. The same request again
+    changes nothing. NOT_FOUND for an unknown match, FAILED_PRECONDITION once it has ended.
     """
     ConcludeMatch: _aio.UnaryUnaryMultiCallable[_table_pb2.ConcludeMatchRequest, _table_pb2.ConcludeMatchResponse]  # type: ignore[assignment]
     """Operator/service: end a match after the hand in progress (a round's time limit): no new
-    hand is dealt, the match finishes with the scores as they stand. Idempotent.
+    hand is dealt, the match finishes (MATCH_STATUS_FINISHED, reported to matchmaking as any
+    finish) with the scores as they stand; MatchInfo.concluding is true from the call on. A
+    match still waiting for its seats (no hand played, every score 0), or between two hands,
+    finishes at once. A paused match (nobody at the table) finishes its hand when a seat comes
+    back, or is dissolved as usual if nobody does. The event log holds the call
+    (`match_concluding`, with the reason) and, before `match_end`, the rules event
+    `match_concluded` (with the reason), so the log replays (`hebei replay`) as a match ended
+    early. Idempotent; an ended match is returned as it is. NOT_FOUND for an unknown match.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -269,8 +291,12 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_table_pb2.ReplaceSeatResponse, _abc.Awaitable[_table_pb2.ReplaceSeatResponse]]:
         """Operator/service: a bot plays a seat from now on for its player (a removed or withdrawn
         player's replacement). With a new seat_token, the old token stops working at once: the
-        stream holding the seat with it ends (PERMISSION_DENIED with the reason) and a Join with
-        it is refused. SeatInfo.played_by shows who plays the seat.
+        stream holding the seat with it ends with PERMISSION_DENIED "your seat was given to a bot:
+        <reason>", and every later Join with it is refused with the same status and words (also
+        after an engine restart: the change is in the match's event log, `seat_replaced`). The
+        seat is auto-played until a client joins with the new token. SeatInfo.played_by (and the
+        observations' SeatView.player_name) show who plays the seat. The same request again
+        changes nothing. NOT_FOUND for an unknown match, FAILED_PRECONDITION once it has ended.
         """
 
     @_abc_1.abstractmethod
@@ -280,7 +306,14 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_table_pb2.ConcludeMatchResponse, _abc.Awaitable[_table_pb2.ConcludeMatchResponse]]:
         """Operator/service: end a match after the hand in progress (a round's time limit): no new
-        hand is dealt, the match finishes with the scores as they stand. Idempotent.
+        hand is dealt, the match finishes (MATCH_STATUS_FINISHED, reported to matchmaking as any
+        finish) with the scores as they stand; MatchInfo.concluding is true from the call on. A
+        match still waiting for its seats (no hand played, every score 0), or between two hands,
+        finishes at once. A paused match (nobody at the table) finishes its hand when a seat comes
+        back, or is dissolved as usual if nobody does. The event log holds the call
+        (`match_concluding`, with the reason) and, before `match_end`, the rules event
+        `match_concluded` (with the reason), so the log replays (`hebei replay`) as a match ended
+        early. Idempotent; an ended match is returned as it is. NOT_FOUND for an unknown match.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -52,6 +52,17 @@ class TableRequests:
             return table_pb2.DissolveRequest(match_id=self.ended_id, reason="fuzz")
         if method == "Spectate":
             return table_pb2.SpectateRequest(match_id=self.ended_id, from_seq=rng.randint(0, 9))
+        if method == "ReplaceSeat":  # the live match's seat keeps its token (joins go on)
+            live = rng.random() < 0.5
+            return table_pb2.ReplaceSeatRequest(
+                match_id=self.match_id if live else self.ended_id,
+                seat=rng.randrange(4),
+                seat_token="" if live else "a-new-seat-token-0123",
+                played_by="bot for fuzz",
+                reason="fuzz",
+            )
+        if method == "ConcludeMatch":
+            return table_pb2.ConcludeMatchRequest(match_id=self.ended_id, reason="fuzz")
         assert method == "Play", method
         seat = rng.randrange(4)
         return table_pb2.PlayRequest(
