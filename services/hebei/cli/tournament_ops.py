@@ -12,6 +12,7 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import grpc
@@ -31,6 +32,7 @@ TOKEN_HELP = "The operator token (default: $HEBEI_OPERATOR_TOKEN, else `hebei up
 MODES = ("swiss", "random", "schedule", "duplicate")
 ENDED = (3, 4)  # MATCH_STATUS_FINISHED, MATCH_STATUS_DISSOLVED
 TIE_BREAKS = ("hands_won", "best_match", "fewer_dealt_in", "self_draws", "seed_draw")
+INACTIVE = ("ranked-last", "left-out")
 
 
 @dataclass
@@ -100,12 +102,14 @@ def _print_json(message: Any) -> None:
 def standings_table(response: Any, title: str) -> Table:
     """The ranking with the tie-break that decided each place."""
     table = Table(title=title)
+    left = ("player", "decided by")
     for column in ("rank", "player", "points", "won", "dealt in", "best match", "decided by"):
-        table.add_column(column, justify="left" if column in ("player", "decided by") else "right")
+        table.add_column(column, justify="left" if column in left else "right")
     rows = response.ranking or []
     for row in rows:
         s = row.standing
-        note = " (filler)" if row.filler else " (left)" if row.withdrawn else ""
+        status = _status_name(row.status) if row.status not in (0, 1) else "left"
+        note = " (filler)" if row.filler else f" ({status})" if row.withdrawn else ""
         table.add_row(
             str(s.rank) if s.rank else "–",
             f"{s.player_name or s.player_id}{note}",
@@ -115,6 +119,64 @@ def standings_table(response: Any, title: str) -> Table:
             str(s.best_match_points),
             row.decided_by or "",
         )
+    return table
+
+
+def _when(stamp: Any) -> str:
+    return stamp.ToDatetime(tzinfo=UTC).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+def schedule_lines(tournament: Any) -> list[str]:
+    """The tournament's clocks as lines: the scheduled start or next round, a round's time
+    limit, the check-in window, the break and the per-decision time."""
+    config = tournament.config
+    lines = []
+    if tournament.HasField("next_round_at"):
+        what = "starts" if not tournament.current_round else "next round seated"
+        lines.append(f"{what} at {_when(tournament.next_round_at)}")
+    if tournament.HasField("round_ends_at"):
+        lines.append(f"round {tournament.current_round} ends at {_when(tournament.round_ends_at)}"
+                     " (after the hand in progress)")  # fmt: skip
+    if tournament.HasField("check_in_opens_at"):
+        closes = (
+            _when(tournament.check_in_closes_at)
+            if tournament.HasField("check_in_closes_at")
+            else "the start"
+        )
+        lines.append(f"check-in from {_when(tournament.check_in_opens_at)} to {closes}")
+    for name, label in (("round_break", "break between rounds"),
+                        ("round_time_limit", "round time limit")):  # fmt: skip
+        if config.HasField(name):
+            lines.append(f"{label}: {_shown(getattr(config, name).ToTimedelta().total_seconds())}")
+    control = config.time_control
+    if control.HasField("per_decision") and control.per_decision.ToNanoseconds():
+        bank = control.time_bank.ToTimedelta().total_seconds()
+        lines.append(
+            f"each decision: {_shown(control.per_decision.ToTimedelta().total_seconds())}"
+            + (f", time bank {_shown(bank)}" if bank else "")
+        )
+    if config.no_show_limit:
+        lines.append(f"a person missing {config.no_show_limit} rounds is a no-show")
+    return lines
+
+
+def players_table(tournament: Any) -> Table:
+    """Every registered player (no fillers) with its status, missed rounds, check-in."""
+    from hebei.v1 import types_pb2 as pb
+
+    table = Table(title="players")
+    for column in ("player", "id", "kind", "status", "missed rounds", "checked in"):
+        table.add_column(column)
+    checking = tournament.HasField("check_in_opens_at")
+    for player in tournament.players:
+        if player.filler:
+            continue
+        kind = "person" if player.kind == pb.SEAT_KIND_PERSON else "bot"
+        table.add_row(
+            player.name, player.player_id, kind, player_status(player),
+            ", ".join(str(r) for r in player.missed_rounds),
+            ("yes" if player.checked_in else "no") if checking and kind == "person" else "",
+        )  # fmt: skip
     return table
 
 
@@ -263,6 +325,90 @@ def _parse_policy(spec: str) -> tuple[str, int]:
     return name, level or 0
 
 
+DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(option: str, text: str, low: float, high: float) -> float:
+    """Seconds from ``90s``, ``15m``, ``2h`` or plain seconds; one line and exit 2 unless
+    ``low`` to ``high`` seconds."""
+    value = text.strip().lower()
+    unit = DURATION_UNITS.get(value[-1:]) if value else None
+    number = value[:-1] if unit else value
+    try:
+        seconds = float(number) * (unit or 1)
+    except ValueError:
+        fail(f"{option} must be a duration like 90s, 15m or 2h, got {text!r:.40}")
+    if not low <= seconds <= high:  # also refuses nan
+        fail(f"{option} must be {_shown(low)} to {_shown(high)}, got {text!r:.40}")
+    return seconds
+
+
+def _shown(seconds: float) -> str:
+    for unit, size in (("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:g}{unit}"
+    return f"{seconds:g}s"
+
+
+def parse_start_at(text: str, now: datetime) -> datetime:
+    """When ``--start-at`` says: ``+10m`` (from ``now``) or an ISO time (a time without a
+    zone is local); one line and exit 2 for anything else."""
+    from hebei.matchmaking.settings import MAX_SCHEDULE_DAYS
+
+    limit = MAX_SCHEDULE_DAYS * 86400.0
+    if text.startswith("+"):
+        return now + timedelta(seconds=parse_duration("--start-at", text[1:], 1, limit))
+    try:
+        at = datetime.fromisoformat(text)
+        at = at.astimezone(UTC) if at.tzinfo else at.astimezone().astimezone(UTC)
+    except (ValueError, OverflowError, OSError):
+        fail(f"--start-at must be an ISO time (2026-12-24T18:00) or +10m, got {text!r:.40}")
+    if not now < at <= now + timedelta(seconds=limit):
+        fail(f"--start-at must be in the next {MAX_SCHEDULE_DAYS} days, got {text!r:.40}")
+    return at
+
+
+def schedule_config(config: Any, options: dict[str, str], no_show_limit: int, inactive: str):
+    """The schedule and people's options of ``create`` into ``config`` (see its help)."""
+    from hebei.matchmaking.settings import (
+        MAX_NO_SHOW_LIMIT,
+        MAX_PER_DECISION_SECONDS,
+        MAX_TIME_BANK_SECONDS,
+    )
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    day = 86400.0
+    bounds = {
+        "check_in_window": ("--check-in", 60, day),
+        "round_break": ("--break", 0, day),
+        "round_time_limit": ("--round-time-limit", 60, day),
+    }
+    for name, (option, low, high) in bounds.items():
+        if options.get(name):
+            seconds = parse_duration(option, options[name], low, high)
+            getattr(config, name).FromNanoseconds(round(seconds * 1e9))
+    if options.get("start_at"):
+        config.scheduled_start.FromDatetime(parse_start_at(options["start_at"], datetime.now(UTC)))
+    control = config.time_control
+    if options.get("move_seconds"):
+        per = parse_duration("--move-seconds", options["move_seconds"], 0.1,
+                             MAX_PER_DECISION_SECONDS)  # fmt: skip
+        control.per_decision.FromNanoseconds(round(per * 1e9))
+    if options.get("time_bank"):
+        if not options.get("move_seconds"):
+            fail("--time-bank needs --move-seconds (the time each decision has first)")
+        bank = parse_duration("--time-bank", options["time_bank"], 0, MAX_TIME_BANK_SECONDS)
+        control.time_bank.FromNanoseconds(round(bank * 1e9))
+    if no_show_limit:
+        check_range("--no-show-limit", no_show_limit, 1, MAX_NO_SHOW_LIMIT)
+        config.no_show_limit = no_show_limit
+    if inactive not in INACTIVE:
+        fail(f"--inactive must be one of {', '.join(INACTIVE)}, got {inactive!r:.40}")
+    config.inactive_players = mm.InactivePlayers.Value(
+        f"INACTIVE_PLAYERS_{inactive.replace('-', '_').upper()}"
+    )
+
+
 @tournament_app.command("create")
 def create_command(
     name: str = typer.Option(..., "--name", help="The tournament's name (1-64 characters)."),
@@ -296,6 +442,35 @@ def create_command(
         help="Seconds, 0-5, that every discard waits before the game goes on, so that how soon"
         " it goes on never tells whether a seat could claim (about 1 with people, 0.05 for"
         " bots; 0: none).",
+    ),
+    start_at: str = typer.Option(
+        "", "--start-at", help="Start by itself at this ISO time, or in +10m (≤ 366 days)."
+    ),
+    check_in: str = typer.Option(
+        "", "--check-in", help="People check in during this window before the start, 1m-24h."
+    ),
+    round_break: str = typer.Option(
+        "", "--break", help="Break between rounds, 0s-24h (e.g. 2m; none without)."
+    ),
+    round_time_limit: str = typer.Option(
+        "",
+        "--round-time-limit",
+        help="A round's time limit from its seating, 1m-24h: then its matches end after the"
+        " hand in progress.",
+    ),
+    no_show_limit: int = typer.Option(
+        0, "--no-show-limit", help="Rounds a person may miss before a no-show, 1-64 (0: 2)."
+    ),
+    inactive: str = typer.Option(
+        "ranked-last",
+        "--inactive",
+        help="Withdrawn, no-show and removed players: ranked-last or left-out.",
+    ),
+    move_seconds: str = typer.Option(
+        "", "--move-seconds", help="Time for each decision, 0.1s-300s (default: the engine's)."
+    ),
+    time_bank: str = typer.Option(
+        "", "--time-bank", help="A bank of extra time for each seat, 0s-1h (with --move-seconds)."
     ),
     request_id: str = typer.Option("", "--request-id", help="Makes the call idempotent."),
     registration_code: str = RegistrationCodeOption,
@@ -348,6 +523,12 @@ def create_command(
     if fixed is not None:
         config.replaced_match = mm.REPLACED_MATCH_COUNTING_FIXED
         config.replaced_match_points = fixed
+    schedule = {
+        "start_at": start_at, "check_in_window": check_in, "round_break": round_break,
+        "round_time_limit": round_time_limit, "move_seconds": move_seconds,
+        "time_bank": time_bank,
+    }  # fmt: skip
+    schedule_config(config, schedule, no_show_limit, inactive)
     for item in filter(None, (t.strip() for t in tie_breaks.split(","))):
         if item not in TIE_BREAKS:
             fail(f"--tie-breaks: unknown {item!r}; choose from {', '.join(TIE_BREAKS)}")
@@ -520,6 +701,88 @@ def remove_command(
     _operator_call("RemovePlayer", request, address, token, actor, as_json)
 
 
+SecretOption = typer.Option(
+    "", "--secret", help="The player's secret (from register); else the operator token."
+)
+
+
+def _player_call(method: str, request: Any, address, token, secret: str, as_json: bool) -> Any:
+    """A call a player makes with its secret, or the operator with the token (a secret given
+    means the call is the player's: the token is not sent)."""
+    conn = _common(address, token)
+    if secret:
+        conn.channel.close()
+        conn = Connection(conn.address, None, *_anonymous(conn.address))
+    response = conn.call(method, request)
+    if as_json:
+        _print_json(response)
+    return response
+
+
+def _anonymous(address: str) -> tuple[grpc.Channel, Any]:
+    from hebei.common.client import create_channel
+    from hebei.v1 import matchmaking_pb2_grpc
+
+    channel = create_channel(address, token=None, timeout=30.0)
+    return channel, matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
+
+
+@tournament_app.command("checkin")
+def checkin_command(
+    tournament_id: str = typer.Argument(...),
+    player_id: str = typer.Option(..., "--player", help="The player id (from register)."),
+    secret: str = SecretOption,
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Check a person in for a tournament that asks for it (in its check-in window)."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.CheckInRequest(
+        tournament_id=tournament_id, player_id=player_id, player_secret=secret
+    )
+    response = _player_call("CheckIn", request, address, token, secret, as_json)
+    if not as_json:
+        print(f"{response.player.player_id} ({response.player.name}): checked in")
+
+
+@tournament_app.command("withdraw")
+def withdraw_command(
+    tournament_id: str = typer.Argument(...),
+    player_id: str = typer.Argument(..., help="The player id."),
+    secret: str = SecretOption,
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Withdraw a player: before the start the registration goes; later a bot plays out its
+    match and it is not seated again (its points stay)."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.UnregisterRequest(
+        tournament_id=tournament_id, player_id=player_id, player_secret=secret
+    )
+    response = _player_call("Unregister", request, address, token, secret, as_json)
+    if not as_json:
+        player = next((p for p in response.tournament.players if p.player_id == player_id), None)
+        print(f"{player_id}: " + (player_status(player) if player else "registration withdrawn"))
+
+
+def player_status(player: Any) -> str:
+    """``active``, ``no-show (missed 2 rounds)``, ... as the CLI shows a player's status."""
+    text = _status_name(player.status)
+    return text + (f" ({player.status_reason})" if player.status_reason else "")
+
+
+def _status_name(status: int) -> str:
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    if status not in mm.PlayerStatus.values() or not status:
+        return "active"
+    return mm.PlayerStatus.Name(status).removeprefix("PLAYER_STATUS_").lower().replace("_", "-")
+
+
 @tournament_app.command("penalty")
 def penalty_command(
     tournament_id: str = typer.Argument(...),
@@ -586,6 +849,9 @@ def status_command(
         f" {sum(1 for p in tournament.players if not p.filler)} players"
         + (f" — {tournament.status_reason}" if tournament.status_reason else "")
     )
+    for line in schedule_lines(tournament):
+        console.print(line)
+    console.print(players_table(tournament))
     rounds = every_round(lambda request: conn.call("GetSeating", request), tournament_id)
     if rounds:
         console.print(quality_table(rounds))

@@ -33,6 +33,7 @@ lock, so several replicas can run for availability.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import math
@@ -62,7 +63,7 @@ from hebei.matchmaking.tournaments import (
     open_request,
     placement_lines,
 )
-from hebei.matchmaking.views import quality_message, table_message
+from hebei.matchmaking.views import quality_message, shown_played_by, table_message
 from hebei.v1 import ledger_pb2
 from hebei.v1 import types_pb2 as pb
 
@@ -154,6 +155,7 @@ def plan_round(ts: Tournaments, tournament_id: str, *, keep: bool) -> RoundRow:
 def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
     """Seat and store the next round of a running tournament; False when there is nothing
     to seat (not running, a round in play, or someone seated it first)."""
+    _check_in_no_shows(ts, tournament_id)
     try:
         planned = plan_round(ts, tournament_id, keep=False)
     except FailedPrecondition:
@@ -163,6 +165,12 @@ def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
         row = ts._load(conn, tournament_id, lock=True)
         if row.status != "running" or row.current_round != round_no - 1:
             return False
+        if any(
+            not p.filler and not p.seated_in(round_no)
+            for p in ts.store.players(conn, tournament_id)
+            if p.player_id in planned.players
+        ):
+            return False  # someone left meanwhile: planned again on the next pass
         players = {p.player_id: p for p in ts.store.players(conn, tournament_id)}
         policy, level = Settings(row.config).filler
         for pid in (pid for table in planned.tables for pid in table):
@@ -211,6 +219,9 @@ def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
             ts.store.insert_match(conn, match)
             matches.append(match)
         row.current_round = round_no
+        row.next_round_at = None
+        limit = Settings(row.config).round_time_limit
+        row.round_ends_at = planned.seated_at + limit if limit else None
         ts.store.update_tournament(conn, row)
         ts._event(
             conn,
@@ -231,6 +242,49 @@ def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
     )
     ts.changes.notify()
     return True
+
+
+def _check_in_no_shows(ts: Tournaments, tournament_id: str) -> None:
+    """Before round 1 of a tournament with check-in: the people who did not check in are
+    no-shows ("did not check in"), not seated."""
+    with ts.store.transaction() as conn:
+        row = ts._load(conn, tournament_id, lock=True)
+        if row.current_round or row.status != "running" or not Settings(row.config).check_in:
+            return
+        for player in ts.store.players(conn, tournament_id):
+            if player.kind == "person" and player.active and not player.checked_in:
+                ts.leave_by_rules(conn, player, 0, "did not check in")
+
+
+# ---------------------------------------------------------------------------- following
+
+
+def seats_seen(match: MatchRow, info) -> dict[str, dict]:
+    """What the engine's ``info`` says of each seat, as kept on the match row: whether its
+    person joined (the engine's person_joined, or seen connected while no bot played it for
+    them), who plays it (played_by), whether a client holds it, and whether a person whose
+    absence brought a filler took the seat back (the engine showed a bot, then nobody)."""
+    out = {}
+    for seat in info.seats:
+        key = str(seat.seat)
+        before = match.seats_seen.get(key, {})
+        botted = bool(before.get("botted") or seat.played_by)  # a bot was shown there once
+        out[key] = {
+            "joined": bool(
+                before.get("joined")
+                or seat.person_joined
+                or (seat.connected and key not in match.replaced)
+            ),
+            "played_by": seat.played_by,
+            "connected": seat.connected,
+            "botted": botted,
+            "back": botted and not seat.played_by and bool(seat.connected or before.get("back")),
+        }
+    return out
+
+
+def played_by_of(match: MatchRow, seat: int) -> str:
+    return shown_played_by(match, seat, {})
 
 
 # ---------------------------------------------------------------------------- the director
@@ -282,6 +336,8 @@ class Director:
         self._counted = -math.inf  # when the tournament gauges were last set
         self._errors: dict[str, str] = {}
         self._settings_of: dict[str, Settings] = {}  # see _settings
+        self._clock_due: float | None = None  # the soonest tournament clock (monotonic)
+        self._concluded: set[str] = set()  # matches told to end at their round's time limit
 
     # -- the thread and the lock ------------------------------------------------------------
 
@@ -344,6 +400,8 @@ class Director:
                     changed, passed = False, now
                     busy = self._timed(self.tick)
                     full_due = now + (self.tick_seconds if busy else self.idle_seconds)
+                    if self._clock_due is not None:  # a tournament's clock comes sooner
+                        full_due = min(full_due, max(self._clock_due, now + self.tick_seconds))
                     follow_due = self._followed + self.follow_seconds
                 elif self._opened and now >= follow_due:
                     if self._timed(self.follow_opened):
@@ -393,8 +451,14 @@ class Director:
         ``idle_seconds``."""
         with self.ts.store.reading() as conn:
             tournaments = self.ts.store.active_tournaments(conn)
+            scheduled = self.ts.store.scheduled_due(conn, _now())
             live = self.ts.store.live_matches(conn)
             unsettled = self.ts.store.unsettled_matches(conn)
+            clock = self.ts.store.next_clock(conn)
+        self._clock_due = (
+            None if clock is None else time.monotonic() + (clock - _now()).total_seconds()
+        )
+        with self.ts.store.reading() as conn:
             if time.monotonic() - self._counted >= GAUGE_SECONDS:
                 self._counted = time.monotonic()
                 self._count_tournaments(conn)
@@ -406,8 +470,19 @@ class Director:
         if time.monotonic() - self._followed >= self.follow_seconds:
             done.append(self._follow([m for m in live if m.status == "opened"]))
         done += [self._guard(f"settle {m.match_id}", self.settle, m) for m in unsettled]
+        done += [self._guard(f"start {t}", self.start_scheduled, t) for t in scheduled]
         done += [self._guard(f"tournament {t}", self.step, t) for t in tournaments]
         return bool(pending or unsettled or self._ledger_waits) or not all(done)
+
+    def start_scheduled(self, tournament_id: str) -> None:
+        """Start a tournament at its scheduled start (recorded as by "schedule"); one nobody
+        registered for is cancelled."""
+        try:
+            self.ts.start(tournament_id, "schedule")
+        except FailedPrecondition as error:
+            if "nobody" not in error.message:
+                raise
+            self.ts.cancel(tournament_id, "nobody registered by the scheduled start", "schedule")
 
     @staticmethod
     def _count_tournaments(conn: psycopg.Connection) -> None:
@@ -443,15 +518,29 @@ class Director:
                 else []
             )
         current = rounds[-1] if rounds else None
+        now = _now()
         if current is None or current.status == "finished":
             if row.status == "running":
                 if current is not None and current.round_no >= row.config.rounds:
                     self.finish(row)
-                else:
+                elif row.next_round_at is None or row.next_round_at <= now:
                     seat_next_round(self.ts, tournament_id)
             return
         if matches and all(m.ended and m.settled for m in matches):
             self.close_round(row, current, matches)
+        elif row.status == "running" and row.round_ends_at and row.round_ends_at <= now:
+            self.conclude(matches)
+
+    def conclude(self, matches: Sequence[MatchRow]) -> None:
+        """A round's time limit: its matches still playing finish the hand in progress and
+        end (TableService.ConcludeMatch, idempotent; each told once by this director)."""
+        for match in matches:
+            if match.status == "opened" and match.match_id not in self._concluded:
+                self.ts.table.conclude_match(match.match_id, "the round's time limit")
+                self._concluded.add(match.match_id)
+                log.info("match %s told to end at the round's time limit", match.match_id)
+        if len(self._concluded) > 4 * SETTINGS_KEPT:
+            self._concluded.clear()
 
     def open_match(self, match: MatchRow) -> None:
         """Open a pending match on the engine and queue its bot seats."""
@@ -462,7 +551,7 @@ class Director:
             if row.status == "cancelled":
                 self.ts.record_result(match.match_id, "dissolved", [0, 0, 0, 0], 0, "cancelled")
                 return
-        policy, level = self._filler(match, row)
+        filler = self._filler(match, row)
         self.ts.table.open_match(match.request)
         for seat in match.request.seats:
             if seat.kind == pb.SEAT_KIND_BOT:
@@ -474,23 +563,45 @@ class Director:
                     seat.bot_level,
                     bot_seed(match.match_id, seat.seat),
                 )
-            elif str(seat.seat) in match.replaced:
-                self.ts.fleet.send(
-                    match.match_id,
-                    seat.seat,
-                    seat.seat_token,
-                    policy,
-                    level,
-                    bot_seed(match.match_id, seat.seat),
-                )
         with self.ts.store.transaction() as conn:
+            if match.tournament_id:  # lock order: the tournament first
+                self.ts._load(conn, match.tournament_id, lock=True)
             current = self.ts.store.match(conn, match.match_id, lock=True)
             if current.status == "pending":
                 current.status = "opened"
                 current.opened_at = current.progress_at = _now()
                 self.ts.store.update_match(conn, current)
+                if match.tournament_id:
+                    # The engine holds the match now: its people may be told their seats.
+                    players = {
+                        p.player_id: p for p in self.ts.store.players(conn, match.tournament_id)
+                    }
+                    self.ts._event(
+                        conn,
+                        match.tournament_id,
+                        EVENT.TOURNAMENT_EVENT_TYPE_TABLE_OPENED,
+                        round_no=current.round_no,
+                        tables=[table_message(current, players)],
+                    )
         if current.status == "dissolved":  # dissolved (cancelled) while it was being opened
             self.ts.table.dissolve(match.match_id, current.reason or "dissolved")
+            return
+        self.ts.changes.notify()
+        self._replace_opened(current, *filler)
+
+    def _replace_opened(self, match: MatchRow, policy: str, level: int) -> None:
+        """The bots of an opened match's replaced seats: a new token given on the engine
+        first where the player left (see Tournaments.revoke_seat), else (an absent person)
+        the seat's own token."""
+        for seat, entry in sorted(match.replaced.items()):
+            if "token" in entry:
+                self.ts.revoke_seat(match.match_id, int(seat))
+            else:
+                token = next(s.seat_token for s in match.request.seats if s.seat == int(seat))
+                self.ts.fleet.send(
+                    match.match_id, int(seat), token, policy, level,
+                    bot_seed(match.match_id, int(seat)),
+                )  # fmt: skip
 
     def _settings(self, tournament_id: str, row: TournamentRow | None = None) -> Settings:
         """A tournament's settings, read once (``row``: already read) and kept: its config is
@@ -549,8 +660,14 @@ class Director:
                 match.match_id, ENGINE_ENDED[info.status], scores, info.hands_played
             )
             return False
+        for seat, entry in sorted(match.replaced.items()):
+            if entry.get("revoked") is False:  # a revoke the engine missed: try it again
+                self._guard(f"revoke {match.match_id}:{seat}", self.ts.revoke_seat,
+                            match.match_id, int(seat))  # fmt: skip
         now = _now()
-        moved = info.event_count != match.event_count
+        moved = info.event_count != match.event_count or seats_seen(match, info) != (
+            match.seats_seen
+        )
         stall_seconds = settings.stall_seconds if settings else 600.0
         if not moved and (now - (match.progress_at or now)).total_seconds() > stall_seconds:
             reason = f"stalled: no event for {stall_seconds:.0f} s"
@@ -587,14 +704,17 @@ class Director:
 
     def _requeue(self, match: MatchRow, seat_no: int) -> None:
         seat = next(s for s in match.request.seats if s.seat == seat_no)
-        if seat.kind == pb.SEAT_KIND_BOT:
-            policy, level = seat.bot_policy, seat.bot_level
-        else:
+        replaced = match.replaced.get(str(seat_no), {})
+        if replaced.get("revoked") is False:
+            return  # its new token is not on the engine yet (see _follow_one)
+        if replaced:
             policy, level = self._filler(match)
+        else:
+            policy, level = seat.bot_policy, seat.bot_level
         self.ts.fleet.send(
             match.match_id,
             seat_no,
-            seat.seat_token,
+            replaced.get("token", seat.seat_token),
             policy,
             level,
             bot_seed(match.match_id, seat_no),
@@ -615,11 +735,15 @@ class Director:
                 if current.ended:
                     continue
                 played = current.hands_played
+                if info.event_count != current.event_count:
+                    current.progress_at = now
                 current.event_count = info.event_count
                 current.hands_played = info.hands_played
-                current.progress_at = now
+                shown = [played_by_of(current, s) for s in range(4)]
+                current.seats_seen = seats_seen(current, info)
                 self.ts.store.update_match(conn, current)
-                if tournament_id and info.hands_played != played:
+                changed = shown != [played_by_of(current, s) for s in range(4)]
+                if tournament_id and (info.hands_played != played or changed):
                     if players is None:
                         players = {
                             p.player_id: p for p in self.ts.store.players(conn, tournament_id)
@@ -679,14 +803,51 @@ class Director:
                         round_no=match.round_no,
                         match_id=match.match_id,
                     )
+        absent = self._absent_people(match) if row is not None else []
         with self.ts.store.transaction() as conn:
+            if row is not None:  # lock order: the tournament first
+                self.ts._load(conn, match.tournament_id, lock=True)
             current = self.ts.store.match(conn, match.match_id, lock=True)
             if current.settled:
                 return
             if row is not None and current.status == "finished" and current.scores:
                 self._rate(conn, current)
+            for player_id in absent:
+                self._missed(conn, row, player_id, current.round_no)
             current.settled = True
             self.ts.store.update_match(conn, current)
+        if absent:
+            self.ts.changes.notify()
+
+    def _absent_people(self, match: MatchRow) -> list[str]:
+        """The people of a finished match absent for all of it (the engine's person_joined,
+        read once more now the match ended; a seat taken from a player who left is not
+        theirs any more)."""
+        people = [
+            s for s in match.request.seats
+            if s.kind == pb.SEAT_KIND_PERSON and "token" not in match.replaced.get(str(s.seat), {})
+        ]  # fmt: skip
+        if match.status != "finished" or not people:
+            return []
+        seen = dict(match.seats_seen)
+        with contextlib.suppress(NotFound):  # else what was seen while following
+            seen = seats_seen(match, self.ts.table.get_match(match.match_id))
+        return [s.player_id for s in people if not seen.get(str(s.seat), {}).get("joined")]
+
+    def _missed(self, conn, row: TournamentRow, player_id: str, round_no: int) -> None:
+        """A person missed ``round_no``; at the tournament's no-show limit they are withdrawn
+        by the rules from the next round on."""
+        player = self.ts.store.player(conn, row.tournament_id, player_id)
+        if player is None or not player.active or round_no in player.missed_rounds:
+            return
+        player.missed_rounds = sorted([*player.missed_rounds, round_no])
+        self.ts.store.update_player(conn, player)
+        missed = len(player.missed_rounds)
+        if missed >= Settings(row.config).no_show_limit:
+            self.ts.leave_by_rules(
+                conn, player, round_no, f"missed {missed} round{'s' if missed > 1 else ''}"
+            )
+        self.ts._event(conn, row.tournament_id, EVENT.TOURNAMENT_EVENT_TYPE_PLAYERS_CHANGED)
 
     def _rate(self, conn: psycopg.Connection, match: MatchRow) -> None:
         """Update the ratings of the match's rated players (not fillers, not replaced seats;
@@ -795,6 +956,10 @@ class Director:
                 round_no=current.round_no,
                 standings=response.standings,
             )
+            locked.round_ends_at = None
+            pause = Settings(locked.config).round_break
+            if pause and current.round_no < locked.config.rounds:
+                locked.next_round_at = (locked.paused_at or _now()) + pause
             if current.round_no >= locked.config.rounds and locked.status == "running":
                 self._finish_locked(conn, locked, response)
             else:

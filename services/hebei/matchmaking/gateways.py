@@ -107,6 +107,24 @@ class TableGateway:
             )
             return self.stub.Dissolve(request).match
 
+    def replace_seat(
+        self, match_id: str, seat: int, token: str, *, played_by: str, reason: str
+    ) -> table_pb2.MatchInfo:
+        """A bot plays ``seat`` from now on, with the new ``token`` (the old one stops working
+        at once; empty: kept) and shown as ``played_by``."""
+        with remote_errors("table engine"):
+            request = table_pb2.ReplaceSeatRequest(
+                match_id=match_id, seat=seat, seat_token=token, played_by=played_by,
+                reason=reason,
+            )  # fmt: skip
+            return self.stub.ReplaceSeat(request).match
+
+    def conclude_match(self, match_id: str, reason: str) -> table_pb2.MatchInfo:
+        """End a match after its hand in progress (idempotent)."""
+        with remote_errors("table engine"):
+            request = table_pb2.ConcludeMatchRequest(match_id=match_id, reason=reason)
+            return self.stub.ConcludeMatch(request).match
+
     def close(self) -> None:
         self.channel.close()
 

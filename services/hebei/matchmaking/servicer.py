@@ -135,6 +135,15 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         )
         return mm.UnregisterResponse(tournament=tournament)
 
+    def CheckIn(self, request: mm.CheckInRequest, context: Any) -> Any:
+        player = self.ts.check_in(
+            request.tournament_id,
+            request.player_id,
+            request.player_secret,
+            operator=self._operator(context),
+        )
+        return mm.CheckInResponse(player=player)
+
     def StartTournament(self, request: mm.StartTournamentRequest, context: Any) -> Any:
         return mm.StartTournamentResponse(
             tournament=self.ts.start(request.tournament_id, self._actor(context))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from hebei.bots.policies import resolve_level
 from hebei.common.errors import InvalidArgument
@@ -44,6 +45,9 @@ MAX_PER_DECISION_SECONDS = 300.0
 MAX_TIME_BANK_SECONDS = 3600.0
 MAX_CLAIM_WINDOW_SECONDS = 5.0
 MAX_REGISTRATION_CODE = 64
+MAX_SCHEDULE_DAYS = 366
+DEFAULT_NO_SHOW_LIMIT = 2
+MAX_NO_SHOW_LIMIT = 64
 
 SEATING_MODES = {
     mm.SEATING_MODE_SWISS: "swiss",
@@ -133,8 +137,11 @@ def check_registration_code(field: str, code: str) -> str:
     return code
 
 
-def normalise_config(config: mm.TournamentConfig) -> mm.TournamentConfig:
-    """``config`` checked (InvalidArgument naming the field) and with every default filled."""
+def normalise_config(
+    config: mm.TournamentConfig, *, now: datetime | None = None
+) -> mm.TournamentConfig:
+    """``config`` checked (InvalidArgument naming the field) and with every default filled
+    (``now``: what a scheduled start is checked against)."""
     out = mm.TournamentConfig()
     out.name = check_text("config.name", config.name, max_length=MAX_NAME_LENGTH, required=True)
     profile = check_text("config.rule_profile.name", config.rule_profile.name, max_length=32)
@@ -201,7 +208,42 @@ def normalise_config(config: mm.TournamentConfig) -> mm.TournamentConfig:
     out.registration_code = check_registration_code(
         "config.registration_code", config.registration_code
     )
+    _check_schedule(config, out, now=now or datetime.now(UTC))
     return out
+
+
+def _check_schedule(
+    config: mm.TournamentConfig, out: mm.TournamentConfig, *, now: datetime
+) -> None:
+    """The schedule's fields (scheduled start, check-in, breaks, a round's time limit) and the
+    people's rules (no-show limit, where inactive players rank), copied to ``out``."""
+    day = 24 * 3600.0
+    if config.HasField("scheduled_start"):
+        try:
+            start = config.scheduled_start.ToDatetime(tzinfo=UTC)
+        except (ValueError, OverflowError):
+            raise InvalidArgument("config.scheduled_start is not a valid timestamp") from None
+        if start <= now:
+            raise InvalidArgument("config.scheduled_start must be in the future")
+        if start > now + timedelta(days=MAX_SCHEDULE_DAYS):
+            raise InvalidArgument(f"config.scheduled_start must be within {MAX_SCHEDULE_DAYS} days")
+        out.scheduled_start.CopyFrom(config.scheduled_start)
+    for name, lo in (("check_in_window", 60), ("round_break", 0), ("round_time_limit", 60)):
+        if config.HasField(name):
+            _check_duration(f"config.{name}", getattr(config, name), lo=lo, hi=day)
+            getattr(out, name).CopyFrom(getattr(config, name))
+    out.no_show_limit = (
+        check_int("config.no_show_limit", config.no_show_limit, lo=1, hi=MAX_NO_SHOW_LIMIT)
+        if config.no_show_limit
+        else DEFAULT_NO_SHOW_LIMIT
+    )
+    if config.inactive_players not in (
+        0,
+        mm.INACTIVE_PLAYERS_RANKED_LAST,
+        mm.INACTIVE_PLAYERS_LEFT_OUT,
+    ):
+        raise InvalidArgument(f"config.inactive_players: unknown value {config.inactive_players}")
+    out.inactive_players = config.inactive_players or mm.INACTIVE_PLAYERS_RANKED_LAST
 
 
 def fingerprint(config: mm.TournamentConfig, *, seed_given: bool) -> str:
@@ -254,3 +296,50 @@ class Settings:
     @property
     def filler(self) -> tuple[str, int]:
         return self.config.filler_bot_policy, self.config.filler_bot_level
+
+    @property
+    def duplicate(self) -> bool:
+        return self.mode == "duplicate"
+
+    @property
+    def no_show_limit(self) -> int:
+        return self.config.no_show_limit or DEFAULT_NO_SHOW_LIMIT
+
+    @property
+    def inactive_left_out(self) -> bool:
+        return self.config.inactive_players == mm.INACTIVE_PLAYERS_LEFT_OUT
+
+    @property
+    def scheduled_start(self) -> datetime | None:
+        if not self.config.HasField("scheduled_start"):
+            return None
+        return self.config.scheduled_start.ToDatetime(tzinfo=UTC)
+
+    @property
+    def check_in(self) -> timedelta | None:
+        """The check-in window (None: no check-in)."""
+        return self._duration("check_in_window")
+
+    @property
+    def round_break(self) -> timedelta | None:
+        return self._duration("round_break")
+
+    @property
+    def round_time_limit(self) -> timedelta | None:
+        return self._duration("round_time_limit")
+
+    def _duration(self, name: str) -> timedelta | None:
+        if not self.config.HasField(name):
+            return None
+        return timedelta(seconds=_seconds(getattr(self.config, name)))
+
+    def check_in_window(self, created_at: datetime) -> tuple[datetime, datetime | None] | None:
+        """When check-in opens and closes (None: the start, whenever it comes); None without
+        check-in."""
+        window = self.check_in
+        if window is None:
+            return None
+        start = self.scheduled_start
+        if start is None:
+            return created_at, None
+        return start - window, start

@@ -53,6 +53,9 @@ class TournamentRow:
     started_at: datetime | None = None
     finished_at: datetime | None = None
     problems: list[str] = field(default_factory=list)
+    next_round_at: datetime | None = None  # the scheduled start, or the next round after a break
+    round_ends_at: datetime | None = None  # the running round's time limit
+    paused_at: datetime | None = None
 
     @classmethod
     def from_db(cls, row: dict[str, Any]) -> TournamentRow:
@@ -66,6 +69,9 @@ class TournamentRow:
             started_at=row["started_at"],
             finished_at=row["finished_at"],
             problems=list(row["problems"]),
+            next_round_at=row["next_round_at"],
+            round_ends_at=row["round_ends_at"],
+            paused_at=row["paused_at"],
         )
 
 
@@ -85,6 +91,14 @@ class PlayerRow:
     withdrawn_after: int | None = None
     removed: bool = False
     replaced_by: str = ""
+    status: str = "active"  # active | withdrawn | no_show | removed
+    status_reason: str = ""
+    missed_rounds: list[int] = field(default_factory=list)
+    checked_in: bool = False
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
 
     def seated_in(self, round_no: int) -> bool:
         """Whether the player takes part in ``round_no`` (fillers are chosen separately)."""
@@ -134,6 +148,9 @@ class MatchRow:
     settled: bool = False
     opened_at: datetime | None = None
     ended_at: datetime | None = None
+    # What the engine last said of each seat: {"joined": person_joined, "played_by": ...,
+    # "connected": ...}, by seat number as a string.
+    seats_seen: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def ended(self) -> bool:
@@ -265,7 +282,8 @@ class Store:
     def update_tournament(conn: psycopg.Connection, row: TournamentRow) -> None:
         conn.execute(
             "UPDATE tournaments SET status = %s, status_reason = %s, current_round = %s,"
-            " started_at = %s, finished_at = %s, problems = %s WHERE tournament_id = %s",
+            " started_at = %s, finished_at = %s, problems = %s, next_round_at = %s,"
+            " round_ends_at = %s, paused_at = %s WHERE tournament_id = %s",
             (
                 row.status,
                 row.status_reason,
@@ -273,6 +291,9 @@ class Store:
                 row.started_at,
                 row.finished_at,
                 row.problems,
+                row.next_round_at,
+                row.round_ends_at,
+                row.paused_at,
                 row.tournament_id,
             ),
         )
@@ -284,6 +305,25 @@ class Store:
             " ORDER BY created_at"
         ).fetchall()
         return [r["tournament_id"] for r in rows]
+
+    @staticmethod
+    def scheduled_due(conn: psycopg.Connection, now: datetime) -> list[str]:
+        """Tournaments still in registration whose scheduled start has come."""
+        rows = conn.execute(
+            "SELECT tournament_id FROM tournaments WHERE status = 'registration'"
+            " AND next_round_at IS NOT NULL AND next_round_at <= %s ORDER BY next_round_at",
+            (now,),
+        ).fetchall()
+        return [r["tournament_id"] for r in rows]
+
+    @staticmethod
+    def next_clock(conn: psycopg.Connection) -> datetime | None:
+        """The soonest clock of any tournament (a scheduled start, the end of a break, a
+        round's time limit) that is not stopped by a pause."""
+        return conn.execute(
+            "SELECT least(min(next_round_at), min(round_ends_at)) AS at FROM tournaments"
+            " WHERE status IN ('registration', 'running')"
+        ).fetchone()["at"]
 
     # -- players -------------------------------------------------------------------------
 
@@ -320,12 +360,17 @@ class Store:
     @staticmethod
     def update_player(conn: psycopg.Connection, player: PlayerRow) -> None:
         conn.execute(
-            "UPDATE players SET withdrawn_after = %s, removed = %s, replaced_by = %s"
+            "UPDATE players SET withdrawn_after = %s, removed = %s, replaced_by = %s,"
+            " status = %s, status_reason = %s, missed_rounds = %s, checked_in = %s"
             " WHERE tournament_id = %s AND player_id = %s",
             (
                 player.withdrawn_after,
                 player.removed,
                 player.replaced_by,
+                player.status,
+                player.status_reason,
+                player.missed_rounds,
+                player.checked_in,
                 player.tournament_id,
                 player.player_id,
             ),
@@ -456,7 +501,7 @@ class Store:
         conn.execute(
             "UPDATE matches SET status = %s, hands_played = %s, event_count = %s,"
             " progress_at = %s, scores = %s, reason = %s, replaced = %s, settled = %s,"
-            " opened_at = %s, ended_at = %s WHERE match_id = %s",
+            " opened_at = %s, ended_at = %s, seats_seen = %s WHERE match_id = %s",
             (
                 match.status,
                 match.hands_played,
@@ -468,6 +513,7 @@ class Store:
                 match.settled,
                 match.opened_at,
                 match.ended_at,
+                Jsonb(match.seats_seen),
                 match.match_id,
             ),
         )

@@ -21,6 +21,7 @@ import psycopg
 from hebei.common.auth import same_token
 from hebei.common.errors import (
     AlreadyExists,
+    DomainError,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -52,9 +53,11 @@ from hebei.matchmaking.store import (
     TournamentRow,
 )
 from hebei.matchmaking.views import (
+    PLAYER_STATUSES,
     penalty_message,
     player_message,
     round_message,
+    shown_played_by,
     table_message,
     tournament_message,
 )
@@ -220,7 +223,10 @@ class Tournaments:
                         f"request_id {request_id!r} was used for a different tournament"
                     )
                 return self.snapshot(conn, existing)
-            row = self._load(conn, row.tournament_id)
+            row = self._load(conn, row.tournament_id, lock=True)
+            row.next_round_at = Settings(row.config).scheduled_start
+            if row.next_round_at is not None:
+                self.store.update_tournament(conn, row)
             return self.snapshot(conn, row)
 
     def register(
@@ -244,6 +250,11 @@ class Tournaments:
             if len(entrants) >= limit:
                 raise FailedPrecondition(f"the tournament is full ({limit} players)")
             secret = ""
+            if which == "person" and Settings(row.config).duplicate:
+                raise FailedPrecondition(
+                    "a duplicate-mode tournament is for bots: its tables share walls, so a "
+                    "person could learn their own table's wall from another table's"
+                )
             if which == "person":
                 name = check_text(
                     "person.name", request.person.name, max_length=MAX_NAME_LENGTH, required=True
@@ -333,29 +344,90 @@ class Tournaments:
             player = self._authorise_player(
                 conn, tournament_id, player_id, secret, operator=operator
             )
+            by = "the operator" if operator else "the player"
+            who = actor if operator else player.name
+            live: list[MatchRow] = []
             if row.status == "registration":
                 self.store.delete_player(conn, tournament_id, player_id)
+                detail = f"{player.name}: registration withdrawn by {by} before the start"
             elif row.status in ("running", "paused"):
-                if player.withdrawn_after is not None or player.removed:
+                if not player.active:
                     raise FailedPrecondition(f"player {player_id!r} has already left")
                 player.withdrawn_after = row.current_round
+                player.status, player.status_reason = "withdrawn", f"withdrawn by {by}"
+                live = self._live_matches_of(conn, row, player_id)
                 self.store.update_player(conn, player)
-                if operator:
-                    self._action(
-                        conn,
-                        tournament_id,
-                        "withdraw",
-                        actor,
-                        "withdrawn by the operator",
-                        player_id,
-                    )
+                detail = f"{player.name}: withdrawn by {by} after round {row.current_round}"
             else:
                 raise FailedPrecondition(f"the tournament is {row.status}")
+            self._action(conn, tournament_id, "withdraw", who, detail, player_id)
             self.store.delete_planned(conn, tournament_id)
             self._event(conn, tournament_id, EVENT.TOURNAMENT_EVENT_TYPE_PLAYERS_CHANGED)
-            message = self.snapshot(conn, row)
+        self._replace_leaving(row, live, player_id, "withdrawn", player.status_reason)
         self.changes.notify()
-        return message
+        return self.get(tournament_id)
+
+    def _live_matches_of(
+        self, conn: psycopg.Connection, row: TournamentRow, player_id: str
+    ) -> list[MatchRow]:
+        """The current round's matches of ``player_id`` not yet ended."""
+        return [
+            m
+            for m in self.store.matches(conn, row.tournament_id, row.current_round or None)
+            if not m.ended and player_id in m.player_ids()
+        ]
+
+    def _replace_leaving(
+        self, row: TournamentRow, live: Sequence[MatchRow], player_id: str, cause: str, reason: str
+    ) -> None:
+        """A bot takes the seat of a player who left (removed, withdrawn) in its live match,
+        with a new token: the player's stops working (see :meth:`replace_seat`)."""
+        counting = "fixed" if Settings(row.config).fixed_replacement else "as_played"
+        for match in live:
+            seat = match.player_ids().index(player_id)
+            self.replace_seat(match.match_id, seat, cause, counting, reason=reason)
+
+    def check_in(
+        self, tournament_id: str, player_id: str, secret: str, *, operator: bool
+    ) -> mm.Player:
+        """A registered person checks in (idempotent); FailedPrecondition outside the window
+        or without check-in."""
+        with self.store.transaction() as conn:
+            row = self._load(conn, tournament_id, lock=True)
+            player = self._authorise_player(
+                conn, tournament_id, player_id, secret, operator=operator
+            )
+            window = Settings(row.config).check_in_window(row.created_at)
+            if window is None:
+                raise FailedPrecondition("this tournament has no check-in")
+            if player.checked_in:
+                return player_message(player)
+            opens, closes = window
+            now = _now()
+            shown = f"check-in is open from {opens:%Y-%m-%d %H:%M:%S} UTC" + (
+                f" to {closes:%Y-%m-%d %H:%M:%S} UTC" if closes else " to the start"
+            )
+            if row.status != "registration" or now < opens or (closes and now >= closes):
+                raise FailedPrecondition(f"{shown}; it is now {now:%Y-%m-%d %H:%M:%S} UTC")
+            player.checked_in = True
+            self.store.update_player(conn, player)
+            self._event(conn, tournament_id, EVENT.TOURNAMENT_EVENT_TYPE_PLAYERS_CHANGED)
+        self.changes.notify()
+        return player_message(player)
+
+    def leave_by_rules(
+        self, conn: psycopg.Connection, player: PlayerRow, after_round: int, reason: str
+    ) -> None:
+        """Mark ``player`` a no-show (withdrawn by the rules from the round after
+        ``after_round``), recorded with the actor "rules"; in the caller's transaction."""
+        player.status, player.status_reason = "no_show", reason
+        player.withdrawn_after = after_round
+        self.store.update_player(conn, player)
+        self._action(
+            conn, player.tournament_id, "no_show", "rules", f"{player.name}: {reason}",
+            player.player_id,
+        )  # fmt: skip
+        self.store.delete_planned(conn, player.tournament_id)
 
     def start(self, tournament_id: str, actor: str) -> mm.Tournament:
         """Close registration; the director seats round 1 at once."""
@@ -368,6 +440,7 @@ class Tournaments:
                 raise FailedPrecondition("nobody is registered")
             row.status = "running"
             row.started_at = _now()
+            row.next_round_at = None
             self.store.update_tournament(conn, row)
             self._action(conn, tournament_id, "start", actor, f"{len(entrants)} players")
         self.changes.notify()
@@ -403,6 +476,7 @@ class Tournaments:
                 raise FailedPrecondition(f"cannot {action}: the tournament is {row.status}")
             row.status = status
             row.status_reason = reason
+            stop_clocks(row, _now())
             self.store.update_tournament(conn, row)
             self._action(conn, tournament_id, action, actor, reason)
             self._event(conn, tournament_id, kinds[status], round_no=row.current_round)
@@ -445,43 +519,52 @@ class Tournaments:
             if player.removed:
                 raise FailedPrecondition(f"player {player_id!r} was already removed")
             player.removed = True
+            player.status, player.status_reason = "removed", reason
             policy, level = Settings(row.config).filler
-            live = [
-                m
-                for m in self.store.matches(conn, tournament_id, row.current_round or None)
-                if not m.ended and player_id in m.player_ids()
-            ]
+            live = self._live_matches_of(conn, row, player_id)
             if live:
                 player.replaced_by = f"bot:{policy}:{level}"
             self.store.update_player(conn, player)
             self.store.delete_planned(conn, tournament_id)
             self._action(conn, tournament_id, "remove", actor, reason, player_id)
             self._event(conn, tournament_id, EVENT.TOURNAMENT_EVENT_TYPE_PLAYERS_CHANGED)
-        for match in live:
-            seat = match.player_ids().index(player_id)
-            counting = "fixed" if Settings(row.config).fixed_replacement else "as_played"
-            self.replace_seat(match.match_id, seat, "removed", counting)
+        self._replace_leaving(row, live, player_id, "removed", f"removed: {reason}")
         self.changes.notify()
         return self.get(tournament_id)
 
-    def replace_seat(self, match_id: str, seat: int, cause: str, counting: str) -> None:
-        """A filler bot plays ``seat`` of ``match_id`` from now on (with the seat's token; a
-        person who comes back takes the seat again by joining)."""
+    def replace_seat(
+        self, match_id: str, seat: int, cause: str, counting: str, *, reason: str = ""
+    ) -> None:
+        """A filler bot plays ``seat`` of ``match_id`` from now on. For an absent person
+        (``cause`` "absent") with the seat's token: the person may come back and take the
+        seat by joining. For a player who left (removed, withdrawn) with a new token, given to
+        the seat on the engine first (:meth:`revoke_seat`; the director retries it when the
+        engine cannot be reached now), so the old token stops working at once."""
         with self.store.transaction() as conn:
             match = self.store.match(conn, match_id, lock=True)
-            if match is None or match.ended or str(seat) in match.replaced:
+            if match is None or match.ended:
+                return
+            earlier = match.replaced.get(str(seat))
+            if earlier is not None and (cause == "absent" or "token" in earlier):
                 return
             row = self.store.tournament(conn, match.tournament_id) if match.tournament_id else None
             policy, level = Settings(row.config).filler if row is not None else ("expert", 0)
             assignment = next(s for s in match.request.seats if s.seat == seat)
-            match.replaced[str(seat)] = {
+            entry = {
                 "player_id": assignment.player_id,
                 "by": f"bot:{policy}:{level}",
                 "cause": cause,
                 "counting": counting,
             }
+            if cause != "absent":  # a new token, given to the seat on the engine next
+                entry |= {
+                    "token": secrets.token_urlsafe(24),
+                    "revoked": False,
+                    "reason": (reason or cause)[:MAX_REASON_LENGTH],
+                }
+            match.replaced[str(seat)] = entry
             self.store.update_match(conn, match)
-            if match.status == "opened":  # a pending match gets its bots when it opens
+            if match.status == "opened" and cause == "absent":
                 self.fleet.send(
                     match.match_id,
                     seat,
@@ -491,6 +574,41 @@ class Tournaments:
                     bot_seed(match.match_id, seat),
                 )
         metrics.REPLACEMENTS.labels(cause).inc()
+        if match.status == "opened" and cause != "absent":
+            try:
+                self.revoke_seat(match_id, seat)
+            except DomainError as error:  # the director tries again on its next follow
+                log.warning("seat %d of %s not yet revoked: %s", seat, match_id, error.message)
+
+    def revoke_seat(self, match_id: str, seat: int) -> None:
+        """Give the seat its new token on the engine (TableService.ReplaceSeat: the old one
+        stops working at once), mark it done, then queue the filler with the new token. A
+        no-op once done."""
+        with self.store.reading() as conn:
+            match = self.store.match(conn, match_id)
+            players = (
+                {p.player_id: p for p in self.store.players(conn, match.tournament_id)}
+                if match is not None and match.tournament_id
+                else {}
+            )
+        entry = match.replaced.get(str(seat)) if match is not None else None
+        if match is None or match.ended or not entry or entry.get("revoked", True):
+            return
+        self.table.replace_seat(
+            match_id,
+            seat,
+            entry["token"],
+            played_by=shown_played_by(match, seat, players),
+            reason=entry.get("reason", ""),
+        )
+        with self.store.transaction() as conn:
+            current = self.store.match(conn, match_id, lock=True)
+            current.replaced[str(seat)]["revoked"] = True
+            self.store.update_match(conn, current)
+        policy, level = entry["by"].split(":")[1:]
+        self.fleet.send(
+            match_id, seat, entry["token"], policy, int(level), bot_seed(match_id, seat)
+        )
 
     # -- seating ---------------------------------------------------------------------------
 
@@ -608,51 +726,52 @@ class Tournaments:
     def rank(
         self, row: TournamentRow, players: Sequence[PlayerRow], rows: Sequence[pb.Standing]
     ) -> mm.GetStandingsResponse:
-        """Rank the ledger's ``rows``: registered players by the chain, fillers after them."""
+        """Rank the ledger's ``rows``: active players by the chain, then the players who left
+        (withdrawn, no-show, removed: by the chain among themselves, or unranked with rank 0
+        when the tournament leaves them out), then fillers (never ranked)."""
         by_id = {s.player_id: s for s in rows}
-        known = {p.player_id: p for p in players}
-        entrants = [p for p in players if not p.filler]
-        figures = [
-            Figures(
-                p.player_id,
-                points=by_id[p.player_id].points if p.player_id in by_id else 0,
-                hands_won=by_id[p.player_id].hands_won if p.player_id in by_id else 0,
-                self_draw_wins=by_id[p.player_id].self_draw_wins if p.player_id in by_id else 0,
-                hands_dealt_in=by_id[p.player_id].hands_dealt_in if p.player_id in by_id else 0,
-                best_match_points=by_id[p.player_id].best_match_points
-                if p.player_id in by_id
-                else 0,
-            )
-            for p in entrants
-        ]
-        ranked = rank_players(figures, Settings(row.config).tie_breaks, row.config.seed)
+        settings = Settings(row.config)
         response = mm.GetStandingsResponse(problems=[p for p in row.problems if "ledger" in p])
         response.mismatch = bool(response.problems)
-        for entry in ranked:
-            player = known[entry.figures.player_id]
-            standing = pb.Standing()
-            if player.player_id in by_id:
-                standing.CopyFrom(by_id[player.player_id])
-            standing.player_id = player.player_id
-            standing.player_name = player.name
-            standing.rank = entry.rank
-            response.standings.append(standing)
-            response.ranking.append(
-                mm.TournamentStanding(
-                    standing=standing,
-                    decided_by=entry.decided_by,
-                    penalty_points=getattr(standing, "penalty_points", 0),
-                    placement_points=getattr(standing, "placement_points", 0),
-                    withdrawn=player.removed or player.withdrawn_after is not None,
-                )
+        active = [p for p in players if not p.filler and p.active]
+        inactive = [p for p in players if not p.filler and not p.active]
+        groups = [(active, 0)]
+        if inactive:
+            groups.append((inactive, None if settings.inactive_left_out else len(active)))
+        for group, offset in groups:
+            ranked = rank_players(
+                [_figures(p, by_id.get(p.player_id)) for p in group],
+                settings.tie_breaks,
+                row.config.seed,
             )
+            known = {p.player_id: p for p in group}
+            for entry in ranked:
+                player = known[entry.figures.player_id]
+                standing = _standing(player, by_id.get(player.player_id))
+                standing.rank = 0 if offset is None else entry.rank + offset
+                decided_by = entry.decided_by
+                if offset and entry.rank == 1:
+                    decided_by = "status"  # below every active player
+                response.standings.append(standing)
+                response.ranking.append(
+                    mm.TournamentStanding(
+                        standing=standing,
+                        decided_by="" if offset is None else decided_by,
+                        penalty_points=standing.penalty_points,
+                        placement_points=standing.placement_points,
+                        withdrawn=not player.active,
+                        status=PLAYER_STATUSES[player.status],
+                    )
+                )
         for player in players:
             if player.filler and player.player_id in by_id:
-                standing = pb.Standing()
-                standing.CopyFrom(by_id[player.player_id])
+                standing = _standing(player, by_id[player.player_id])
                 standing.rank = 0
-                standing.player_name = player.name
-                response.ranking.append(mm.TournamentStanding(standing=standing, filler=True))
+                response.ranking.append(
+                    mm.TournamentStanding(
+                        standing=standing, filler=True, status=mm.PLAYER_STATUS_ACTIVE
+                    )
+                )
         return response
 
     # -- penalties ---------------------------------------------------------------------------
@@ -935,7 +1054,7 @@ class Tournaments:
                 )
             for event in events:
                 event.tournament.CopyFrom(current)
-                if event.type == EVENT.TOURNAMENT_EVENT_TYPE_ROUND_SEATED:
+                if event.type == EVENT.TOURNAMENT_EVENT_TYPE_TABLE_OPENED:
                     self._fill_seating(event, person)
                 last = event.seq
                 yield event
@@ -945,26 +1064,35 @@ class Tournaments:
                 seen = self.changes.wait(seen, poll_seconds)
 
     def _fill_seating(self, event: mm.WatchTournamentResponse, person: PlayerRow | None) -> None:
-        """Tell a person its seat (and token) in the round being played."""
+        """Tell a person its seat (and token) in a match the engine holds: on a SNAPSHOT, in
+        the current round's opened matches; on TABLE_OPENED, in the event's tables. Never a
+        match not yet opened or ended, nor a seat taken from the person (a new token)."""
         if person is None or not event.tournament.current_round:
             return
+        wanted = {t.match_id for t in event.tables}
         with self.store.reading() as conn:
             matches = self.store.matches(
                 conn, person.tournament_id, event.round_no or event.tournament.current_round
             )
         for match in matches:
+            if match.status != "opened" or (wanted and match.match_id not in wanted):
+                continue
             for seat in match.request.seats:
-                if seat.player_id == person.player_id and not match.ended:
-                    event.my_seating.CopyFrom(
-                        mm.Seating(
-                            table_id=match.table_id,
-                            match_id=match.match_id,
-                            seat=seat.seat,
-                            seat_token=seat.seat_token,
-                            table_endpoint=self.table_endpoint,
-                        )
+                if seat.player_id != person.player_id:
+                    continue
+                if "token" in match.replaced.get(str(seat.seat), {}):
+                    continue  # revoked: a bot plays it with a new token
+                event.my_seating.CopyFrom(
+                    mm.Seating(
+                        table_id=match.table_id,
+                        match_id=match.match_id,
+                        seat=seat.seat,
+                        seat_token=seat.seat_token,
+                        table_endpoint=self.table_endpoint,
+                        round_no=match.round_no,
                     )
-                    return
+                )
+                return
 
     # -- bots for other clients ------------------------------------------------------------------
 
@@ -1027,6 +1155,42 @@ class Tournaments:
         if len(rows) > size:
             response.next_page_token = str(offset + size)
         return response
+
+
+def stop_clocks(row: TournamentRow, now: datetime) -> None:
+    """A pause stops the tournament's clocks (the end of a break, a round's time limit);
+    resuming moves them on by the time it was paused. ``row.status`` is the new status."""
+    if row.status == "paused":
+        row.paused_at = now
+    elif row.paused_at is not None:
+        paused = now - row.paused_at
+        if row.next_round_at is not None:
+            row.next_round_at += paused
+        if row.round_ends_at is not None:
+            row.round_ends_at += paused
+        row.paused_at = None
+
+
+def _figures(player: PlayerRow, row: pb.Standing | None) -> Figures:
+    """A player's figures for the ranking (zeros before its first booked hand)."""
+    row = row or pb.Standing()
+    return Figures(
+        player.player_id,
+        points=row.points,
+        hands_won=row.hands_won,
+        self_draw_wins=row.self_draw_wins,
+        hands_dealt_in=row.hands_dealt_in,
+        best_match_points=row.best_match_points,
+    )
+
+
+def _standing(player: PlayerRow, row: pb.Standing | None) -> pb.Standing:
+    standing = pb.Standing()
+    if row is not None:
+        standing.CopyFrom(row)
+    standing.player_id = player.player_id
+    standing.player_name = player.name
+    return standing
 
 
 def quality_dict(quality, *, seconds: float) -> dict:

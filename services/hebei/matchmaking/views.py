@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hebei.matchmaking.settings import Settings
 from hebei.matchmaking.store import MatchRow, PenaltyRow, PlayerRow, RoundRow, TournamentRow
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
@@ -13,11 +14,13 @@ from hebei.v1 import types_pb2 as pb
 __all__ = [
     "KINDS",
     "MATCH_STATUSES",
+    "PLAYER_STATUSES",
     "STATUSES",
     "penalty_message",
     "player_message",
     "quality_message",
     "round_message",
+    "shown_played_by",
     "table_message",
     "tournament_message",
 ]
@@ -36,6 +39,12 @@ MATCH_STATUSES = {
     "dissolved": pb.MATCH_STATUS_DISSOLVED,
 }
 KINDS = {"person": pb.SEAT_KIND_PERSON, "bot": pb.SEAT_KIND_BOT}
+PLAYER_STATUSES = {
+    "active": mm.PLAYER_STATUS_ACTIVE,
+    "withdrawn": mm.PLAYER_STATUS_WITHDRAWN,
+    "no_show": mm.PLAYER_STATUS_NO_SHOW,
+    "removed": mm.PLAYER_STATUS_REMOVED,
+}
 
 
 def _stamp(message: Any, field: str, value) -> None:
@@ -56,7 +65,27 @@ def player_message(player: PlayerRow) -> mm.Player:
         withdrawn=player.withdrawn_after is not None,
         first_round=player.first_round,
         replaced_by=player.replaced_by,
+        status=PLAYER_STATUSES[player.status],
+        status_reason=player.status_reason,
+        missed_rounds=player.missed_rounds,
+        checked_in=player.checked_in,
     )
+
+
+def shown_played_by(match: MatchRow, seat: int, names: Mapping[str, PlayerRow]) -> str:
+    """How a seat a bot plays for its player is shown ("filler for Lin": an absent person's,
+    until the engine says the person took the seat back; "replacement for Lin": a removed or
+    withdrawn player's); empty while the player plays it."""
+    replaced = match.replaced.get(str(seat))
+    if not replaced:
+        return ""
+    player = names.get(replaced["player_id"])
+    name = player.name if player else replaced["player_id"]
+    if replaced.get("cause") != "absent":
+        return f"replacement for {name}"
+    if match.seats_seen.get(str(seat), {}).get("back"):
+        return ""
+    return f"filler for {name}"
 
 
 def quality_message(quality: Mapping[str, Any]) -> mm.SeatingQuality:
@@ -81,6 +110,7 @@ def table_message(match: MatchRow, names: Mapping[str, PlayerRow]) -> mm.TableAs
                 player_id=seat.player_id,
                 player_name=player.name if player else seat.player_name,
                 kind=seat.kind,
+                played_by=shown_played_by(match, seat.seat, names),
             )
         )
     return mm.TableAssignment(
@@ -165,6 +195,14 @@ def tournament_message(
     _stamp(message, "created_at", row.created_at)
     _stamp(message, "started_at", row.started_at)
     _stamp(message, "finished_at", row.finished_at)
+    if row.status in ("registration", "running"):  # a pause stops the clocks
+        _stamp(message, "next_round_at", row.next_round_at)
+        _stamp(message, "round_ends_at", row.round_ends_at)
+    window = Settings(row.config).check_in_window(row.created_at) if row.created_at else None
+    if window is not None:
+        opens, closes = window
+        _stamp(message, "check_in_opens_at", opens)
+        _stamp(message, "check_in_closes_at", closes or row.started_at)
     return message
 
 

@@ -34,8 +34,8 @@ def test_the_director_reads_a_tournament_once_per_match_it_opens(
     stack: Stack, start_worker
 ) -> None:
     """Its settings (the config, written once when it is created) are kept: opening a match
-    reads the tournament once (is it cancelled?), and following its matches every second
-    reads it no more."""
+    reads the tournament once (is it cancelled?) and locks it once (marking the match opened
+    and writing TABLE_OPENED), and following its matches every second reads it no more."""
     start_worker(sessions=4)
     stack.start_matchmaking()
     director = stack.matchmaking.director
@@ -51,7 +51,7 @@ def test_the_director_reads_a_tournament_once_per_match_it_opens(
     stack.register_bots(tournament.tournament_id, 4, "efficiency")
     stack.mm().StartTournament(mm.StartTournamentRequest(tournament_id=tournament.tournament_id))
     assert stack.wait_finished(tournament.tournament_id).status == mm.TOURNAMENT_STATUS_FINISHED
-    assert callers.count("open_match") == 1  # one match
+    assert callers.count("open_match") == 2  # one match: a read, then its lock
     assert [c for c in callers if c in ("_settings", "follow", "_filler")] == []
     assert director._settings(tournament.tournament_id).rounds == 1
 

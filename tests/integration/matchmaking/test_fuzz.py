@@ -69,6 +69,14 @@ class MatchmakingRequests:
         )  # fmt: skip
         config.length.hands = rng.randint(1, 8)
         config.time_control.per_decision.FromSeconds(rng.randint(1, 30))
+        if rng.random() < 0.3:
+            config.check_in_window.FromSeconds(rng.choice([60, 3600]))
+        if rng.random() < 0.3:
+            config.round_break.FromSeconds(rng.choice([0, 5]))
+        if rng.random() < 0.3:
+            config.round_time_limit.FromSeconds(rng.choice([60, 600]))
+        config.no_show_limit = rng.choice([0, 1, 64])
+        config.inactive_players = rng.choice([0, 1, 2])
         return config
 
     def valid(self, method: str) -> Message:
@@ -83,6 +91,10 @@ class MatchmakingRequests:
                 return mm.RegisterRequest(tournament_id=tid, person=mm.PersonEntrant(name="Mei"))
             bot = mm.BotEntrant(policy=rng.choice(["random", "expert"]), level=rng.randint(0, 3))
             return mm.RegisterRequest(tournament_id=tid, bot=bot)
+        if method == "CheckIn":
+            return mm.CheckInRequest(
+                tournament_id=tid, player_id=pick("players"), player_secret=pick("secrets")
+            )
         if method == "Unregister":
             return mm.UnregisterRequest(
                 tournament_id=tid, player_id=pick("players"), player_secret=pick("secrets")
@@ -199,6 +211,8 @@ def test_fuzzing_every_rpc(stack, bots_env, tmp_path) -> None:
         HEBEI_MATCHMAKING_SCHEMA=stack.schemas["matchmaking"],
         HEBEI_MAX_MESSAGE_BYTES=str(SIZE_LIMIT),
         HEBEI_LOG_LEVEL="WARNING",
+        HEBEI_AUTH_MAX_FAILURES="1000000",  # the fuzz sends thousands of wrong tokens
+        HEBEI_AUTH_MAX_FAILURES_TOTAL="1000000",
     )
     service = ServiceProcess("matchmaking", stack.matchmaking_port, env, tmp_path / "mm.log")
     service.spawn()

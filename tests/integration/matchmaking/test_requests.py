@@ -193,8 +193,11 @@ def test_late_registration_withdrawal_preview_and_swap(served: Stack) -> None:
     )
     assert next(p for p in withdrawn.players if p.player_id == ed.player.player_id).withdrawn
     record = stub.ListOperatorActions(mm.ListOperatorActionsRequest(tournament_id=tid))
-    assert [a.action for a in record.actions] == ["swap", "start"]
+    assert [a.action for a in record.actions] == ["swap", "start", "withdraw"]
     assert "family" in record.actions[0].detail
+    assert record.actions[2].actor == "Ed" and "by the player" in record.actions[2].detail
+    gone = next(p for p in withdrawn.players if p.player_id == ed.player.player_id)
+    assert gone.status == mm.PLAYER_STATUS_WITHDRAWN and gone.status_reason
     stub.CancelTournament(mm.CancelTournamentRequest(tournament_id=tid, reason="test over"))
 
 
@@ -215,7 +218,7 @@ def test_a_watching_person_learns_its_seat_and_token(served: Stack) -> None:
     first = next(watch)
     assert first.type == mm.TOURNAMENT_EVENT_TYPE_SNAPSHOT and not first.my_seating.match_id
     stub.StartTournament(mm.StartTournamentRequest(tournament_id=tid))
-    seated = next(e for e in watch if e.type == mm.TOURNAMENT_EVENT_TYPE_ROUND_SEATED)
+    seated = next(e for e in watch if e.type == mm.TOURNAMENT_EVENT_TYPE_TABLE_OPENED)
     seating = seated.my_seating
     assert seating.match_id and seating.seat_token and seating.table_endpoint
     assert seating.table_endpoint == stack.table_address
