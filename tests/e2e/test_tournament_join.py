@@ -15,6 +15,7 @@ import subprocess
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -29,9 +30,11 @@ from hebei.stack.discovery import find_stack
 from hebei.table.store import load_events
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import matchmaking_pb2_grpc, table_pb2_grpc
+from hebei.v1 import types_pb2 as pb
 from tests.e2e.conftest import OPERATOR_TOKEN, first_choice, hebei_program
 from tests.e2e.test_up import Up, configured_env  # noqa: F401 (a fixture)
 from tests.integration.stack.conftest import stack_env  # noqa: F401 (a fixture)
+from tests.integration.table.helpers import EngineProcess, engine_env
 
 PROMPT = re.compile(r"[^\n]*\[q\] quit > ")
 OWN_ACTIONS = ("discard", "pass", "win", "pong", "chow", "kong", "concealed_kong", "added_kong")
@@ -238,6 +241,57 @@ class EarlyFeed:
         )
 
 
+class InProcessJoin:
+    """``run_join`` in a thread over a made-up feed: its keyboard a pipe, its screen a string."""
+
+    def __init__(self, feed: EarlyFeed) -> None:
+        conn = tournament_ops.Connection("127.0.0.1:1", None, None, feed)  # type: ignore[arg-type]
+        request = mm.WatchTournamentRequest(tournament_id="t-old", player_id="you",
+                                            player_secret="s")  # fmt: skip
+        self.out = io.StringIO()
+        console = Console(file=self.out, width=160, color_system=None, force_terminal=False)
+        read_end, self.keys = os.pipe()
+        self.source = os.fdopen(read_end, "r")
+        self.result: list[int] = []
+        self.answered = 0
+        self.runner = threading.Thread(
+            target=lambda: self.result.append(
+                tournament_join.run_join(conn, request, console, self.source)
+            ),
+            daemon=True,
+        )
+        self.runner.start()
+
+    @property
+    def text(self) -> str:
+        return self.out.getvalue()
+
+    def answer_until(
+        self, text: str, timeout: float, on_answer: Callable[[int], None] | None = None
+    ) -> None:
+        """Answer each new prompt as ``first_choice`` would until ``text`` is on the screen."""
+        deadline, upto = time.monotonic() + timeout, 0
+        while text not in self.text:
+            assert time.monotonic() < deadline and self.runner.is_alive(), self.text[-4000:]
+            screen = self.text
+            found = list(PROMPT.finditer(screen, upto))
+            if found:
+                self.answered += 1
+                upto = len(screen)
+                answer = first_choice(found[-1].group(0), self.answered)
+                os.write(self.keys, f"{answer}\n".encode())
+                if on_answer is not None:
+                    on_answer(self.answered)
+            time.sleep(0.2)
+
+    def finish(self) -> int:
+        self.runner.join(60)
+        os.close(self.keys)
+        self.source.close()
+        assert len(self.result) == 1, self.text[-4000:]
+        return self.result[0]
+
+
 def test_a_seat_told_before_its_match_is_open_is_joined_once_it_opens(table_engine) -> None:
     """The Join is refused NOT_FOUND by the real engine, tried again, and the person plays
     the whole match once it opens 3 s later."""
@@ -246,46 +300,71 @@ def test_a_seat_told_before_its_match_is_open_is_joined_once_it_opens(table_engi
     seating = mm.Seating(table_id="local", match_id=match_id, seat=0, seat_token=tokens[0],
                          table_endpoint=table_engine.address, round_no=1)  # fmt: skip
     ended = threading.Event()
-    conn = tournament_ops.Connection("127.0.0.1:1", None, None, EarlyFeed(seating, ended))
-    request = mm.WatchTournamentRequest(tournament_id="t-old", player_id="you", player_secret="s")
-    out = io.StringIO()
-    console = Console(file=out, width=160, color_system=None, force_terminal=False)
-    read_end, write_end = os.pipe()
-    result: list[int] = []
-    with os.fdopen(read_end, "r") as source:
-        runner = threading.Thread(
-            target=lambda: result.append(tournament_join.run_join(conn, request, console, source)),
-            daemon=True,
-        )
-        runner.start()
-        deadline = time.monotonic() + 60
-        while "is not open on the engine yet" not in out.getvalue():
-            assert time.monotonic() < deadline and runner.is_alive(), out.getvalue()
-            time.sleep(0.1)
-        time.sleep(3)
-        opened = open_match_request(LocalOptions(hands=1, seed=5, think=60), match_id, tokens)
-        with create_channel(table_engine.address, token=OPERATOR_TOKEN) as channel:
-            table_pb2_grpc.TableServiceStub(channel).OpenMatch(opened)
-        table_engine.seat_bots(match_id, tokens)
-        answered, upto = 0, 0
-        deadline = time.monotonic() + 600
-        while "Round 1 result:" not in out.getvalue():
-            assert time.monotonic() < deadline and runner.is_alive(), out.getvalue()[-4000:]
-            text = out.getvalue()
-            found = list(PROMPT.finditer(text, upto))
-            if found:
-                answered += 1
-                upto = len(text)
-                os.write(write_end, f"{first_choice(found[-1].group(0), answered)}\n".encode())
-            time.sleep(0.2)
-        ended.set()
-        runner.join(60)
-        os.close(write_end)
-    text = out.getvalue()
-    assert result == [0], text[-4000:]
+    join = InProcessJoin(EarlyFeed(seating, ended))
+    join.answer_until("is not open on the engine yet", 60)
+    time.sleep(3)
+    opened = open_match_request(LocalOptions(hands=1, seed=5, think=60), match_id, tokens)
+    with create_channel(table_engine.address, token=OPERATOR_TOKEN) as channel:
+        table_pb2_grpc.TableServiceStub(channel).OpenMatch(opened)
+    table_engine.seat_bots(match_id, tokens)
+    join.answer_until("Round 1 result:", 600)
+    ended.set()
+    code = join.finish()
+    text = join.text
+    assert code == 0, text[-4000:]
     assert "Table local is not open on the engine yet: trying again for up to 1 min" in text
     assert "The tournament is over." in text and "Refused" not in text
     log = [entry.event for entry in table_engine.engine.host.get(match_id).log]
     own = [e for e in log if e.get("seat") == 0]
     assert not [e for e in own if e["type"] == "seat_auto" or e.get("auto")], own
-    assert answered == len([e for e in own if e["type"] in OWN_ACTIONS]) > 0
+    assert join.answered == len([e for e in own if e["type"] in OWN_ACTIONS]) > 0
+
+
+def test_an_engine_killed_mid_match_and_restarted_is_rejoined(
+    database_url: str, fresh_schema: str, tmp_path: Path
+) -> None:
+    """SIGKILL of the table engine after the person's second decision: the Play stream joins
+    again once the engine is back, and the person plays the match to its end."""
+    env = engine_env(database_url, fresh_schema, HEBEI_OPERATOR_TOKEN=OPERATOR_TOKEN,
+                     HEBEI_TABLE_READY_SECONDS="5")  # fmt: skip
+    engine = EngineProcess(env, tmp_path / "engine.log")
+    engine.start()
+    join = None
+    try:
+        match_id = f"e2e-kill-{uuid.uuid4().hex[:8]}"
+        tokens = [f"token-{seat}-{match_id}" for seat in range(4)]
+        opened = open_match_request(LocalOptions(hands=1, seed=5, think=60), match_id, tokens)
+        for seat in opened.seats[1:]:  # people who never come: auto-played from the start
+            seat.kind, seat.bot_policy, seat.bot_level = pb.SEAT_KIND_PERSON, "", 0
+        with create_channel(engine.address, token=OPERATOR_TOKEN) as channel:
+            table_pb2_grpc.TableServiceStub(channel).OpenMatch(opened)
+        seating = mm.Seating(table_id="local", match_id=match_id, seat=0,
+                             seat_token=tokens[0], table_endpoint=engine.address,
+                             round_no=1)  # fmt: skip
+        ended = threading.Event()
+        join = InProcessJoin(EarlyFeed(seating, ended))
+        restarted: list[int] = []
+
+        def kill_and_restart(answered: int) -> None:
+            if answered == 2 and not restarted:
+                engine.kill()
+                restarted.append(answered)
+                engine.start()
+
+        join.answer_until("Round 1 result:", 600, kill_and_restart)
+        ended.set()
+        code = join.finish()
+        text = join.text
+        assert code == 0, text[-4000:]
+        assert restarted and join.answered > 2, text[-4000:]
+        assert "joining the table again" in text, text[-4000:]
+        assert "Lost table" not in text and "Traceback" not in text
+        assert "The tournament is over." in text
+        own = [e for e in engine_events(database_url, fresh_schema, match_id) if e.get("seat") == 0]
+        assert not [e for e in own if e["type"] == "seat_auto" or e.get("auto")], own
+        assert join.answered >= len([e for e in own if e["type"] in OWN_ACTIONS]) > 2
+    finally:
+        if join is not None and join.runner.is_alive():
+            os.close(join.keys)
+        if engine.process is not None and engine.process.poll() is None:
+            engine.terminate()
