@@ -54,8 +54,16 @@ def join_command(
         False, "--hints", help="The s key shows the expert's suggestion and why."
     ),
 ) -> None:
+    from hebei.common.errors import InvalidArgument
+    from hebei.common.validation import check_id
     from hebei.v1 import matchmaking_pb2 as mm
 
+    try:
+        for option, value in (("TOURNAMENT_ID", tournament_id), ("--player", player_id),
+                              ("--secret", secret)):  # fmt: skip
+            check_id(option, value)
+    except InvalidArgument as exc:
+        fail(str(exc))
     conn = _common(address, None)
     console = Console(highlight=False, force_terminal=True if sys.stdout.isatty() else None)
     request = mm.WatchTournamentRequest(

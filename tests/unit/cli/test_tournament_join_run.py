@@ -9,9 +9,11 @@ import os
 import threading
 from typing import Any, ClassVar
 
+import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
-from hebei.cli import tournament_join, tournament_ops
+from hebei.cli import app, commands, tournament_join, tournament_ops  # noqa: F401 (commands)
 from hebei.play import session as play_session
 from hebei.play.session import MESSAGE
 from hebei.v1 import matchmaking_pb2 as mm
@@ -125,3 +127,21 @@ def test_one_keyboard_reader_carries_the_keys_of_every_round(monkeypatch) -> Non
     assert [a.decision_id for a in seats.sent] == [11, 12]
     assert "Round 1 result: you placed 1st" in text and "Round 2 result: you placed 1st" in text
     assert "The tournament is over. You finished 2nd of 2 with 5 points." in text
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["\udcff", "--player", "p", "--secret", "s"],
+         "hebei: TOURNAMENT_ID must be printable, without spaces or ':', got '\\udcff'"),
+        (["t-1", "--player", "", "--secret", "s"], "hebei: --player is required"),
+        (["t-1", "--player", "p", "--secret", "s\x01"],
+         "hebei: --secret must be printable, without spaces or ':', got 's\\x01'"),
+    ],
+)  # fmt: skip
+def test_a_bad_id_or_secret_is_one_line_and_exit_2(args: list[str], line: str) -> None:
+    result = CliRunner().invoke(app, ["tournament", "join", *args, "--address", "127.0.0.1:1"])
+    assert (result.exit_code == 2 and result.exception is None) or isinstance(
+        result.exception, SystemExit
+    )
+    assert result.stderr.strip() == line
