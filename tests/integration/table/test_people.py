@@ -136,7 +136,8 @@ def test_replace_seat_revokes_the_old_token_at_once_and_after_a_restart(start_en
     close([bot])
 
 
-def test_replace_seat_without_a_token_changes_only_who_is_shown(engine) -> None:
+def test_replace_seat_without_a_token_changes_only_who_is_shown(start_engine) -> None:
+    engine = start_engine(ready_seconds=IDLE)  # it starts once the four seats joined
     request = people_match(engine)
     match_id = request.match_id
     clients = idle(engine, match_id)
@@ -190,7 +191,10 @@ def test_replace_seat_refusals(engine) -> None:
 # ----------------------------------------------------------------------------- bots, people
 
 
-def test_a_bot_in_a_persons_seat_is_shown_as_a_filler_until_the_person_is_back(engine) -> None:
+def test_a_bot_in_a_persons_seat_is_shown_as_a_filler_until_the_person_is_back(
+    start_engine,
+) -> None:
+    engine = start_engine(ready_seconds=IDLE)  # it starts once the four seats joined
     request = people_match(engine)
     match_id = request.match_id
     filler = idle(engine, match_id, seats=[0], bot=True)[0]
@@ -225,6 +229,7 @@ def test_person_joined_and_played_by_are_kept_in_the_stored_row(start_engine) ->
         *idle(first, match_id, seats=[3], bot=True),
     ]
     assert wait_for(lambda: playing(first, match_id))  # the ready check ends: seat 0 absent
+    assert wait_for(lambda: all(s.connected for s in get(first, match_id).seats[1:]))
     info = get(first, match_id)
     assert [s.person_joined for s in info.seats] == [False, True, True, False]
     assert [s.played_by for s in info.seats] == ["", "", "", "filler for Player 3"]
