@@ -378,3 +378,14 @@ def test_a_snapshot_after_the_own_match_waits_for_the_next_round() -> None:
     shown = f.event(event(KIND.TOURNAMENT_EVENT_TYPE_SNAPSHOT, t, 1))
     assert "Your match of this round is over; waiting for the next round." in shown
     assert "1 of 2 still playing" in shown and not f.port.opened
+
+
+def test_a_resumed_feed_replaying_a_played_seat_does_not_join_it_again() -> None:
+    f = Follow()
+    opened = event(KIND.TOURNAMENT_EVENT_TYPE_TABLE_OPENED, tournament(), 1, my_seating=seating())
+    f.event(opened)
+    f.play(MESSAGE, match_over())
+    replayed = f.event(opened)  # the feed resumed from an earlier sequence number
+    assert "joining it" not in replayed and len(f.port.opened) == 1
+    f.event(event(KIND.TOURNAMENT_EVENT_TYPE_TABLE_OPENED, tournament(2), 2, my_seating=seating(2)))
+    assert [m for m, _t, _g in f.port.opened] == ["m1-0", "m2-0"]
