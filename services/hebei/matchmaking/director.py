@@ -946,8 +946,9 @@ class Director:
             locked.problems = [*locked.problems, *problems][-100:]
             response.problems[:] = [p for p in locked.problems if "ledger" in p]
             response.mismatch = bool(response.problems)
+            closed = _now()
             self.ts.store.finish_round(
-                conn, tournament_id, current.round_no, response.SerializeToString()
+                conn, tournament_id, current.round_no, response.SerializeToString(), closed
             )
             self.ts._event(
                 conn,
@@ -959,7 +960,7 @@ class Director:
             locked.round_ends_at = None
             pause = Settings(locked.config).round_break
             if pause and current.round_no < locked.config.rounds:
-                locked.next_round_at = (locked.paused_at or _now()) + pause
+                locked.next_round_at = (locked.paused_at or closed) + pause
             if current.round_no >= locked.config.rounds and locked.status == "running":
                 self._finish_locked(conn, locked, response)
             else:

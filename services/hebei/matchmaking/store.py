@@ -416,11 +416,17 @@ class Store:
         )
 
     @staticmethod
-    def finish_round(conn: psycopg.Connection, tournament_id: str, round_no: int, standings: bytes):
+    def finish_round(
+        conn: psycopg.Connection,
+        tournament_id: str,
+        round_no: int,
+        standings: bytes,
+        finished_at: datetime,
+    ) -> None:
         conn.execute(
-            "UPDATE rounds SET status = 'finished', standings = %s, finished_at = now()"
+            "UPDATE rounds SET status = 'finished', standings = %s, finished_at = %s"
             " WHERE tournament_id = %s AND round_no = %s AND status = 'seated'",
-            (standings, tournament_id, round_no),
+            (standings, finished_at, tournament_id, round_no),
         )
 
     @staticmethod
