@@ -36,6 +36,7 @@ from hebei.common.auth import same_token
 from hebei.play.session import describe_rpc_error
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import table_pb2, table_pb2_grpc
+from hebei.v1 import types_pb2 as pb
 from hebei.web.backend import Backend, HttpError
 from hebei.web.feeds import Feed
 from hebei.web.tables import SeatSession
@@ -59,6 +60,8 @@ REFUSALS = frozenset(
     }
 )
 FIRST_DELAY, MAX_DELAY = 0.5, 5.0  # seconds between watches, doubling
+REJOIN = ("UNAVAILABLE", "DEADLINE_EXCEEDED")  # a seat stream that ended so is joined again
+REJOIN_SECONDS = 5.0
 LIVE_TABLES = ("waiting", "playing")
 ENDED_TABLES = ("finished", "dissolved")
 
@@ -188,6 +191,8 @@ class PlayerProducer(TournamentProducer):
         self.verified = threading.Event()  # matchmaking took the secret
         self.refused: str | None = None
         self._results: dict[str, dict[str, Any]] = {}
+        self.final_scores: dict[str, list[int]] = {}  # match -> scores (see match_over)
+        self._tournament: mm.Tournament | None = None
         self._state_lock = threading.RLock()
 
     def watch_request(self) -> mm.WatchTournamentRequest:
@@ -226,6 +231,7 @@ class PlayerProducer(TournamentProducer):
 
     def post_change(self, event: mm.WatchTournamentResponse) -> None:
         self.me["connection"] = ""
+        self._tournament = event.tournament
         self._follow(event.tournament)
         self._post(event=change_json(event))
 
@@ -266,29 +272,47 @@ class PlayerProducer(TournamentProducer):
         me["rank"], me["points"] = (row["rank"], row["points"]) if row else (None, None)
 
     def _result(self, table: dict[str, Any]) -> dict[str, Any] | None:
-        """The person's result at a finished table: score and place (the engine's scores)."""
+        """The person's result at a finished table: score and place. The scores are those of
+        the seat's last observation when the gateway played the match, else the engine's
+        (once it says the match ended)."""
         if table["status"] not in ENDED_TABLES:
             return None
         match_id = table["match_id"]
         if match_id not in self._results:
-            try:
-                info = self.table_stub.GetMatch(
-                    table_pb2.GetMatchRequest(match_id=match_id), timeout=self.timeout
-                ).match
-            except grpc.RpcError:
-                return None  # the engine is away: read again at the next change
-            scores = {s.seat: s.score for s in info.seats}
-            mine = scores.get(table["seat"], 0)
+            scores = self.final_scores.get(match_id)
+            if scores is None:
+                try:
+                    info = self.table_stub.GetMatch(
+                        table_pb2.GetMatchRequest(match_id=match_id), timeout=self.timeout
+                    ).match
+                except grpc.RpcError:
+                    return None  # the engine is away: read again at the next change
+                if info.status not in (pb.MATCH_STATUS_FINISHED, pb.MATCH_STATUS_DISSOLVED):
+                    return None
+                scores = [s.score for s in sorted(info.seats, key=lambda s: s.seat)]
+            mine = scores[table["seat"]] if table["seat"] < len(scores) else 0
             self._results[match_id] = {
                 "round_no": table["round_no"],
                 "table_id": table["table_id"],
                 "match_id": match_id,
                 "status": table["status"],
                 "score": mine,
-                "place": 1 + sum(1 for s in scores.values() if s > mine),
-                "hands_played": info.hands_played,
+                "place": 1 + sum(1 for s in scores if s > mine),
             }
         return self._results[match_id]
+
+    def match_over(self, match_id: str, scores: list[int]) -> None:
+        """The seat's last observation of a finished match (from the loop): its scores serve
+        the result; the state is computed again off the loop."""
+        self.final_scores[match_id] = scores
+        threading.Thread(target=self._refresh, name="player-refresh", daemon=True).start()
+
+    def _refresh(self) -> None:
+        with self._state_lock:
+            tournament = self._tournament
+        if tournament is not None and not self.stopped.is_set():
+            self._follow(tournament)
+            self._post()
 
 
 class Follower:
@@ -306,6 +330,7 @@ class Follower:
         self.session: SeatSession | None = None
         self.opened = 0  # seat sessions opened: the page opens the seat's feed again on change
         self.finished_matches: set[str] = set()
+        self.seating: mm.Seating | None = None  # the seat last opened
         self.started = time.monotonic()
 
     def start(self) -> Follower:
@@ -361,16 +386,28 @@ class Follower:
             self.producer.update(seat={"match_id": seating.match_id, "error": error.message})
             return
         session.on_end = lambda why: self.hub.call_soon(self._ended, session, why)
+        self.seating = seating
         self.session = session
         self.opened += 1
         session.start()
         self.producer.update(seat=self.seat_json(seating.round_no))
 
     def _ended(self, session: SeatSession, why: str) -> None:
-        if session.finished:
+        obs = session.obs
+        if obs is not None and obs.match_finished:
             self.finished_matches.add(session.match_id)
+            self.producer.match_over(session.match_id, [s.score for s in obs.seats])
+        elif why.startswith(REJOIN) and not session.closed and self.seating is not None:
+            # The engine was away longer than the stream waits for it: try again, as long
+            # as this is still the person's table.
+            seating = self.seating
+            self.hub.loop.call_later(REJOIN_SECONDS, self._rejoin, session, seating)
         if session is self.session:
             self.producer.update(seat={**(self.producer.me["seat"] or {}), "ended": why})
+
+    def _rejoin(self, session: SeatSession, seating: mm.Seating) -> None:
+        if self.session is session and not self.producer.stopped.is_set():
+            self._open(seating)
 
     def seat_json(self, round_no: int = 0) -> dict[str, Any] | None:
         session = self.session

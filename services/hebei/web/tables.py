@@ -156,11 +156,6 @@ class SeatSession:
         """Whether it counts against its address's seat bound (see :attr:`keyed`)."""
         return not self.closed and (self.keyed or self.obs is not None)
 
-    @property
-    def finished(self) -> bool:
-        """The match is over (its last observation says so)."""
-        return self.obs is not None and self.obs.match_finished
-
     def close(self) -> None:
         """End the Play stream (the engine auto-plays the seat until someone joins it again)."""
         self.closed = True

@@ -105,3 +105,8 @@ export function ago(ms) {
   const seconds = Math.max(0, Math.round((Date.now() - ms) / 1000));
   return seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
 }
+
+/** A seat as the pages list it: a bot in a person's seat is the bot ("filler for Lin"). */
+export function seatLabel(seat) {
+  return seat.played_by || seat.name;
+}

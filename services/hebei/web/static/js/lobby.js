@@ -1,5 +1,5 @@
 // The lobby: play against bots (quick play), live tables, tournaments, a tournament seat.
-import { $, api, el, fill } from "./common.js";
+import { $, api, el, fill, seatLabel } from "./common.js";
 
 const field = (form, name) => form.elements.namedItem(name).value;
 
@@ -55,7 +55,7 @@ async function loadTables() {
     el("td", {}, t.table_id || t.match_id),
     el("td", { class: "hide-narrow" }, t.tournament_id ? `${t.tournament_id} r${t.round_no}` : "quick play"),
     el("td", {}, t.hand_no ? `${t.hand_no}${t.hands ? `/${t.hands}` : ""}` : "waiting"),
-    el("td", {}, t.seats.map((s) => s.name).join(", ")),
+    el("td", {}, t.seats.map(seatLabel).join(", ")),
     el("td", {}, el("a", { href: `/table.html?match=${encodeURIComponent(t.match_id)}` }, "watch"))));
     fill($("#tables tbody"), rows);
     fill($("#tables-status"), rows.length ? "" : "No table is playing right now.");

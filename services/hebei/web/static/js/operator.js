@@ -1,6 +1,6 @@
 // The operators' view: services' health, tables per engine, stalled tables (dissolve),
 // tournaments (pause, resume), the bot fleet's load when the gateway can see it.
-import { $, api, el, fill } from "./common.js";
+import { $, api, el, fill, seatLabel } from "./common.js";
 
 const KEY = "hebei.operator";
 let timer = null;
@@ -98,7 +98,7 @@ async function refresh() {
   el("td", { class: "hide-narrow" }, t.tournament_id || "quick play"),
   el("td", {}, `${t.hand_no}${t.hands ? `/${t.hands}` : ""}`),
   el("td", { class: "num" }, String(t.idle_seconds)),
-  el("td", {}, t.seats.map((s) => `${s.name}${s.auto ? " (auto)" : ""}${s.connected ? "" : " (offline)"}`).join(", ")),
+  el("td", {}, t.seats.map((s) => `${seatLabel(s)}${s.auto ? " (auto)" : ""}${s.connected ? "" : " (offline)"}`).join(", ")),
   el("td", {}, el("button", { type: "button", class: t.stalled ? "danger" : "", onclick: () => dissolve(t) }, "Dissolve")))));
   fill($("#metrics"), renderMetrics(data.metrics));
   fill($("#gateway"), JSON.stringify(data.gateway, null, 2));

@@ -6,7 +6,7 @@
 // /me routes; from then on the page follows /me/events (the tournament as the person sees it)
 // and, while a match of theirs is open, shows their table (tableview.js) over the cookie's
 // seat routes; between rounds: their result, the standings, the next round and its countdown.
-import { $, api, el, fill, params, signed } from "./common.js";
+import { $, api, el, fill, params, seatLabel, signed } from "./common.js";
 import { Feed } from "./feed.js";
 import { mountTable, setPlayedBy, startTable } from "./tableview.js";
 
@@ -65,7 +65,7 @@ function renderStandings(standings, tournament) {
   el("td", { class: "num hide-narrow" }, String(row.penalty_points)),
   el("td", { class: "num hide-narrow" }, String(row.placement_points)),
   el("td", { class: "hide-narrow" }, row.decided_by || ""),
-  el("td", {}, STATUS[row.status] ? el("span", { class: "badge warn" }, STATUS[row.status]) : "playing"))));
+  el("td", {}, STATUS[row.status] ? el("span", { class: "badge warn" }, STATUS[row.status]) : "active"))));
   const notes = [];
   if (standings.round_no) notes.push(`after round ${standings.round_no}`);
   if (tournament && tournament.hide_round_results && tournament.status === "running") {
@@ -80,9 +80,6 @@ function quality(q) {
     ` · wind spread ${q.wind_spread} · standings spread ${q.standings_spread}` +
     ` · ${q.seconds} s${q.deadline_hit ? " (deadline)" : ""}`;
 }
-
-/** A seat as the pages show it: a bot in a person's seat is the bot ("filler for Lin"). */
-const seatLabel = (s) => s.played_by || s.name;
 
 function renderRounds(rounds) {
   const blocks = [...rounds].reverse().map((round) => el("div", { class: "round", dataset: { round: round.round_no } },
@@ -213,7 +210,6 @@ function statusLines(me, t) {
   const lines = [];
   const player = me.player || {};
   const results = me.results || [];
-  const last = results[results.length - 1];
   const table = me.table;
   if (me.connection) lines.push(el("p", { class: "notice" }, me.connection));
   if (me.seat && me.seat.error) lines.push(el("p", { class: "error" }, me.seat.error));
@@ -226,11 +222,11 @@ function statusLines(me, t) {
       ? `Round 1 starts in ${clock(t.next_round_at_ms)}.` : "Waiting for the tournament to start."));
     return lines;
   }
-  if (last) {
-    lines.push(el("p", { class: "result", dataset: { round: last.round_no } },
-      `Round ${last.round_no}: you finished `, el("strong", {}, ORDINAL[last.place] || `#${last.place}`),
-      ` at ${last.table_id} with ${signed(last.score)}`,
-      last.status === "dissolved" ? " (the match was dissolved)" : "", "."));
+  if (results.length) {
+    lines.push(el("ul", { class: "results" }, results.map((r) => el("li", { class: "result", dataset: { round: r.round_no } },
+      `Round ${r.round_no}: you finished `, el("strong", {}, ORDINAL[r.place] || `#${r.place}`),
+      ` at ${r.table_id} with ${signed(r.score)} ${Math.abs(r.score) === 1 ? "point" : "points"}`,
+      r.status === "dissolved" ? " (the match was dissolved)" : "", "."))));
   }
   if (t.status === "finished") {
     lines.push(el("p", { class: "final", dataset: { phase: "final" } }, el("strong", {}, "The tournament is over"),
@@ -273,8 +269,9 @@ function renderMe(me, t) {
   if (playing && seat.session !== view.session) {
     view.session = seat.session;
     const seatBase = `${base}/me/seat`;
+    $("#play").classList.remove("hidden");
+    $("#play").scrollIntoView({ block: "start" });
     startTable(`${seatBase}/events?match=${encodeURIComponent(seat.match_id)}`, seatBase, {
-      onStatus: setStatus,
       onEnd() {
         view.tableEnded = seat.session;
         if (view.state) render(view.state);
@@ -298,8 +295,8 @@ function followMe() {
     onState: render,
     onStatus: setStatus,
     onEnd(reason) {
-      setStatus("ended");
-      if (!/over/.test(reason)) problem(reason);
+      if (/over/.test(reason)) fill($("#connection"), "over");
+      else problem(reason);
     },
   }).start();
 }
