@@ -233,6 +233,12 @@ class Hub:
         follower = self.followers[key] = Following(self, credentials, owner).start()
         return follower
 
+    def drop_follower(self, follower: Follower) -> None:
+        key = (follower.credentials.tournament_id, follower.credentials.player_id)
+        if self.followers.get(key) is follower:
+            del self.followers[key]
+        follower.stop()
+
     def remember_tournament(self, tournament_id: str) -> None:
         self.seen_tournaments[tournament_id] = time.time()
         self.seen_tournaments.move_to_end(tournament_id)

@@ -8,6 +8,8 @@ POST   /api/tournaments/{id}/register                  ``{name, registration_cod
 POST   /api/tournaments/{id}/me/session                ``{player_id, player_secret}``: this
                                                        device joins a registration (sets the cookie)
 DELETE /api/tournaments/{id}/me/session                this device signs out (clears the cookie)
+POST   /api/tournaments/{id}/me/check-in               check in (a tournament with a check-in
+                                                       window)
 GET    /api/tournaments/{id}/me                        who the cookie is, their seat
 GET    /api/tournaments/{id}/me/events                 SSE: the tournament as the person sees it
 GET    /api/tournaments/{id}/me/seat/events[?match=M]  SSE: their open table (own hand, options)
@@ -61,6 +63,7 @@ class PersonRoutes:
             Route(f"{base}/me", self.me, methods=["GET"]),
             Route(f"{base}/me/session", self.sign_in, methods=["POST"]),
             Route(f"{base}/me/session", self.sign_out, methods=["DELETE"]),
+            Route(f"{base}/me/check-in", self.check_in, methods=["POST"]),
             Route(f"{base}/me/events", self.events, methods=["GET"]),
             Route(f"{base}/me/seat/events", self.seat_events, methods=["GET"]),
             Route(f"{base}/me/seat/commands", self.seat_command, methods=["POST"]),
@@ -97,6 +100,7 @@ class PersonRoutes:
             await asyncio.to_thread(verified.wait, VERIFY_SECONDS)
         refused = follower.producer.refused
         if refused is not None:
+            self.g.hub.drop_follower(follower)  # holds nothing for a cookie that never works
             status = 404 if "not found" in refused.lower() or "no such" in refused.lower() else 403
             raise HttpError(status, f"matchmaking refused this registration: {refused}")
         if not verified.is_set():
@@ -186,6 +190,19 @@ class PersonRoutes:
         response = Response(status_code=204)
         clear_cookie(response, request, request.path_params["tournament"])
         return response
+
+    async def check_in(self, request: Request) -> Response:
+        await self._body(request)
+        follower = await self._follower(request)
+        c = follower.credentials
+        reply = await self.g.backend.call(
+            "matchmaking",
+            "CheckIn",
+            mm.CheckInRequest(
+                tournament_id=c.tournament_id, player_id=c.player_id, player_secret=c.secret
+            ),
+        )
+        return JSONResponse({"checked_in": reply.player.checked_in})
 
     async def me(self, request: Request) -> Response:
         try:

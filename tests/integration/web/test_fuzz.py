@@ -45,18 +45,21 @@ ODD_JSON = (
 )
 FIELDS = (
     "name", "policy", "level", "hands", "match_id", "seat", "seat_token", "command", "on",
-    "tournament_id", "player_id", "secret", "reason",
+    "tournament_id", "player_id", "secret", "reason", "player_secret", "registration_code",
 )  # fmt: skip
 GET_ROUTES = (
     "/api/health", "/api/bots", "/api/tables", "/api/tables/{id}", "/api/tables/{id}/review",
     "/api/seats/{id}", "/api/seats/{id}/hint", "/api/tournaments", "/api/tournaments/{id}",
     "/api/tournaments/{id}/seating", "/api/tournaments/{id}/standings",
-    "/api/operator/overview", "/api/nowhere/{id}",
+    "/api/operator/overview", "/api/nowhere/{id}", "/api/tournaments/{id}/me",
+    "/api/tournaments/{id}/me/seat/hint",
 )  # fmt: skip
 POST_ROUTES = (
     "/api/seats", "/api/seats/{id}/commands", "/api/seats/{id}/auto",
     "/api/operator/tables/{id}/dissolve", "/api/operator/tournaments/{id}/pause",
-    "/api/operator/tournaments/{id}/resume",
+    "/api/operator/tournaments/{id}/resume", "/api/tournaments/{id}/register",
+    "/api/tournaments/{id}/me/session", "/api/tournaments/{id}/me/seat/commands",
+    "/api/tournaments/{id}/me/check-in",
 )  # fmt: skip
 QUERY_KEYS = ("status", "seat", "last_event_id", "page", "from_round", "level", "x")
 

@@ -6,6 +6,7 @@ refused; no secret or seat token is ever in a URL or a state the page gets."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import httpx
@@ -193,3 +194,21 @@ def test_wrong_cookies_and_other_sites_are_refused(client: httpx.Client, web_sta
     # Signing out clears the cookie.
     out = client.delete(f"{base}/me/session")
     assert out.status_code == 204 and client.cookies.get(COOKIE, path=f"{base}/me") is None
+
+
+def test_a_person_checks_in_from_the_page(client: httpx.Client, web_stack) -> None:
+    from google.protobuf.duration_pb2 import Duration
+
+    tournament_id = open_tournament(
+        web_stack, bots=3, rounds=1, check_in_window=Duration(seconds=600)
+    )
+    base = f"/api/tournaments/{tournament_id}"
+    assert client.get(base).json()["check_in_opens_ms"]
+    assert register(client, tournament_id, "Ana").status_code == 201
+    assert client.get(f"{base}/me").json()["player"]["checked_in"] is False
+    reply = client.post(f"{base}/me/check-in", json={})
+    assert reply.status_code == 200 and reply.json() == {"checked_in": True}, reply.text
+    deadline = time.monotonic() + 30
+    while not client.get(f"{base}/me").json()["player"]["checked_in"]:
+        assert time.monotonic() < deadline, "the check-in never showed"
+        time.sleep(0.2)

@@ -220,6 +220,7 @@ function statusLines(me, t) {
   if (t.status === "registration") {
     lines.push(el("p", { dataset: { phase: "before" } }, t.next_round_at_ms
       ? `Round 1 starts in ${clock(t.next_round_at_ms)}.` : "Waiting for the tournament to start."));
+    if (t.check_in_opens_ms) lines.push(checkInLine(player, t));
     return lines;
   }
   if (results.length) {
@@ -254,6 +255,28 @@ function statusLines(me, t) {
         : me.waiting_tables > 0 ? "seated once every table has finished." : "being seated…"));
   }
   return lines;
+}
+
+/** A tournament with a check-in window: who has not checked in by the start does not play. */
+function checkInLine(player, t) {
+  if (player.checked_in) return el("p", { class: "checked-in" }, "You are checked in.");
+  if (Date.now() < t.check_in_opens_ms) {
+    return el("p", {}, `Check-in opens in ${clock(t.check_in_opens_ms)}: check in then, or you will not be seated.`);
+  }
+  return el("p", {},
+    el("button", { id: "check-in", class: "primary", type: "button", onclick: checkIn }, "Check in"),
+    t.check_in_closes_ms ? ` closes in ${clock(t.check_in_closes_ms)}` : "",
+    el("span", { id: "check-in-status", class: "error" }, view.checkInError || ""));
+}
+
+async function checkIn() {
+  try {
+    await api(`${base}/me/check-in`, { method: "POST", body: {} });
+    view.checkInError = "";
+  } catch (error) {
+    view.checkInError = ` ${error.message}`;
+  }
+  if (view.state) render(view.state);
 }
 
 function renderMe(me, t) {
