@@ -261,20 +261,17 @@ def _check_in_no_shows(ts: Tournaments, tournament_id: str) -> None:
 
 def seats_seen(match: MatchRow, info) -> dict[str, dict]:
     """What the engine's ``info`` says of each seat, as kept on the match row: whether its
-    person joined (the engine's person_joined, or seen connected while no bot played it for
-    them), who plays it (played_by), whether a client holds it, and whether a person whose
-    absence brought a filler took the seat back (the engine showed a bot, then nobody)."""
+    person joined (the engine's person_joined: a client not joined as a bot held the seat),
+    who plays it (played_by), whether a client holds it, and whether a person whose absence
+    brought a filler took the seat back (the engine showed a bot, then a client that is not
+    one)."""
     out = {}
     for seat in info.seats:
         key = str(seat.seat)
         before = match.seats_seen.get(key, {})
         botted = bool(before.get("botted") or seat.played_by)  # a bot was shown there once
         out[key] = {
-            "joined": bool(
-                before.get("joined")
-                or seat.person_joined
-                or (seat.connected and key not in match.replaced)
-            ),
+            "joined": bool(before.get("joined") or seat.person_joined),
             "played_by": seat.played_by,
             "connected": seat.connected,
             "botted": botted,

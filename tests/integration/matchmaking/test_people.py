@@ -18,6 +18,7 @@ from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.integration.matchmaking.conftest import EVENT, Stack
+from tests.integration.table.conftest import SeatClient
 from tests.integration.table.helpers import wait_for
 
 
@@ -431,3 +432,43 @@ def test_a_round_s_time_limit_ends_its_matches_after_the_hand_in_progress(
     assert 1 <= info.hands_played < 64  # ended early, after a whole hand
     assert info.ended_at.ToDatetime(tzinfo=UTC) >= ends
     assert done.hands_played == info.hands_played
+
+
+def test_a_person_who_played_is_no_no_show_and_one_who_never_came_is(
+    stack: Stack, start_worker
+) -> None:
+    """The engine's person_joined decides: Mei joins (not as a bot) and plays round 1; Ann
+    never comes. With a no-show limit of 1, Ann is a no-show after round 1 and not seated in
+    round 2; Mei plays on with no missed round."""
+    start_worker(sessions=8)
+    stack.start_matchmaking()
+    tid = stack.create(
+        rounds=2, hands=1, seating=mm.SEATING_MODE_RANDOM, no_show_limit=1,
+        replace_absent_after=_seconds(0),
+    ).tournament_id  # fmt: skip
+    mei, ann = _person(stack, tid, "Mei"), _person(stack, tid, "Ann")
+    stack.register_bots(tid, 2, "efficiency")
+    watch = _watch(stack, tid, mei)
+    next(watch)
+    stack.mm().StartTournament(mm.StartTournamentRequest(tournament_id=tid))
+    seating = next(e for e in watch if e.my_seating.match_id).my_seating
+    watch.cancel()
+    client = SeatClient(
+        stack._channel(stack.table_address, None), seating.match_id, seating.seat,
+        token=seating.seat_token,
+    ).start()  # fmt: skip
+    client.join(timeout=240)
+    assert client.finished.is_set() and client.error is None, client.error
+    info = stack.table().GetMatch(table_pb2.GetMatchRequest(match_id=seating.match_id)).match
+    assert info.seats[seating.seat].person_joined
+    second = stack.wait_status(tid, lambda t: t.current_round == 2)
+    players = {p.name: p for p in second.players}
+    assert players["Mei"].status == mm.PLAYER_STATUS_ACTIVE
+    assert not players["Mei"].missed_rounds
+    assert players["Ann"].status == mm.PLAYER_STATUS_NO_SHOW
+    assert (players["Ann"].status_reason, list(players["Ann"].missed_rounds)) == (
+        "missed 1 round", [1]
+    )  # fmt: skip
+    seated = [s.player_id for t in second.tables for s in t.seats]
+    assert mei.player.player_id in seated and ann.player.player_id not in seated
+    stack.mm().CancelTournament(mm.CancelTournamentRequest(tournament_id=tid, reason="done"))
