@@ -29,6 +29,15 @@ from hebei.web.views import PublicTable, change_lines, describe_event, observati
 log = logging.getLogger(__name__)
 
 CLIENT_NAME = "hebei-web/0.1"
+# Events after which the spectator's view reads who plays each seat again.
+SEAT_CHANGES = frozenset(
+    {
+        pb.EVENT_TYPE_SEAT_CONNECTED,
+        pb.EVENT_TYPE_SEAT_DISCONNECTED,
+        pb.EVENT_TYPE_SEAT_AUTO,
+        pb.EVENT_TYPE_SEAT_RESUMED,
+    }
+)
 MAX_COMMAND_LENGTH = 16
 
 
@@ -82,6 +91,8 @@ class SpectatorProducer(Producer):
                 if self.stopped.is_set():
                     return "stopped"
                 data = self.table.apply(event)
+                if event.type in SEAT_CHANGES and event.seq >= catch_up:
+                    self._played_by(stub)
                 if event.seq < catch_up:
                     continue
                 line = describe_event(data, names)
@@ -100,6 +111,15 @@ class SpectatorProducer(Producer):
         if not caught_up:  # the stream ended before its last (hidden) events
             self.publish(self.table.seq, self.table.state, reset=True)
         return "the match is over" if self.table.state["finished"] else "the table closed"
+
+    def _played_by(self, stub: Any) -> None:
+        """Who plays each seat now (a filler may have taken a person's seat): the engine's
+        ``SeatInfo.played_by``, read again when a seat's client comes, goes or is replaced."""
+        try:
+            info = stub.GetMatch(table_pb2.GetMatchRequest(match_id=self.info.match_id), timeout=5)
+        except grpc.RpcError:
+            return  # the next seat change reads it again
+        self.table.set_played_by(info.match.seats)
 
     def _hold(self, event: pb.Event) -> None:
         """Wait until ``delay`` seconds after the event happened (or arrived)."""

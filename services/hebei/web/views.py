@@ -435,6 +435,13 @@ class PublicTable:
         left = N_TILES - DEALT - self.draws - self.replacements - self.reserve - odd
         return max(0, left)
 
+    def set_played_by(self, seats: Iterable[table_pb2.SeatInfo]) -> None:
+        """Who plays each seat now (``SeatInfo.played_by``: a bot in a person's seat)."""
+        for info in seats:
+            seat = self._seat(info.seat)
+            if seat is not None:
+                seat["played_by"] = info.played_by
+
     def _seat(self, number: int | None) -> dict[str, Any] | None:
         seats = self.state["seats"]
         if number is None or not 0 <= number < len(seats):

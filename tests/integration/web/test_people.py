@@ -212,3 +212,36 @@ def test_a_person_checks_in_from_the_page(client: httpx.Client, web_stack) -> No
     while not client.get(f"{base}/me").json()["player"]["checked_in"]:
         assert time.monotonic() < deadline, "the check-in never showed"
         time.sleep(0.2)
+
+
+def test_a_bot_in_a_persons_seat_is_shown_as_the_bot(client: httpx.Client, web_stack) -> None:
+    from hebei.common.client import create_channel
+    from hebei.v1 import table_pb2, table_pb2_grpc
+
+    tournament_id = open_tournament(web_stack, bots=3, rounds=1, hands=16)
+    assert register(client, tournament_id, "Absent").status_code == 201  # never comes
+    start_tournament(web_stack, tournament_id)
+    deadline = time.monotonic() + 60
+    while not (tables := client.get(f"/api/tournaments/{tournament_id}").json()["tables"]):
+        assert time.monotonic() < deadline, "round 1 was never seated"
+        time.sleep(0.2)
+    match_id = tables[0]["match_id"]
+    seat = next(s["seat"] for s in tables[0]["seats"] if s["name"] == "Absent")
+    while client.get(f"/api/tables/{match_id}").status_code == 404:  # opening on the engine
+        assert time.monotonic() < deadline, "the match was never opened"
+        time.sleep(0.2)
+    channel = create_channel(web_stack.address("table"), token=web_stack.operator_token, timeout=30)
+    table_pb2_grpc.TableServiceStub(channel).ReplaceSeat(
+        table_pb2.ReplaceSeatRequest(
+            match_id=match_id, seat=seat, played_by="filler for Absent", reason="a test"
+        )
+    )
+    channel.close()
+    shown = client.get(f"/api/tables/{match_id}").json()["seats"][seat]
+    assert shown["name"] == "Absent" and shown["played_by"] == "filler for Absent"
+    spectator = SseReader(client, f"/api/tables/{match_id}/events").start()
+    try:
+        state = spectator.wait_for_state(lambda s: True, 60)
+        assert state["seats"][seat]["played_by"] == "filler for Absent"
+    finally:
+        spectator.close()

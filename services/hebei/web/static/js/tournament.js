@@ -307,7 +307,8 @@ function renderMe(me, t) {
     setPlayedBy(Object.fromEntries(me.table.seats.filter((s) => s.played_by).map((s) => [s.seat, s.played_by])));
   }
   fill($("#you-status"), playing
-    ? el("p", { dataset: { phase: "playing" } }, `Round ${me.table ? me.table.round_no : ""}: your table is below.`)
+    ? el("p", { dataset: { phase: "playing" } },
+      me.table ? `Round ${me.table.round_no} of ${t ? t.rounds : "?"}: you are playing at ${me.table.table_id}.` : "You are playing.")
     : t ? statusLines(me, t) : []);
 }
 
