@@ -541,6 +541,9 @@ class Tournaments:
         the seat on the engine first (:meth:`revoke_seat`; the director retries it when the
         engine cannot be reached now), so the old token stops working at once."""
         with self.store.transaction() as conn:
+            found = self.store.match(conn, match_id)
+            if found is not None and found.tournament_id:  # lock order: the tournament first
+                self._load(conn, found.tournament_id, lock=True)
             match = self.store.match(conn, match_id, lock=True)
             if match is None or match.ended:
                 return
@@ -564,6 +567,15 @@ class Tournaments:
                 }
             match.replaced[str(seat)] = entry
             self.store.update_match(conn, match)
+            if match.tournament_id:  # watchers see the bot in the seat (played_by) at once
+                players = {p.player_id: p for p in self.store.players(conn, match.tournament_id)}
+                self._event(
+                    conn,
+                    match.tournament_id,
+                    EVENT.TOURNAMENT_EVENT_TYPE_PROGRESS,
+                    round_no=match.round_no,
+                    tables=[table_message(match, players)],
+                )
             if match.status == "opened" and cause == "absent":
                 self.fleet.send(
                     match.match_id,
