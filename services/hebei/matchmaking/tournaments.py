@@ -356,6 +356,8 @@ class Tournaments:
                 player.withdrawn_after = row.current_round
                 player.status, player.status_reason = "withdrawn", f"withdrawn by {by}"
                 live = self._live_matches_of(conn, row, player_id)
+                if live:
+                    player.replaced_by = "bot:{}:{}".format(*Settings(row.config).filler)
                 self.store.update_player(conn, player)
                 detail = f"{player.name}: withdrawn by {by} after round {row.current_round}"
             else:
@@ -735,8 +737,9 @@ class Tournaments:
         response.round_no = finished[-1].round_no if finished else 0
         return response
 
+    @staticmethod
     def rank(
-        self, row: TournamentRow, players: Sequence[PlayerRow], rows: Sequence[pb.Standing]
+        row: TournamentRow, players: Sequence[PlayerRow], rows: Sequence[pb.Standing]
     ) -> mm.GetStandingsResponse:
         """Rank the ledger's ``rows``: active players by the chain, then the players who left
         (withdrawn, no-show, removed: by the chain among themselves, or unranked with rank 0

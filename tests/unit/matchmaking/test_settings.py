@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from hebei.common.errors import InvalidArgument
@@ -119,3 +121,59 @@ def test_the_registration_code_is_bounded_and_kept() -> None:
         with pytest.raises(InvalidArgument) as caught:
             normalise_config(config(registration_code=bad))
         assert str(caught.value) == message
+
+
+def test_the_schedule_s_defaults_and_windows() -> None:
+    now = datetime(2026, 12, 7, 5, 0, tzinfo=UTC)
+    plain = Settings(normalise_config(config(), now=now))
+    assert plain.no_show_limit == 2 and not plain.inactive_left_out
+    assert plain.scheduled_start is None and plain.check_in_window(now) is None
+    assert plain.round_break is None and plain.round_time_limit is None
+    scheduled = config()
+    scheduled.scheduled_start.FromDatetime(now + timedelta(hours=2))
+    scheduled.check_in_window.FromSeconds(900)
+    scheduled.round_break.FromSeconds(0)
+    scheduled.round_time_limit.FromSeconds(1800)
+    scheduled.inactive_players = mm.INACTIVE_PLAYERS_LEFT_OUT
+    settings = Settings(normalise_config(scheduled, now=now))
+    start = now + timedelta(hours=2)
+    assert settings.scheduled_start == start
+    assert settings.check_in_window(now) == (start - timedelta(minutes=15), start)
+    assert settings.round_break == timedelta(0)  # set: no break, but said so
+    assert settings.round_time_limit == timedelta(minutes=30) and settings.inactive_left_out
+    unscheduled = config()
+    unscheduled.check_in_window.FromSeconds(60)
+    created = now - timedelta(days=3)
+    assert Settings(normalise_config(unscheduled, now=now)).check_in_window(created) == (
+        created,
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "seconds", "message"),
+    [
+        ("scheduled_start", 0, "config.scheduled_start must be in the future"),
+        ("scheduled_start", 367 * 86400, "config.scheduled_start must be within 366 days"),
+        ("check_in_window", 59, "config.check_in_window must be 60-86400 seconds, got 59"),
+        ("round_break", 86401, "config.round_break must be 0-86400 seconds, got 86401"),
+        ("round_time_limit", 30, "config.round_time_limit must be 60-86400 seconds, got 30"),
+    ],
+)
+def test_schedule_bounds_name_the_field(field: str, seconds: int, message: str) -> None:
+    now = datetime(2026, 12, 7, 5, 0, tzinfo=UTC)
+    bad = config()
+    if field == "scheduled_start":
+        bad.scheduled_start.FromDatetime(now + timedelta(seconds=seconds))
+    else:
+        getattr(bad, field).FromSeconds(seconds)
+    with pytest.raises(InvalidArgument) as refused:
+        normalise_config(bad, now=now)
+    assert refused.value.message == message
+
+
+def test_a_timestamp_out_of_range_is_invalid_argument() -> None:
+    bad = config()
+    bad.scheduled_start.seconds = 10**15
+    with pytest.raises(InvalidArgument, match=r"config\.scheduled_start"):
+        normalise_config(bad)
