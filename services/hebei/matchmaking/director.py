@@ -158,7 +158,9 @@ def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
     _check_in_no_shows(ts, tournament_id)
     try:
         planned = plan_round(ts, tournament_id, keep=False)
-    except FailedPrecondition:
+    except FailedPrecondition as error:
+        if error.message == "nobody is left to seat in round 1":  # nobody checked in
+            ts.cancel(tournament_id, "nobody is left to seat in round 1", "rules")
         return False
     round_no = planned.round_no
     with ts.store.transaction() as conn:

@@ -472,3 +472,15 @@ def test_a_person_who_played_is_no_no_show_and_one_who_never_came_is(
     seated = [s.player_id for t in second.tables for s in t.seats]
     assert mei.player.player_id in seated and ann.player.player_id not in seated
     stack.mm().CancelTournament(mm.CancelTournamentRequest(tournament_id=tid, reason="done"))
+
+
+def test_a_tournament_nobody_checked_in_for_is_cancelled_at_its_start(stack: Stack) -> None:
+    stack.start_matchmaking()
+    tid = stack.create(rounds=1, check_in_window=_seconds(600)).tournament_id
+    mei = _person(stack, tid, "Mei")
+    started = stack.mm().StartTournament(mm.StartTournamentRequest(tournament_id=tid)).tournament
+    assert started.status == mm.TOURNAMENT_STATUS_CANCELLED and not started.tables
+    assert started.status_reason == "nobody is left to seat in round 1"
+    (player,) = started.players
+    assert (player.player_id, player.status) == (mei.player.player_id, mm.PLAYER_STATUS_NO_SHOW)
+    assert started.check_in_closes_at == started.started_at  # the start closed it
