@@ -38,6 +38,7 @@ MATCH_STATUSES = {
     "finished": pb.MATCH_STATUS_FINISHED,
     "dissolved": pb.MATCH_STATUS_DISSOLVED,
 }
+PLAYED_BY_LENGTH = 64  # ReplaceSeatRequest.played_by's bound
 KINDS = {"person": pb.SEAT_KIND_PERSON, "bot": pb.SEAT_KIND_BOT}
 PLAYER_STATUSES = {
     "active": mm.PLAYER_STATUS_ACTIVE,
@@ -82,10 +83,10 @@ def shown_played_by(match: MatchRow, seat: int, names: Mapping[str, PlayerRow]) 
     player = names.get(replaced["player_id"])
     name = player.name if player else replaced["player_id"]
     if replaced.get("cause") != "absent":
-        return f"replacement for {name}"
+        return f"replacement for {name}"[:PLAYED_BY_LENGTH]
     if match.seats_seen.get(str(seat), {}).get("back"):
         return ""
-    return f"filler for {name}"
+    return f"filler for {name}"[:PLAYED_BY_LENGTH]
 
 
 def quality_message(quality: Mapping[str, Any]) -> mm.SeatingQuality:

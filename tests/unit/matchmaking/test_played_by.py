@@ -62,3 +62,10 @@ def test_an_absent_person_s_filler_is_shown_until_the_person_is_back() -> None:
     assert match.seats_seen["1"]["joined"]  # person_joined, once seen, stays
     _seen(match, connected=True, played_by="filler for Lin")  # a filler took it again
     assert shown_played_by(match, 1, NAMES) == "filler for Lin"
+
+
+def test_a_long_name_still_fits_the_engine_s_bound() -> None:
+    long = {"p-1": PlayerRow("t-1", "p-1", 1, "L" * 64, "person", "person:L")}
+    match = _match("removed")
+    shown = shown_played_by(match, 1, long)
+    assert len(shown) == 64 and shown.startswith("replacement for LLL")
