@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import grpc
 from starlette.requests import Request
@@ -60,8 +60,11 @@ REFUSALS = frozenset(
     }
 )
 FIRST_DELAY, MAX_DELAY = 0.5, 5.0  # seconds between watches, doubling
-REJOIN = ("UNAVAILABLE", "DEADLINE_EXCEEDED")  # a seat stream that ended so is joined again
+# A seat stream that ended so is joined again (the engine away for long, or not holding the
+# match yet), every REJOIN_SECONDS, at most REJOINS times in a row.
+REJOIN = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "NOT_FOUND")
 REJOIN_SECONDS = 5.0
+REJOINS = 24
 LIVE_TABLES = ("waiting", "playing")
 ENDED_TABLES = ("finished", "dissolved")
 
@@ -145,7 +148,8 @@ def check_same_origin(request: Request) -> None:
     if site is not None and site != "same-origin":
         raise HttpError(403, "this request must come from the gateway's own pages")
     origin = request.headers.get("origin")
-    if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host')}":
+    # The host alone: behind a proxy that ends TLS, the scheme the gateway sees may differ.
+    if origin is not None and urlsplit(origin).netloc != request.headers.get("host"):
         raise HttpError(403, "this request must come from the gateway's own pages")
 
 
@@ -331,6 +335,7 @@ class Follower:
         self.opened = 0  # seat sessions opened: the page opens the seat's feed again on change
         self.finished_matches: set[str] = set()
         self.seating: mm.Seating | None = None  # the seat last opened
+        self.rejoins = 0  # its stream joined again in a row (see REJOIN)
         self.started = time.monotonic()
 
     def start(self) -> Follower:
@@ -386,6 +391,8 @@ class Follower:
             self.producer.update(seat={"match_id": seating.match_id, "error": error.message})
             return
         session.on_end = lambda why: self.hub.call_soon(self._ended, session, why)
+        if self.seating is None or self.seating.match_id != seating.match_id:
+            self.rejoins = 0
         self.seating = seating
         self.session = session
         self.opened += 1
@@ -397,11 +404,15 @@ class Follower:
         if obs is not None and obs.match_finished:
             self.finished_matches.add(session.match_id)
             self.producer.match_over(session.match_id, [s.score for s in obs.seats])
-        elif why.startswith(REJOIN) and not session.closed and self.seating is not None:
-            # The engine was away longer than the stream waits for it: try again, as long
-            # as this is still the person's table.
-            seating = self.seating
-            self.hub.loop.call_later(REJOIN_SECONDS, self._rejoin, session, seating)
+        elif (
+            why.startswith(REJOIN)
+            and not session.closed
+            and self.seating is not None
+            and self.rejoins < REJOINS
+        ):
+            # Try again, as long as this is still the person's table.
+            self.rejoins += 1
+            self.hub.loop.call_later(REJOIN_SECONDS, self._rejoin, session, self.seating)
         if session is self.session:
             self.producer.update(seat={**(self.producer.me["seat"] or {}), "ended": why})
 
