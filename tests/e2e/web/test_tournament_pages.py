@@ -98,6 +98,7 @@ def play_the_event(
     # Register on the tournament page: the player id and secret are shown once.
     page.goto(f"{site.url}tournament.html?id={tournament_id}")
     page.wait_for_selector("#register:not(.hidden)")
+    page.screenshot(path=str(artifacts / f"tournament-join-{size}.png"), full_page=True)
     page.fill("#register input[name=name]", "Lin")
     page.click("#register button[type=submit]")
     page.wait_for_selector("#credentials:not(.hidden) #my-secret")

@@ -104,6 +104,7 @@ function renderRounds(rounds) {
 
 function render(state) {
   view.state = state;
+  if (state.me) view.me = state.me;
   if (state.tournament) renderSummary(state.tournament);
   renderStandings(state.standings, state.tournament);
   renderRounds(state.rounds || []);
@@ -200,6 +201,7 @@ function renderCredentials() {
     el("p", {}, "To continue on another device, open this tournament there, choose ",
       el("em", {}, "Registered already"), " and type:"),
     el("dl", {},
+      el("dt", {}, "Tournament"), el("dd", {}, el("code", {}, id)),
       el("dt", {}, "Player id"), el("dd", {}, el("code", { id: "my-player-id" }, you.player_id)),
       el("dt", {}, "Secret"), el("dd", {}, el("code", { id: "my-secret" }, you.player_secret))),
     el("p", { class: "muted" }, "Write the secret down now: it is shown only this once."));
