@@ -41,10 +41,16 @@ from hebei.table.metrics import DECISION_BUCKETS as TABLE_LES
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+SITE = HERE / "site.yml"  # the links and labels of this installation (see load_site)
 PROMETHEUS_RULE = ROOT / "k8s" / "components" / "monitoring" / "prometheusrule.yaml"
+ALERTMANAGER_CONFIG = ROOT / "k8s" / "components" / "monitoring" / "alertmanagerconfig.yaml"
+SELECTOR_LABELS = ROOT / "k8s" / "components" / "monitoring" / "selector-labels.yaml"
+DASHBOARDS_COMPONENT = ROOT / "k8s" / "components" / "grafana-dashboards"
 
-RUNBOOK_BASE = "https://git.hebei.example/hebei/blob/main/README.md"
-GRAFANA_URL = "http://localhost:3000"
+# Every rule and alert aggregates by these labels (as well as job): `namespace` is the target
+# label Kubernetes' service discovery gives; `cluster` one a federating or multi-cluster
+# setup adds (absent labels group as one).
+SCOPE = "cluster, namespace, job"
 
 LEDGER, TABLE, MATCHMAKING, BOTS = (
     METRICS_JOBS[k] for k in ("ledger", "table", "matchmaking", "bots")
@@ -52,9 +58,16 @@ LEDGER, TABLE, MATCHMAKING, BOTS = (
 # The bot service: deployed by compose and Kubernetes, not run by the local stack (hence not
 # in HebeiServiceAbsent, which would fire there).
 BOTSERVICE = METRICS_JOBS.get("botservice", "hebei-botservice")
-SERVICE_JOBS = f'job=~"{LEDGER}|{TABLE}|{MATCHMAKING}|{BOTSERVICE}"'
-# Server codes that mean "our fault or overload" (client mistakes are not counted).
-ERROR_CODES = "UNKNOWN|RESOURCE_EXHAUSTED|INTERNAL|UNAVAILABLE|DATA_LOSS|DEADLINE_EXCEEDED"
+WEB = "hebei-web"  # the web gateway's /metrics (compose and Kubernetes; not the local stack)
+SERVICE_JOBS = f'job=~"{LEDGER}|{TABLE}|{MATCHMAKING}|{BOTSERVICE}|{WEB}"'
+# Server codes that mean "our fault": client mistakes are not counted, nor RESOURCE_EXHAUSTED,
+# a quota's refusal (per client address: one anonymous client over its bound is refused while
+# everybody else is served); refusals have their ratio and alert apart (HebeiGrpcRefusals).
+ERROR_CODES = "UNKNOWN|INTERNAL|UNAVAILABLE|DATA_LOSS|DEADLINE_EXCEEDED"
+REFUSAL_CODES = "RESOURCE_EXHAUSTED"
+# Below this many calls a second (per method) a ratio says nothing: 3 failures of 20 calls in
+# 5 minutes are 15%, not an outage.
+MIN_REQUEST_RATE = 0.2
 OWN_SERVICES = 'grpc_service=~"hebei\\\\..*"'  # not grpc.health / reflection
 
 # p99 budget of each unary RPC in seconds; any other unary RPC of ours: DEFAULT_BUDGET.
@@ -78,10 +91,29 @@ BUDGETS: dict[tuple[str, str], float] = {
     ("hebei.v1.BotService", "Suggest"): 0.1,  # the strongest level thinks up to 50 ms (p99)
     ("hebei.v1.BotService", "Review"): 10.0,  # replays a whole match, the expert at each turn
 }
-SEAT_DECISION_TARGET = 0.02  # ARCHITECTURE.md: p99 seat round trip <= 20 ms (bot seats)
-BOT_DECISION_TARGET = 0.005  # expert bot decision p99 <= 5 ms
+# The seat objective (ARCHITECTURE.md): 99% of bot seats' decisions answered within 20 ms, as
+# the engine measures the answer (hebei_table_decision_answer_seconds: the seat round trip
+# without the event log's commit). Multi-window burn rates (the SRE workbook's): 14.4 times the
+# budget over 1 h (and 5 m, so it stops soon after), or 6 times over 6 h (and 30 m).
+SEAT_DECISION_TARGET = 0.02
+SEAT_OBJECTIVE = 0.99
+BURN_RATES = (("1h", "5m", 14.4), ("6h", "30m", 6.0))
+SLO_WINDOWS = ("5m", "30m", "1h", "6h")
+assert SEAT_DECISION_TARGET in TABLE_LES, "the objective counts a bucket: its edge must exist"
+# The expert's p99 decision time is 5 ms on a bench machine; production workers measured
+# 5.3-8.6 ms (shared CPU). Between the 5 and 10 ms bucket edges a p99 is interpolated: a 5 ms
+# threshold flapped on that guess. The alert reads the p99 over 30 minutes against the next
+# edge, 10 ms (twice the target: a real slowdown, a throttled pod, a slower policy).
+BOT_DECISION_TARGET = 0.005
+BOT_DECISION_ALERT = 0.01
 AUTO_PLAY_RATIO = 0.1
 QUEUE_LENGTH = 20
+# The bot fleet's queues as the broker holds them: <HEBEI_BOTS_QUEUE_PREFIX>.<policy>.
+QUEUES = "bots\\\\..+"
+AUDIT_MAX_AGE = 7200  # the CronJob audits every 30 minutes: four missed runs
+DISSOLVED_RATIO = 0.05  # of the matches ended in the last hour
+DISSOLVED_MIN = 2
+WEB_ERROR_RATIO = 0.05
 QUEUE_WAIT = 30.0
 OUTBOX_AGE = 300.0
 DEFAULT_MATCH_SECONDS = 1800  # until a match has finished in the last 6 h
@@ -95,7 +127,7 @@ def _quantile(q: float, metric: str, by: str, window: str) -> str:
     return f"histogram_quantile({q}, sum by ({by}, le) (rate({metric}_bucket[{window}])))"
 
 
-GRPC_BY = "job, grpc_type, grpc_service, grpc_method"
+GRPC_BY = f"{SCOPE}, grpc_type, grpc_service, grpc_method"
 RECORDING_RULES: list[dict[str, Any]] = [
     {
         "record": "hebei:grpc_server_requests:rate5m",
@@ -109,6 +141,15 @@ RECORDING_RULES: list[dict[str, Any]] = [
     {
         "record": "hebei:grpc_server_error_ratio:rate5m",
         "expr": "hebei:grpc_server_errors:rate5m / hebei:grpc_server_requests:rate5m",
+    },
+    {
+        "record": "hebei:grpc_server_refusals:rate5m",
+        "expr": f"sum by ({GRPC_BY}) "
+        f'(rate(grpc_server_handled_total{{grpc_code=~"{REFUSAL_CODES}"}}[5m]))',
+    },
+    {
+        "record": "hebei:grpc_server_refusal_ratio:rate5m",
+        "expr": "hebei:grpc_server_refusals:rate5m / hebei:grpc_server_requests:rate5m",
     },
     *(
         {
@@ -128,7 +169,7 @@ RECORDING_RULES: list[dict[str, Any]] = [
         {
             "record": f"hebei:table_decision_wait_seconds:p{q}_5m",
             "expr": _quantile(
-                int(q) / 100, "hebei_table_decision_wait_seconds", "job, seat_kind", "5m"
+                int(q) / 100, "hebei_table_decision_wait_seconds", f"{SCOPE}, seat_kind", "5m"
             ),
         }
         for q in ("50", "99")
@@ -136,7 +177,49 @@ RECORDING_RULES: list[dict[str, Any]] = [
     *(
         {
             "record": f"hebei:bot_decision_seconds:p{q}_5m",
-            "expr": _quantile(int(q) / 100, "hebei_bot_decision_seconds", "job, policy", "5m"),
+            "expr": _quantile(int(q) / 100, "hebei_bot_decision_seconds", f"{SCOPE}, policy", "5m"),
+        }
+        for q in ("50", "99")
+    ),
+    {
+        "record": "hebei:bot_decision_seconds:p99_30m",
+        "expr": _quantile(0.99, "hebei_bot_decision_seconds", f"{SCOPE}, policy", "30m"),
+    },
+    # The seat objective's error ratio: the share of decisions answered later than the target.
+    *(
+        {
+            "record": f"hebei:table_decision_answer_slow:ratio_rate{window}",
+            "expr": f"1 - (\n  sum by ({SCOPE}, seat_kind) (rate("
+            f'hebei_table_decision_answer_seconds_bucket{{le="{SEAT_DECISION_TARGET:g}"}}[{window}]))\n'
+            f"  /\n  sum by ({SCOPE}, seat_kind) "
+            f"(rate(hebei_table_decision_answer_seconds_count[{window}]))\n)",
+        }
+        for window in SLO_WINDOWS
+    ),
+    # Seat tasks waiting in the broker, whichever it is (redis_exporter's key sizes, RabbitMQ's
+    # ready messages): what the fleet has not taken yet, known even while no worker runs.
+    {
+        "record": "hebei:broker_queue_length",
+        "expr": f"max by (cluster, namespace, queue) (\n"
+        f'  label_replace(redis_key_size{{key=~"{QUEUES}"}}, "queue", "$1", "key", "(.+)")\n)\n'
+        f"or\nmax by (cluster, namespace, queue) (\n"
+        f'  rabbitmq_detailed_queue_messages_ready{{queue=~"{QUEUES}"}}\n)',
+    },
+    # The web gateway (HTTP): requests, server errors and latency by route.
+    {
+        "record": "hebei:web_requests:rate5m",
+        "expr": f"sum by ({SCOPE}) (rate(hebei_web_requests_total[5m]))",
+    },
+    {
+        "record": "hebei:web_errors:rate5m",
+        "expr": f'sum by ({SCOPE}) (rate(hebei_web_requests_total{{code=~"5.."}}[5m]))',
+    },
+    *(
+        {
+            "record": f"hebei:web_request_duration_seconds:p{q}_5m",
+            "expr": _quantile(
+                int(q) / 100, "hebei_web_request_duration_seconds", f"{SCOPE}, route", "5m"
+            ),
         }
         for q in ("50", "99")
     ),
@@ -144,31 +227,31 @@ RECORDING_RULES: list[dict[str, Any]] = [
         {
             "record": f"hebei:bot_task_queue_wait_seconds:p{q}_5m",
             "expr": _quantile(
-                int(q) / 100, "hebei_bot_task_queue_wait_seconds", "job, policy", "5m"
+                int(q) / 100, "hebei_bot_task_queue_wait_seconds", f"{SCOPE}, policy", "5m"
             ),
         }
         for q in ("50", "99")
     ),
     {
         "record": "hebei:table_auto_play_ratio:rate10m",
-        "expr": 'sum by (job) (rate(hebei_table_auto_plays_total{reason="timeout"}[10m]))\n'
+        "expr": f'sum by ({SCOPE}) (rate(hebei_table_auto_plays_total{{reason="timeout"}}[10m]))\n'
         "/\n(\n"
-        "  sum by (job) (rate(hebei_table_decision_wait_seconds_count[10m]))\n"
-        "  + sum by (job) (rate(hebei_table_auto_plays_total[10m]))\n)",
+        f"  sum by ({SCOPE}) (rate(hebei_table_decision_wait_seconds_count[10m]))\n"
+        f"  + sum by ({SCOPE}) (rate(hebei_table_auto_plays_total[10m]))\n)",
     },
     {
         "record": "hebei:ledger_commit_seconds:p99_5m",
-        "expr": _quantile(0.99, "hebei_ledger_commit_seconds", "job", "5m"),
+        "expr": _quantile(0.99, "hebei_ledger_commit_seconds", SCOPE, "5m"),
     },
     {
         "record": "hebei:matchmaking_match_seconds:p90_6h",
-        "expr": _quantile(0.9, "hebei_matchmaking_match_seconds", "job", "6h"),
+        "expr": _quantile(0.9, "hebei_matchmaking_match_seconds", SCOPE, "6h"),
     },
     {
         "record": "hebei:matchmaking_match_seconds:expected",
         "expr": f"clamp_min(hebei:matchmaking_match_seconds:p90_6h > 0, {MIN_MATCH_SECONDS})\n"
-        "or on (job)\n"
-        f"(0 * max by (job) (hebei_matchmaking_last_match_finished_timestamp_seconds)"
+        f"or on ({SCOPE})\n"
+        f"(0 * max by ({SCOPE}) (hebei_matchmaking_last_match_finished_timestamp_seconds)"
         f" + {DEFAULT_MATCH_SECONDS})",
     },
 ]
@@ -198,14 +281,14 @@ class Case:
 @dataclass
 class Alert:
     name: str
-    severity: str  # critical: pages; warning: a ticket
+    severity: str  # critical: pages; warning: a ticket; none: Watchdog's heartbeat
     expr: str
     for_: str
     summary: str
     description: str  # {{ $labels.x }} only, so the tests can render it
     dashboard: str  # a dashboard uid
     fire: Case
-    quiet: Case
+    quiet: Case | None  # None: never quiet (Watchdog)
 
 
 def hist(
@@ -228,6 +311,16 @@ def hist(
     return out
 
 
+def counter(*segments: tuple[int, int]) -> str:
+    """A counter's values a minute apart: (minutes, increase each minute) segments."""
+    values, total = ["0"], 0
+    for minutes, step in segments:
+        for _ in range(minutes):
+            total += step
+            values.append(str(total))
+    return " ".join(values)
+
+
 def _grpc(job: str, service: str, method: str, kind: str = "unary") -> str:
     return f'job="{job}",grpc_type="{kind}",grpc_service="{service}",grpc_method="{method}"'
 
@@ -242,6 +335,9 @@ LEDGER_SVC, TABLE_SVC, MM_SVC = (
     "hebei.v1.MatchmakingService",
 )
 REFUSED = 'hebei_table_outbox_deliveries_total{result="refused"}'
+PS, GH = _grpc(LEDGER, LEDGER_SVC, "PostSettlement"), _grpc(LEDGER, LEDGER_SVC, "GetHistory")
+SEAT = f'job="{TABLE}",seat_kind="bot"'
+RV = _grpc(BOTSERVICE, "hebei.v1.BotService", "Review")
 
 ALERTS: list[Alert] = [
     Alert(
@@ -298,47 +394,68 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiGrpcErrorRatioHigh",
         severity="critical",
-        expr='hebei:grpc_server_error_ratio:rate5m{grpc_type="unary"} > 0.05',
+        expr='hebei:grpc_server_error_ratio:rate5m{grpc_type="unary"} > 0.05\n'
+        "and on (cluster, namespace, job, grpc_type, grpc_service, grpc_method)\n"
+        f"hebei:grpc_server_requests:rate5m >= {MIN_REQUEST_RATE:g}",
         for_="5m",
         summary="{{ $labels.grpc_method }} of {{ $labels.job }} fails",
         description="More than 5% of {{ $labels.grpc_service }}/{{ $labels.grpc_method }} calls"
-        " on {{ $labels.job }} end UNKNOWN, RESOURCE_EXHAUSTED, INTERNAL, UNAVAILABLE,"
-        " DATA_LOSS or DEADLINE_EXCEEDED, for 5 minutes.",
+        " on {{ $labels.job }} end UNKNOWN, INTERNAL, UNAVAILABLE, DATA_LOSS or"
+        f" DEADLINE_EXCEEDED, for 5 minutes (at {MIN_REQUEST_RATE:g} calls a second or more).",
         dashboard="hebei-grpc",
         fire=Case(
             [
-                (
-                    f'grpc_server_handled_total{{{_grpc(LEDGER, LEDGER_SVC, "PostSettlement")},grpc_code="OK"}}',
-                    "0+100x20",
-                ),
-                (
-                    f'grpc_server_handled_total{{{_grpc(LEDGER, LEDGER_SVC, "PostSettlement")},grpc_code="UNAVAILABLE"}}',
-                    "0+10x20",
-                ),
+                (f'grpc_server_handled_total{{{PS},grpc_code="OK"}}', "0+100x20"),
+                (f'grpc_server_handled_total{{{PS},grpc_code="UNAVAILABLE"}}', "0+10x20"),
             ],
             "15m",
             [_grpc_labels(LEDGER, LEDGER_SVC, "PostSettlement")],
         ),
         quiet=Case(
             [
-                (
-                    f'grpc_server_handled_total{{{_grpc(LEDGER, LEDGER_SVC, "PostSettlement")},grpc_code="OK"}}',
-                    "0+100x20",
-                ),
-                (
-                    f'grpc_server_handled_total{{{_grpc(LEDGER, LEDGER_SVC, "PostSettlement")},grpc_code="UNAVAILABLE"}}',
-                    "0+2x20",
-                ),
-                (
-                    f'grpc_server_handled_total{{{_grpc(LEDGER, LEDGER_SVC, "PostSettlement")},grpc_code="INVALID_ARGUMENT"}}',
-                    "0+50x20",
-                ),
+                (f'grpc_server_handled_total{{{PS},grpc_code="OK"}}', "0+100x20"),
+                (f'grpc_server_handled_total{{{PS},grpc_code="UNAVAILABLE"}}', "0+2x20"),
+                (f'grpc_server_handled_total{{{PS},grpc_code="INVALID_ARGUMENT"}}', "0+50x20"),
                 (
                     f'grpc_server_handled_total{{{_grpc(TABLE, TABLE_SVC, "Play", "bidi_stream")},grpc_code="UNAVAILABLE"}}',
                     "0+50x20",
                 ),
+                # one anonymous client over its quota: refusals, not failures
+                (f'grpc_server_handled_total{{{GH},grpc_code="OK"}}', "0+60x20"),
+                (f'grpc_server_handled_total{{{GH},grpc_code="RESOURCE_EXHAUSTED"}}', "0+600x20"),
+                # 3 failures of 5 calls a minute: too few calls to mean anything
+                (f'grpc_server_handled_total{{{RV},grpc_code="OK"}}', "0+2x20"),
+                (f'grpc_server_handled_total{{{RV},grpc_code="INTERNAL"}}', "0+3x20"),
             ],
             "15m",
+        ),
+    ),
+    Alert(
+        name="HebeiGrpcRefusals",
+        severity="warning",
+        expr='hebei:grpc_server_refusal_ratio:rate5m{grpc_type="unary"} > 0.25\n'
+        "and on (cluster, namespace, job, grpc_type, grpc_service, grpc_method)\n"
+        "hebei:grpc_server_refusals:rate5m >= 1",
+        for_="30m",
+        summary="{{ $labels.grpc_method }} of {{ $labels.job }} refuses many calls",
+        description="More than a quarter of {{ $labels.grpc_service }}/{{ $labels.grpc_method }}"
+        " calls on {{ $labels.job }} (and at least one a second) are refused RESOURCE_EXHAUSTED"
+        " by a quota, for 30 minutes: one client over its bound, or bounds too low for the load.",
+        dashboard="hebei-grpc",
+        fire=Case(
+            [
+                (f'grpc_server_handled_total{{{GH},grpc_code="OK"}}', "0+60x50"),
+                (f'grpc_server_handled_total{{{GH},grpc_code="RESOURCE_EXHAUSTED"}}', "0+600x50"),
+            ],
+            "45m",
+            [_grpc_labels(LEDGER, LEDGER_SVC, "GetHistory")],
+        ),
+        quiet=Case(
+            [
+                (f'grpc_server_handled_total{{{GH},grpc_code="OK"}}', "0+600x50"),
+                (f'grpc_server_handled_total{{{GH},grpc_code="RESOURCE_EXHAUSTED"}}', "0+30x50"),
+            ],
+            "45m",
         ),
     ),
     Alert(
@@ -401,57 +518,79 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiSeatDecisionSlow",
         severity="warning",
-        expr=f'hebei:table_decision_wait_seconds:p99_5m{{seat_kind="bot"}} > {SEAT_DECISION_TARGET}',
-        for_="10m",
-        summary="bot seats answer slowly on {{ $labels.job }}",
-        description="The p99 time from offering a decision to a bot seat's answer (the seat"
-        " round trip: stream, worker, policy) has been above 20 ms for 10 minutes.",
+        expr="\nor\n".join(
+            f'(\n  hebei:table_decision_answer_slow:ratio_rate{long}{{seat_kind="bot"}} > {rate:g} * {1 - SEAT_OBJECTIVE:g}\n'
+            f"  and on (cluster, namespace, job, seat_kind)\n"
+            f'  hebei:table_decision_answer_slow:ratio_rate{short}{{seat_kind="bot"}} > {rate:g} * {1 - SEAT_OBJECTIVE:g}\n)'
+            for long, short, rate in BURN_RATES
+        ),
+        for_="2m",
+        summary="bot seats spend the seat latency budget on {{ $labels.job }}",
+        description="More than 1% of bot seats' decisions answered later than 20 ms (the engine's"
+        " hebei_table_decision_answer_seconds): the budget burns 14.4 times too fast over an"
+        " hour, or 6 times over six hours.",
         dashboard="hebei-tables",
         fire=Case(
-            hist(
-                "hebei_table_decision_wait_seconds",
-                f'job="{TABLE}",seat_kind="bot"',
-                0.05,
-                TABLE_LES,
-            ),
-            "30m",
+            [  # a worker pod throttled for 90 minutes: a fifth of the answers late
+                (
+                    f'hebei_table_decision_answer_seconds_bucket{{{SEAT},le="0.02"}}',
+                    counter((90, 80)),
+                ),
+                (f"hebei_table_decision_answer_seconds_count{{{SEAT}}}", counter((90, 100))),
+            ],
+            "90m",
             [{"job": TABLE, "seat_kind": "bot"}],
         ),
         quiet=Case(
-            [
-                *hist(
-                    "hebei_table_decision_wait_seconds",
-                    f'job="{TABLE}",seat_kind="bot"',
-                    0.01,
-                    TABLE_LES,
+            [  # a 5-minute spike of late answers in a healthy day (0.5% late otherwise)
+                (
+                    f'hebei_table_decision_answer_seconds_bucket{{{SEAT},le="0.02"}}',
+                    counter((300, 199), (5, 0), (95, 199)),
                 ),
-                *hist(
-                    "hebei_table_decision_wait_seconds",
-                    f'job="{TABLE}",seat_kind="person"',
-                    8,
-                    TABLE_LES,
+                (f"hebei_table_decision_answer_seconds_count{{{SEAT}}}", counter((400, 200))),
+                # people think for seconds: not the objective's
+                (
+                    f'hebei_table_decision_answer_seconds_bucket{{job="{TABLE}",seat_kind="person",le="0.02"}}',
+                    counter((400, 0)),
+                ),
+                (
+                    f'hebei_table_decision_answer_seconds_count{{job="{TABLE}",seat_kind="person"}}',
+                    counter((400, 10)),
                 ),
             ],
-            "30m",
+            "400m",
         ),
     ),
     Alert(
         name="HebeiBotDecisionSlow",
         severity="warning",
-        expr=f"hebei:bot_decision_seconds:p99_5m > {BOT_DECISION_TARGET}",
-        for_="15m",
+        expr=f"hebei:bot_decision_seconds:p99_30m > {BOT_DECISION_ALERT}",
+        for_="30m",
         summary="the {{ $labels.policy }} policy decides slowly",
-        description="The p99 time the {{ $labels.policy }} policy takes to choose an action has"
-        " been above 5 ms for 15 minutes: the workers are CPU-starved or the policy got slower.",
+        description="The p99 time the {{ $labels.policy }} policy takes to choose an action,"
+        " over 30 minutes, has been above 10 ms (twice the 5 ms target) for 30 minutes: the"
+        " workers are CPU-starved or the policy got slower.",
         dashboard="hebei-bots",
         fire=Case(
-            hist("hebei_bot_decision_seconds", f'job="{BOTS}",policy="expert"', 0.01, BOT_LES),
-            "30m",
+            hist(
+                "hebei_bot_decision_seconds",
+                f'job="{BOTS}",policy="expert"',
+                0.025,
+                BOT_LES,
+                minutes=80,
+            ),
+            "75m",
             [{"job": BOTS, "policy": "expert"}],
         ),
-        quiet=Case(
-            hist("hebei_bot_decision_seconds", f'job="{BOTS}",policy="expert"', 0.0025, BOT_LES),
-            "30m",
+        quiet=Case(  # what production measured: 5.3-8.6 ms, between the 5 and 10 ms edges
+            hist(
+                "hebei_bot_decision_seconds",
+                f'job="{BOTS}",policy="expert"',
+                0.01,
+                BOT_LES,
+                minutes=80,
+            ),
+            "75m",
         ),
     ),
     Alert(
@@ -489,23 +628,35 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiBotQueueBacklog",
         severity="warning",
-        expr=f"max by (queue) (hebei_bot_queue_length) > {QUEUE_LENGTH}",
+        expr=f"hebei:broker_queue_length > {QUEUE_LENGTH}",
         for_="10m",
         summary="seat tasks pile up in {{ $labels.queue }}",
-        description="More than 20 seat tasks have waited in {{ $labels.queue }} for 10 minutes:"
-        " the fleet does not keep up (autoscaling at its maximum, workers crash-looping).",
+        description="More than 20 seat tasks have waited in {{ $labels.queue }} for 10 minutes"
+        " (the broker's count, known with no worker running): the fleet does not keep up"
+        " (autoscaling at its maximum, workers crash-looping or absent).",
         dashboard="hebei-bots",
         fire=Case(
-            [(f'hebei_bot_queue_length{{job="{BOTS}",instance="a",queue="bots.expert"}}', "50x20")],
+            [
+                (
+                    'redis_key_size{job="redis",namespace="hebei",db="db0",key="bots.expert"}',
+                    "50x20",
+                ),
+                ('redis_key_size{job="redis",namespace="hebei",db="db0",key="leases"}', "900x20"),
+                (
+                    'rabbitmq_detailed_queue_messages_ready{job="rabbitmq",vhost="/",queue="bots.random"}',
+                    "30x20",
+                ),
+            ],
             "15m",
-            [{"queue": "bots.expert"}],
+            [{"namespace": "hebei", "queue": "bots.expert"}, {"queue": "bots.random"}],
         ),
         quiet=Case(
             [
                 (
-                    f'hebei_bot_queue_length{{job="{BOTS}",instance="a",queue="bots.expert"}}',
+                    'redis_key_size{job="redis",db="db0",key="bots.expert"}',
                     "50 50 50 0 0 0 0 0 0 0 0 0 0 0 0 0",
-                )
+                ),
+                ('redis_key_size{job="redis",db="db0",key="bots.random"}', "3x20"),
             ],
             "15m",
         ),
@@ -552,13 +703,22 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiBotFleetAbsent",
         severity="critical",
-        expr=f'absent(up{{job="{BOTS}"}} == 1)',
+        expr=f'count by (cluster, namespace) (up{{job="{BOTS}"}})\n'
+        f'unless on (cluster, namespace) count by (cluster, namespace) (up{{job="{BOTS}"}} == 1)\n'
+        f'or\nabsent(up{{job="{BOTS}"}})',
         for_="5m",
         summary="no bot worker is running",
         description="No bot worker process has been scraped successfully for 5 minutes: tables"
         " with a bot seat pause when it must act, and tournaments stall.",
         dashboard="hebei-bots",
-        fire=Case([(f'up{{job="{BOTS}",instance="a"}}', "0x10")], "10m", [{}]),
+        fire=Case(
+            [
+                (f'up{{job="{BOTS}",namespace="hebei",instance="a"}}', "0x10"),
+                (f'up{{job="{BOTS}",namespace="hebei-dev",instance="b"}}', "1x10"),
+            ],
+            "10m",
+            [{"namespace": "hebei"}],
+        ),
         quiet=Case(
             [
                 (f'up{{job="{BOTS}",instance="a"}}', "0x10"),
@@ -570,7 +730,7 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiOutboxBacklog",
         severity="warning",
-        expr=f"max by (job, kind) (hebei_table_outbox_oldest_age_seconds) > {OUTBOX_AGE:g}",
+        expr=f"max by (cluster, namespace, job, kind) (hebei_table_outbox_oldest_age_seconds) > {OUTBOX_AGE:g}",
         for_="10m",
         summary="{{ $labels.kind }} messages wait in the table engine's outbox",
         description="The oldest undelivered {{ $labels.kind }} of {{ $labels.job }} is more than"
@@ -595,9 +755,9 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiOutboxDeliveryFailing",
         severity="warning",
-        expr='sum by (job, kind) (rate(hebei_table_outbox_deliveries_total{result="retry"}[5m])) > 0\n'
-        "unless on (job, kind)\n"
-        'sum by (job, kind) (rate(hebei_table_outbox_deliveries_total{result="delivered"}[5m])) > 0',
+        expr='sum by (cluster, namespace, job, kind) (rate(hebei_table_outbox_deliveries_total{result="retry"}[5m])) > 0\n'
+        "unless on (cluster, namespace, job, kind)\n"
+        'sum by (cluster, namespace, job, kind) (rate(hebei_table_outbox_deliveries_total{result="delivered"}[5m])) > 0',
         for_="15m",
         summary="the outbox of {{ $labels.job }} cannot deliver {{ $labels.kind }} messages",
         description="{{ $labels.job }} retries {{ $labels.kind }} deliveries and has delivered"
@@ -634,8 +794,8 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiOutboxRefused",
         severity="critical",
-        expr=f"sum by (job, kind) (increase({REFUSED}[30m])) > 0\nor\n"
-        f"sum by (job, kind) ({REFUSED} unless {REFUSED} offset 30m) > 0",
+        expr=f"sum by (cluster, namespace, job, kind) (increase({REFUSED}[30m])) > 0\nor\n"
+        f"sum by (cluster, namespace, job, kind) ({REFUSED} unless {REFUSED} offset 30m) > 0",
         for_="0m",
         summary="a {{ $labels.kind }} was refused for good",
         description="The receiver refused a {{ $labels.kind }} of {{ $labels.job }} for good"
@@ -664,7 +824,7 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiEventLogWriteFailing",
         severity="critical",
-        expr="sum by (job, kind) (rate(hebei_table_event_log_write_failures_total[5m])) > 0",
+        expr="sum by (cluster, namespace, job, kind) (rate(hebei_table_event_log_write_failures_total[5m])) > 0",
         for_="2m",
         summary="the table engine cannot write its event log",
         description="{{ $labels.job }} fails to write events ({{ $labels.kind }}) for 2"
@@ -693,7 +853,7 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiAuthFailures",
         severity="warning",
-        expr='sum by (job) (rate(hebei_auth_failures_total{result="unknown"}[5m])) * 60 > 5',
+        expr='sum by (cluster, namespace, job) (rate(hebei_auth_failures_total{result="unknown"}[5m])) * 60 > 5',
         for_="10m",
         summary="{{ $labels.job }} refuses wrong tokens",
         description="More than 5 calls a minute to {{ $labels.job }} bring a token that is not"
@@ -716,7 +876,7 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiLedgerAuditFailed",
         severity="critical",
-        expr="max by (job) (hebei_ledger_audit_problems) > 0",
+        expr="max by (cluster, namespace, job) (hebei_ledger_audit_problems) > 0",
         for_="0m",
         summary="the ledger audit found problems",
         description="The last Audit of {{ $labels.job }} found entries that do not balance,"
@@ -732,7 +892,7 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiStandingsMismatch",
         severity="critical",
-        expr="sum by (job) (increase(hebei_matchmaking_standings_mismatches_total[1h])) > 0",
+        expr="sum by (cluster, namespace, job) (increase(hebei_matchmaking_standings_mismatches_total[1h])) > 0",
         for_="0m",
         summary="ledger standings differ from the match results",
         description="{{ $labels.job }} closed a round whose ledger standings differ from the"
@@ -761,9 +921,9 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiRoundStuck",
         severity="critical",
-        expr="(time() - max by (job) (hebei_matchmaking_last_match_finished_timestamp_seconds))\n"
-        "  > on (job) 2 * hebei:matchmaking_match_seconds:expected\n"
-        'and on (job)\nsum by (job) (hebei_matchmaking_matches_live{state="opened"}) > 0',
+        expr="(time() - max by (cluster, namespace, job) (hebei_matchmaking_last_match_finished_timestamp_seconds))\n"
+        "  > on (cluster, namespace, job) 2 * hebei:matchmaking_match_seconds:expected\n"
+        'and on (cluster, namespace, job)\nsum by (cluster, namespace, job) (hebei_matchmaking_matches_live{state="opened"}) > 0',
         for_="5m",
         summary="no match has finished for twice the match time",
         description="{{ $labels.job }} follows open matches but none has finished for twice the"
@@ -800,7 +960,7 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiMatchesStalled",
         severity="warning",
-        expr='sum by (job) (increase(hebei_matchmaking_matches_ended_total{how="stalled"}[30m])) > 0',
+        expr='sum by (cluster, namespace, job) (increase(hebei_matchmaking_matches_ended_total{how="stalled"}[30m])) > 0',
         for_="0m",
         summary="matches were dissolved as stalled",
         description="{{ $labels.job }} dissolved matches that had no new event for the stall"
@@ -849,8 +1009,8 @@ ALERTS: list[Alert] = [
     Alert(
         name="HebeiPostgresConnectionsNearLimit",
         severity="warning",
-        expr="sum by (job, instance) (pg_stat_activity_count)\n"
-        "/ on (job, instance)\nmax by (job, instance) (pg_settings_max_connections) > 0.8",
+        expr="sum by (cluster, namespace, job, instance) (pg_stat_activity_count)\n"
+        "/ on (cluster, namespace, job, instance)\nmax by (cluster, namespace, job, instance) (pg_settings_max_connections) > 0.8",
         for_="10m",
         summary="PostgreSQL is near its connection limit",
         description="More than 80% of max_connections of {{ $labels.instance }} are in use for"
@@ -885,6 +1045,226 @@ ALERTS: list[Alert] = [
             ],
             "15m",
         ),
+    ),
+    Alert(
+        name="HebeiBrokerDown",
+        severity="critical",
+        expr='redis_up == 0\nor\nup{job="rabbitmq"} == 0',
+        for_="2m",
+        summary="the bot fleet's broker is down",
+        description="{{ $labels.job }} at {{ $labels.instance }} is unreachable for 2 minutes:"
+        " no seat task is queued or taken, the seat leases (Redis) are gone.",
+        dashboard="hebei-bots",
+        fire=Case(
+            [
+                ('redis_up{job="redis",instance="redis-exporter:9121"}', "1 0 0 0 0 0"),
+                ('up{job="rabbitmq",instance="rabbitmq:15692"}', "0x5"),
+            ],
+            "5m",
+            [
+                {"job": "redis", "instance": "redis-exporter:9121"},
+                {"job": "rabbitmq", "instance": "rabbitmq:15692"},
+            ],
+        ),
+        quiet=Case(
+            [
+                ('redis_up{job="redis",instance="redis-exporter:9121"}', "1 0 1 1 1 1"),
+                ('up{job="rabbitmq",instance="rabbitmq:15692"}', "1x5"),
+            ],
+            "5m",
+        ),
+    ),
+    *(
+        Alert(
+            name=f"Hebei{kind}ExporterAbsent",
+            severity="warning",
+            expr=f'absent(up{{job="{job}"}} == 1)',
+            for_="10m",
+            summary=f"no {what} metrics",
+            description=f"No {exporter} target of job {job} has been scraped for 10 minutes:"
+            f" {consequence}",
+            dashboard=board,
+            fire=Case([(f'up{{job="{job}",instance="a"}}', "0x15")], "12m", [{}]),
+            quiet=Case(
+                [
+                    (f'up{{job="{job}",instance="a"}}', "0x15"),
+                    (f'up{{job="{job}",instance="b"}}', "1x15"),
+                ],
+                "12m",
+            ),
+        )
+        for kind, job, what, exporter, consequence, board in (
+            (
+                "Broker",
+                "redis",
+                "broker",
+                "redis_exporter",
+                "queue depth (HebeiBotQueueBacklog) and HebeiBrokerDown are blind.",
+                "hebei-bots",
+            ),
+            (
+                "Postgres",
+                "postgres",
+                "PostgreSQL",
+                "postgres_exporter",
+                "HebeiPostgresDown and the connection alert are blind.",
+                "hebei-ledger",
+            ),
+        )
+    ),
+    Alert(
+        name="HebeiLedgerAuditStale",
+        severity="warning",
+        expr=f"time() - max by ({SCOPE}) (hebei_ledger_last_audit_timestamp_seconds > 0)"
+        f" > {AUDIT_MAX_AGE}\nor\n(\n"
+        f"  max by ({SCOPE}) (hebei_ledger_last_audit_timestamp_seconds) == 0\n"
+        f"  and on ({SCOPE})\n"
+        f'  time() - min by ({SCOPE}) (process_start_time_seconds{{job="{LEDGER}"}})'
+        f" > {AUDIT_MAX_AGE}\n)",
+        for_="10m",
+        summary="the ledger has not been audited for 2 hours",
+        description="No audit of {{ $labels.job }} has succeeded for 2 hours (the CronJob"
+        " audits every 30 minutes): a failing or missing audit job leaves a broken ledger"
+        " unnoticed.",
+        dashboard="hebei-ledger",
+        fire=Case(
+            [  # audited at 00:00, then never again (the ledger restarted at 01:00)
+                (
+                    f'hebei_ledger_last_audit_timestamp_seconds{{job="{LEDGER}",instance="a"}}',
+                    "0x150",
+                ),
+                (
+                    f'hebei_ledger_last_audit_timestamp_seconds{{job="{LEDGER}",instance="b"}}',
+                    "1x150",
+                ),
+                (f'process_start_time_seconds{{job="{LEDGER}",instance="b"}}', "3600x150"),
+            ],
+            "140m",
+            [{"job": LEDGER}],
+        ),
+        quiet=Case(
+            [  # audited every 30 minutes
+                (
+                    f'hebei_ledger_last_audit_timestamp_seconds{{job="{LEDGER}",instance="a"}}',
+                    " ".join(str(m // 30 * 1800 + 1) for m in range(151)),
+                ),
+                # a fresh installation, never audited yet, up for an hour
+                (
+                    f'hebei_ledger_last_audit_timestamp_seconds{{job="{LEDGER}",namespace="new",instance="c"}}',
+                    "0x150",
+                ),
+                (
+                    f'process_start_time_seconds{{job="{LEDGER}",namespace="new",instance="c"}}',
+                    "5400x150",
+                ),
+            ],
+            "140m",
+        ),
+    ),
+    Alert(
+        name="HebeiMatchesDissolved",
+        severity="warning",
+        expr=f'sum by ({SCOPE}) (increase(hebei_table_matches_ended_total{{status=~"dissolved|failed"}}[1h]))'
+        f" >= {DISSOLVED_MIN}\nand on ({SCOPE})\n(\n"
+        f'  sum by ({SCOPE}) (increase(hebei_table_matches_ended_total{{status=~"dissolved|failed"}}[1h]))\n'
+        f"  / sum by ({SCOPE}) (increase(hebei_table_matches_ended_total[1h]))\n) > {DISSOLVED_RATIO}",
+        for_="0m",
+        summary="matches end as technical draws on {{ $labels.job }}",
+        description="More than 5% of the matches {{ $labels.job }} ended in the last hour (and"
+        " at least 2) were dissolved as technical draws or failed: seats that never came back,"
+        " stalled tables, an event log that refused them.",
+        dashboard="hebei-tournaments",
+        fire=Case(
+            [
+                (
+                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="finished"}}',
+                    counter((40, 2)),
+                ),
+                (
+                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="dissolved"}}',
+                    counter((30, 0), (10, 1)),
+                ),
+                (
+                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="failed"}}',
+                    counter((40, 0)),
+                ),
+            ],
+            "40m",
+            [{"job": TABLE}],
+        ),
+        quiet=Case(
+            [  # 2 dissolved (an operator's Dissolve) among 400 finished
+                (
+                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="finished"}}',
+                    counter((40, 10)),
+                ),
+                (
+                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="dissolved"}}',
+                    counter((20, 0), (2, 1), (18, 0)),
+                ),
+                (
+                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="failed"}}',
+                    counter((40, 0)),
+                ),
+            ],
+            "40m",
+        ),
+    ),
+    Alert(
+        name="HebeiWebErrorRatioHigh",
+        severity="critical",
+        expr=f"hebei:web_errors:rate5m / hebei:web_requests:rate5m > {WEB_ERROR_RATIO}\n"
+        f"and on ({SCOPE})\nhebei:web_requests:rate5m >= {MIN_REQUEST_RATE:g}",
+        for_="5m",
+        summary="the web pages fail on {{ $labels.job }}",
+        description="More than 5% of the web gateway's requests end in a 5xx, for 5 minutes"
+        f" (at {MIN_REQUEST_RATE:g} requests a second or more): people cannot play or watch.",
+        dashboard="hebei-web",
+        fire=Case(
+            [
+                (
+                    f'hebei_web_requests_total{{job="{WEB}",route="/api/tables",method="GET",code="200"}}',
+                    "0+100x20",
+                ),
+                (
+                    f'hebei_web_requests_total{{job="{WEB}",route="/api/tables",method="GET",code="502"}}',
+                    "0+20x20",
+                ),
+            ],
+            "15m",
+            [{"job": WEB}],
+        ),
+        quiet=Case(
+            [
+                (
+                    f'hebei_web_requests_total{{job="{WEB}",route="/api/tables",method="GET",code="200"}}',
+                    "0+100x20",
+                ),
+                (
+                    f'hebei_web_requests_total{{job="{WEB}",route="/api/tables",method="GET",code="404"}}',
+                    "0+50x20",
+                ),
+                (
+                    f'hebei_web_requests_total{{job="{WEB}",route="/api/tables",method="GET",code="502"}}',
+                    "0+2x20",
+                ),
+            ],
+            "15m",
+        ),
+    ),
+    # Always firing: Alertmanager routes it to a dead man's switch, whose silence says that
+    # Prometheus, its rules or the path to Alertmanager broke.
+    Alert(
+        name="Watchdog",
+        severity="none",
+        expr="vector(1)",
+        for_="0m",
+        summary="the alerting pipeline works",
+        description="Always firing: Alertmanager sends it to the heartbeat receiver; when it"
+        " stops arriving, alerts do not reach anybody.",
+        dashboard="hebei-grpc",
+        fire=Case([], "1m", [{}]),
+        quiet=None,
     ),
 ]
 
@@ -938,7 +1318,7 @@ def rule_groups(runbook_base: str, grafana: str) -> tuple[list[dict], list[dict]
 def unit_tests(runbook_base: str, grafana: str) -> dict[str, Any]:
     tests = []
     for alert in ALERTS:
-        for case in (alert.fire, alert.quiet):
+        for case in (alert.fire, alert.quiet) if alert.quiet else (alert.fire,):
             expected = []
             for labels in case.alerts:
                 full = {**labels, "severity": alert.severity}
@@ -997,14 +1377,16 @@ def q(quantile: float, metric: str, by: str, selector: str = "", window: str = R
     return f"histogram_quantile({quantile}, sum by ({by}, le) (rate({inner}[{window}])))"
 
 
-def job_variable(metric: str) -> dict[str, Any]:
+def variable(name: str, label: str, metric: str) -> dict[str, Any]:
+    """A multi-value query variable over one label of ``metric`` ("All": any value, the label
+    absent too, as in compose where no series has a namespace)."""
     return {
-        "name": "job",
-        "label": "service",
+        "name": name,
+        "label": label,
         "type": "query",
         "datasource": DS,
-        "query": {"query": f"label_values({metric}, job)", "refId": "job"},
-        "definition": f"label_values({metric}, job)",
+        "query": {"query": f"label_values({metric}, {name})", "refId": name},
+        "definition": f"label_values({metric}, {name})",
         "multi": True,
         "includeAll": True,
         "allValue": ".*",
@@ -1012,6 +1394,69 @@ def job_variable(metric: str) -> dict[str, Any]:
         "refresh": 2,
         "sort": 1,
     }
+
+
+def job_variable(metric: str) -> dict[str, Any]:
+    return variable("job", "service", metric)
+
+
+# Every board has these, and every query of it is scoped by them (``scoped``).
+SCOPE_VARIABLES = [
+    variable("cluster", "cluster", 'up{job=~"hebei-.*"}'),
+    variable("namespace", "namespace", 'up{job=~"hebei-.*"}'),
+]
+SCOPE_MATCHERS = 'cluster=~"$cluster",namespace=~"$namespace"'
+_SKIPPED = re.compile(
+    r'"(?:[^"\\]|\\.)*"'  # strings
+    r"|\[[^\]]*\]"  # range windows
+    r"|\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)"  # label lists
+    r"|\d+(?:\.\d+)?(?:e[+-]?\d+)?[smhdwy]?\b"  # numbers and durations
+)
+_NAME = re.compile(r"(?<![\w.:$])[a-zA-Z_:][\w:]*")
+_KEYWORDS = {"and", "or", "unless", "bool", "offset", "inf", "nan"} | {
+    "sum",
+    "min",
+    "max",
+    "avg",
+    "group",
+    "count",
+    "stddev",
+    "stdvar",
+    "topk",
+    "bottomk",
+    "quantile",
+    "count_values",
+}  # fmt: skip  (aggregations: followed by "by (...)" rather than "(")
+
+
+def scoped(expr: str, matchers: str = SCOPE_MATCHERS) -> str:
+    """``expr`` with ``matchers`` added to every series selector (the names that are not
+    functions, keywords or label names)."""
+    out, pos = [], 0
+    while pos < len(expr):
+        skip = _SKIPPED.match(expr, pos)
+        if skip:
+            out.append(skip.group(0))
+            pos = skip.end()
+            continue
+        name = _NAME.match(expr, pos)
+        if not name or (pos and (expr[pos - 1].isalnum() or expr[pos - 1] in "_:$")):
+            out.append(expr[pos])
+            pos += 1
+            continue
+        out.append(name.group(0))
+        pos = name.end()
+        rest = expr[pos:].lstrip()
+        if name.group(0) in _KEYWORDS or rest.startswith("("):
+            continue
+        if expr.startswith("{", pos):
+            close = expr.index("}", pos)
+            inner = expr[pos + 1 : close]
+            out.append("{" + (f"{inner},{matchers}" if inner.strip() else matchers) + "}")
+            pos = close + 1
+        else:
+            out.append("{" + matchers + "}")
+    return "".join(out)
 
 
 J = 'job=~"$job"'
@@ -1185,7 +1630,24 @@ BOARDS: list[Board] = [
                             ("hebei:bot_decision_seconds:p99_5m", "p99 {{policy}}"),
                         ],
                         "s",
-                        "Time a policy takes to choose (in the worker). Target: expert p99 <= 5 ms.",
+                        "Time a policy takes to choose (in the worker). Target: expert p99 <= 5 ms;"
+                        " the alert reads the 30-minute p99 against 10 ms.",
+                    ),
+                    Panel(
+                        "Seat objective: bot answers later than 20 ms",
+                        [
+                            (
+                                f'hebei:table_decision_answer_slow:ratio_rate{w}{{seat_kind="bot"}}',
+                                f"late {w}",
+                            )
+                            for w in ("5m", "1h", "6h")
+                        ]
+                        + [(f"vector({1 - SEAT_OBJECTIVE:g})", "budget (1%)")],
+                        "percentunit",
+                        "Share of bot seats' decisions the engine saw answered after 20 ms"
+                        " (hebei_table_decision_answer_seconds). HebeiSeatDecisionSlow fires at"
+                        " 14.4x the budget over 1 h (and 5 m) or 6x over 6 h (and 30 m).",
+                        width=24,
                     ),
                 ],
             ),
@@ -1308,6 +1770,22 @@ BOARDS: list[Board] = [
                         "short",
                         kind="stat",
                     ),
+                    Panel(
+                        "Queue depth in the broker by queue",
+                        [("max by (queue) (hebei:broker_queue_length)", "{{queue}}")],
+                        "short",
+                        "Seat tasks waiting, as the broker counts them (redis_exporter, RabbitMQ):"
+                        " known while no worker runs; HebeiBotQueueBacklog fires above 20.",
+                    ),
+                    Panel(
+                        "Broker up",
+                        [
+                            ("redis_up", "redis {{instance}}"),
+                            ('up{job="rabbitmq"}', "rabbitmq {{instance}}"),
+                        ],
+                        "short",
+                        kind="stat",
+                    ),
                 ],
             ),
             (
@@ -1391,6 +1869,22 @@ BOARDS: list[Board] = [
                                 "{{how}}",
                             )
                         ],
+                    ),
+                    Panel(
+                        "Matches ended per hour by status (table engine)",
+                        [
+                            (
+                                "sum by (status) (increase(hebei_table_matches_ended_total[1h]))",
+                                "{{status}}",
+                            ),
+                            (
+                                "sum by (reason) (increase(hebei_matchmaking_matches_dissolved_total[1h]))",
+                                "dissolved: {{reason}}",
+                            ),
+                        ],
+                        "short",
+                        "dissolved: technical draws; failed: the event log refused the match."
+                        " HebeiMatchesDissolved fires above 5% of an hour's matches (2 at least).",
                     ),
                     Panel(
                         "Match time p50 / p90",
@@ -1565,6 +2059,19 @@ BOARDS: list[Board] = [
                             ("max(hebei_ledger_audit_problems)", "problems (last audit)"),
                         ],
                     ),
+                    Panel(
+                        "Since the last successful audit",
+                        [
+                            (
+                                "time() - max(hebei_ledger_last_audit_timestamp_seconds > 0)",
+                                "seconds",
+                            ),
+                            (f"vector({AUDIT_MAX_AGE})", "alert threshold"),
+                        ],
+                        "s",
+                        "From PostgreSQL (a restart keeps it); the CronJob audits every 30"
+                        " minutes, HebeiLedgerAuditStale fires past 2 hours.",
+                    ),
                 ],
             ),
             (
@@ -1580,7 +2087,68 @@ BOARDS: list[Board] = [
                             ("max by (instance) (pg_settings_max_connections)", "max {{instance}}"),
                         ],
                     ),
-                    Panel("PostgreSQL up", [("pg_up", "{{instance}}")], kind="stat"),
+                    Panel(
+                        "PostgreSQL and its exporter up",
+                        [
+                            ("pg_up", "pg_up {{instance}}"),
+                            ('up{job="postgres"}', "exporter {{instance}}"),
+                        ],
+                        kind="stat",
+                    ),
+                ],
+            ),
+        ],
+    ),
+    Board(
+        "hebei-web",
+        "Hebei / Web gateway",
+        "The web gateway (HTTP): requests by route and code, server errors, latency by route,"
+        " open event streams and seats played from browsers.",
+        [
+            (
+                "Traffic and errors",
+                [
+                    Panel(
+                        "Requests per second by route and code",
+                        [
+                            (
+                                f"sum by (route, code) (rate(hebei_web_requests_total[{RI}]))",
+                                "{{route}} {{code}}",
+                            )
+                        ],
+                        "reqps",
+                    ),
+                    Panel(
+                        "Server errors (5xx) over all requests",
+                        [
+                            ("hebei:web_errors:rate5m / hebei:web_requests:rate5m", "{{job}}"),
+                        ],
+                        "percentunit",
+                        "HebeiWebErrorRatioHigh fires above 5% (at 0.2 requests a second or more).",
+                    ),
+                    Panel(
+                        "p50 / p99 latency by route",
+                        [
+                            ("hebei:web_request_duration_seconds:p50_5m", "p50 {{route}}"),
+                            ("hebei:web_request_duration_seconds:p99_5m", "p99 {{route}}"),
+                        ],
+                        "s",
+                        "Event streams (Server-Sent Events) last up to HEBEI_WEB_STREAM_SECONDS.",
+                    ),
+                    Panel(
+                        "Open event streams and seats",
+                        [
+                            ("sum(hebei_web_streams)", "streams"),
+                            ("sum(hebei_web_seats)", "seats"),
+                        ],
+                    ),
+                    Panel(
+                        "Gateway up",
+                        [(f'up{{job="{WEB}"}}', "{{instance}}")],
+                        "short",
+                        kind="stat",
+                        width=24,
+                    ),
                 ],
             ),
         ],
@@ -1624,7 +2192,7 @@ def dashboard(board: Board) -> dict[str, Any]:
                     {
                         "refId": chr(ord("A") + i),
                         "datasource": DS,
-                        "expr": e,
+                        "expr": scoped(e),
                         "legendFormat": legend,
                     }
                     for i, (e, legend) in enumerate(p.targets)
@@ -1656,6 +2224,7 @@ def dashboard(board: Board) -> dict[str, Any]:
                     "query": "prometheus",
                     "current": {"text": "Prometheus", "value": "prometheus"},
                 },
+                *SCOPE_VARIABLES,
                 *board.variables,
             ]
         },
@@ -1686,48 +2255,280 @@ def to_yaml(data: Any) -> str:
 HEADER = "# Generated by deploy/monitoring/generate.py: edit that file, then run it.\n"
 
 
-def outputs(runbook_base: str = RUNBOOK_BASE, grafana: str = GRAFANA_URL) -> dict[Path, str]:
+# ---------------------------------------------------------------------------- alertmanager
+
+# (sources, targets, labels that must be equal): while a source fires, Alertmanager holds the
+# targets back. A service that is down or absent has no latency or errors worth a page of their
+# own; no bot worker at all says more than each worker down.
+INHIBITIONS: list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = [
+    (
+        ("HebeiServiceDown", "HebeiServiceAbsent"),
+        (
+            "HebeiGrpcErrorRatioHigh",
+            "HebeiGrpcLatencyOverBudget",
+            "HebeiGrpcRefusals",
+            "HebeiWebErrorRatioHigh",
+        ),
+        ("cluster", "namespace", "job"),
+    ),
+    (("HebeiBotFleetAbsent",), ("HebeiBotWorkerDown",), ("cluster", "namespace")),
+    (("HebeiBrokerDown",), ("HebeiBotQueueBacklog", "HebeiBotQueueWaitHigh"), ("cluster",)),
+    (("HebeiPostgresDown",), ("HebeiPostgresConnectionsNearLimit",), ("cluster", "instance")),
+]
+GROUP_BY = ["alertname", "cluster", "namespace", "job"]
+ALERTMANAGER_HEADER = """\
+# Receivers are placeholders that deliver nothing: give each its integration (email_configs,
+# slack_configs, pagerduty_configs, webhook_configs, ...; see Alertmanager's docs) for your
+# team. "pager" takes the critical alerts, "tickets" the warnings, "heartbeat" the Watchdog
+# (point it at a dead man's switch, which alarms when the heartbeat stops).
+"""
+
+
+def _alternatives(names: tuple[str, ...]) -> str:
+    return names[0] if len(names) == 1 else "|".join(names)
+
+
+def _op(names: tuple[str, ...]) -> str:
+    return "=" if len(names) == 1 else "=~"
+
+
+def alertmanager_config() -> dict[str, Any]:
+    """Alertmanager's configuration (compose's alertmanager.yml)."""
+    return {
+        "route": {
+            "receiver": "tickets",
+            "group_by": GROUP_BY,
+            "group_wait": "30s",
+            "group_interval": "5m",
+            "repeat_interval": "4h",
+            "routes": [
+                {
+                    "matchers": ['alertname="Watchdog"'],
+                    "receiver": "heartbeat",
+                    "group_wait": "0s",
+                    "repeat_interval": "5m",
+                },
+                {"matchers": ['severity="critical"'], "receiver": "pager", "repeat_interval": "1h"},
+            ],
+        },
+        "receivers": [{"name": name} for name in ("tickets", "pager", "heartbeat")],
+        "inhibit_rules": [
+            {
+                "source_matchers": [f'alertname{_op(src)}"{_alternatives(src)}"'],
+                "target_matchers": [f'alertname{_op(dst)}"{_alternatives(dst)}"'],
+                "equal": list(equal),
+            }
+            for src, dst, equal in INHIBITIONS
+        ],
+    }
+
+
+def alertmanager_crd() -> dict[str, Any]:
+    """The same as an AlertmanagerConfig of prometheus-operator (kube-prometheus-stack's
+    Alertmanager merges it)."""
+
+    def matcher(name: str, names: tuple[str, ...]) -> dict[str, str]:
+        return {"name": name, "value": _alternatives(names), "matchType": _op(names)}
+
+    return {
+        "apiVersion": "monitoring.coreos.com/v1alpha1",
+        "kind": "AlertmanagerConfig",
+        "metadata": {"name": "hebei", "labels": {"app.kubernetes.io/part-of": "hebei"}},
+        "spec": {
+            "route": {
+                "receiver": "tickets",
+                "groupBy": GROUP_BY,
+                "groupWait": "30s",
+                "groupInterval": "5m",
+                "repeatInterval": "4h",
+                "routes": [
+                    {
+                        "matchers": [matcher("alertname", ("Watchdog",))],
+                        "receiver": "heartbeat",
+                        "groupWait": "0s",
+                        "repeatInterval": "5m",
+                    },
+                    {
+                        "matchers": [matcher("severity", ("critical",))],
+                        "receiver": "pager",
+                        "repeatInterval": "1h",
+                    },
+                ],
+            },
+            "receivers": [{"name": name} for name in ("tickets", "pager", "heartbeat")],
+            "inhibitRules": [
+                {
+                    "sourceMatch": [matcher("alertname", src)],
+                    "targetMatch": [matcher("alertname", dst)],
+                    "equal": list(equal),
+                }
+                for src, dst, equal in INHIBITIONS
+            ],
+        },
+    }
+
+
+# -------------------------------------------------------------------------------- output
+
+
+@dataclass
+class Site:
+    """What differs between installations (site.yml): where the runbooks (the README) and
+    Grafana are, the labels kube-prometheus-stack's Prometheus selects its monitors and rules
+    by, and the label its Grafana's sidecar loads dashboard ConfigMaps by."""
+
+    runbook_base: str
+    grafana_url: str
+    selector_labels: dict[str, str]
+    dashboard_label: dict[str, str]
+
+
+def load_site(path: Path = SITE) -> Site:
+    data = yaml.safe_load(path.read_text())
+    return Site(
+        data["runbook_base"],
+        data["grafana_url"],
+        {str(k): str(v) for k, v in data["selector_labels"].items()},
+        {str(k): str(v) for k, v in data["dashboard_label"].items()},
+    )
+
+
+SITE_HEADER = """\
+# This installation's links and labels, read by deploy/monitoring/generate.py: edit them (or
+# pass --runbook-base, --grafana-url, --selector-label, --dashboard-label, which write them
+# here), then run it. See README, "Operating".
+"""
+
+
+def selector_transformer(site: Site) -> dict[str, Any]:
+    """A kustomize LabelTransformer giving the monitors and the rule (only them) the labels
+    kube-prometheus-stack's Prometheus selects by (release: <its Helm release> by default)."""
+    return {
+        "apiVersion": "builtin",
+        "kind": "LabelTransformer",
+        "metadata": {"name": "prometheus-selector"},
+        "labels": site.selector_labels,
+        "fieldSpecs": [
+            {"kind": kind, "path": "metadata/labels", "create": True}
+            for kind in ("ServiceMonitor", "PodMonitor", "PrometheusRule", "AlertmanagerConfig")
+        ],
+    }
+
+
+def dashboards_kustomization(site: Site) -> dict[str, Any]:
+    """A component of one ConfigMap per dashboard, labelled for Grafana's sidecar."""
+    return {
+        "apiVersion": "kustomize.config.k8s.io/v1alpha1",
+        "kind": "Component",
+        "generatorOptions": {
+            "disableNameSuffixHash": True,
+            "labels": {"app.kubernetes.io/part-of": "hebei", **site.dashboard_label},
+            # the sidecar's folderAnnotation (kube-prometheus-stack: grafana_folder)
+            "annotations": {"grafana_folder": "Hebei"},
+        },
+        "configMapGenerator": [
+            {"name": f"{board.uid}-dashboard", "files": [f"dashboards/{board.uid}.json"]}
+            for board in BOARDS
+        ],
+    }
+
+
+def outputs(site: Site | None = None) -> dict[Path, str]:
     """Every generated file and its content."""
+    site = site or load_site()
+    runbook_base, grafana = site.runbook_base, site.grafana_url
     rules, alerts = rule_groups(runbook_base, grafana)
     files = {
         HERE / "rules" / "hebei.yml": HEADER + to_yaml({"groups": rules}),
         HERE / "alerts" / "hebei.yml": HEADER + to_yaml({"groups": alerts}),
         HERE / "tests" / "hebei_test.yml": HEADER + to_yaml(unit_tests(runbook_base, grafana)),
+        HERE / "alertmanager.yml": HEADER + ALERTMANAGER_HEADER + to_yaml(alertmanager_config()),
+        ALERTMANAGER_CONFIG: HEADER + ALERTMANAGER_HEADER + to_yaml(alertmanager_crd()),
+        SELECTOR_LABELS: HEADER + to_yaml(selector_transformer(site)),
+        DASHBOARDS_COMPONENT / "kustomization.yaml": HEADER
+        + "# Grafana's dashboard sidecar (kube-prometheus-stack: grafana.sidecar.dashboards) loads\n"
+        '# every ConfigMap with its label; see README, "Operating".\n'
+        + to_yaml(dashboards_kustomization(site)),
     }
     for board in BOARDS:
-        files[HERE / "dashboards" / f"{board.uid}.json"] = (
-            json.dumps(dashboard(board), indent=2, ensure_ascii=False) + "\n"
-        )
+        text = json.dumps(dashboard(board), indent=2, ensure_ascii=False) + "\n"
+        files[HERE / "dashboards" / f"{board.uid}.json"] = text
+        files[DASHBOARDS_COMPONENT / "dashboards" / f"{board.uid}.json"] = text
     rule = {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",
-        "metadata": {
-            "name": "hebei",
-            "labels": {"app.kubernetes.io/part-of": "hebei", "role": "alert-rules"},
-        },
+        "metadata": {"name": "hebei", "labels": {"app.kubernetes.io/part-of": "hebei"}},
         "spec": {"groups": rules + alerts},
     }
     files[PROMETHEUS_RULE] = HEADER + to_yaml(rule)
     return files
 
 
+def _pairs(values: list[str] | None, default: dict[str, str]) -> dict[str, str]:
+    if not values:
+        return default
+    out = {}
+    for value in values:
+        key, sep, val = value.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"not NAME=VALUE: {value}")
+        out[key] = val
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a file differs")
-    parser.add_argument("--runbook-base", default=RUNBOOK_BASE, help="the README's URL")
-    parser.add_argument("--grafana-url", default=GRAFANA_URL, help="Grafana's URL")
+    parser.add_argument("--runbook-base", help="the README's URL (runbooks are its sections)")
+    parser.add_argument("--grafana-url", help="Grafana's URL")
+    parser.add_argument(
+        "--selector-label",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a label Prometheus selects monitors and rules by (repeat; replaces site.yml's)",
+    )
+    parser.add_argument(
+        "--dashboard-label",
+        action="append",
+        metavar="NAME=VALUE",
+        help="the label Grafana's sidecar loads dashboard ConfigMaps by",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="write the tree under this folder instead of the repository (site.yml untouched)",
+    )
     args = parser.parse_args(argv)
+    current = load_site()
+    site = Site(
+        args.runbook_base or current.runbook_base,
+        (args.grafana_url or current.grafana_url).rstrip("/"),
+        _pairs(args.selector_label, current.selector_labels),
+        _pairs(args.dashboard_label, current.dashboard_label),
+    )
+    files = outputs(site)
+    if site != current:
+        files[SITE] = SITE_HEADER + to_yaml(
+            {
+                "runbook_base": site.runbook_base,
+                "grafana_url": site.grafana_url,
+                "selector_labels": site.selector_labels,
+                "dashboard_label": site.dashboard_label,
+            }
+        )
     stale = []
-    for path, text in outputs(args.runbook_base, args.grafana_url).items():
-        current = path.read_text() if path.exists() else None
-        if current == text:
+    for path, text in files.items():
+        target = args.out / path.relative_to(ROOT) if args.out else path
+        existing = target.read_text() if target.exists() else None
+        if existing == text:
             continue
-        stale.append(path)
+        stale.append(target)
         if not args.check:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
     for path in stale:
-        print(f"{'stale' if args.check else 'wrote'} {path.relative_to(ROOT)}")
+        shown = path.relative_to(args.out) if args.out else path.relative_to(ROOT)
+        print(f"{'stale' if args.check else 'wrote'} {shown}")
     return 1 if args.check and stale else 0
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from cloudcoil.models.keda import v1alpha1 as keda
 from cloudcoil.models.prometheus_operator import v1 as monitoring
+from cloudcoil.models.prometheus_operator import v1alpha1 as monitoring_alpha
 
 HERE = Path(__file__).resolve().parent
 MODELS = {
@@ -29,6 +30,7 @@ MODELS = {
     "monitoring.coreos.com/v1/ServiceMonitor": monitoring.ServiceMonitor,
     "monitoring.coreos.com/v1/PodMonitor": monitoring.PodMonitor,
     "monitoring.coreos.com/v1/PrometheusRule": monitoring.PrometheusRule,
+    "monitoring.coreos.com/v1alpha1/AlertmanagerConfig": monitoring_alpha.AlertmanagerConfig,
 }
 DROP = ("title", "description", "default")
 

@@ -16,7 +16,14 @@ KEYWORDS = frozenset(
      "group_right", "inf", "nan", "Inf", "NaN"}
 )  # fmt: skip
 # Grafana's variables, replaced by what a panel would send.
-GRAFANA_VARIABLES = {"$__rate_interval": "5m", "$__interval": "1m", "$__range": "1h", "$job": ".*"}
+GRAFANA_VARIABLES = {
+    "$__rate_interval": "5m",
+    "$__interval": "1m",
+    "$__range": "1h",
+    "$job": ".*",
+    "$cluster": ".*",
+    "$namespace": ".*",
+}
 
 
 def grafana_expr(expr: str) -> str:

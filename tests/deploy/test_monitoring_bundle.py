@@ -16,7 +16,7 @@ import yaml
 from hebei.common.config import DEFAULT_PORTS
 from hebei.stack.processes import METRICS_JOBS, prometheus_config
 from tests.deploy import promql
-from tests.deploy.conftest import K8S, MONITORING, ROOT, run, tool
+from tests.deploy.conftest import K8S, MONITORING, ROOT, find_tool, run, tool
 
 ALERT_FILES = sorted(MONITORING.glob("alerts/*.yml"))
 RULE_FILES = sorted(MONITORING.glob("rules/*.yml"))
@@ -104,6 +104,9 @@ def test_every_alert_has_a_firing_and_a_quiet_case():
             for check in test.get("alert_rule_test", []):
                 cases.setdefault(check["alertname"], set()).add(bool(check["exp_alerts"]))
     for alert in alerts():
+        if alert["alert"] == "Watchdog":  # always firing: the heartbeat of the pipeline
+            assert cases["Watchdog"] == {True} and alert["expr"] == "vector(1)"
+            continue
         assert cases.get(alert["alert"]) == {True, False}, alert["alert"]
 
 
@@ -111,7 +114,8 @@ def test_service_down_covers_every_grpc_service_and_fires_for_the_bot_service():
     (down,) = [alert for alert in alerts() if alert["alert"] == "HebeiServiceDown"]
     selected = re.fullmatch(r'up\{job=~"([^"]+)"\} == 0', down["expr"])
     assert selected, down["expr"]
-    assert set(selected.group(1).split("|")) == {f"hebei-{name}" for name in DEFAULT_PORTS}
+    services = {f"hebei-{name}" for name in DEFAULT_PORTS} | {"hebei-web"}  # and the gateway
+    assert set(selected.group(1).split("|")) == services
     (test,) = [
         test
         for path in TEST_FILES
@@ -139,7 +143,10 @@ def test_alerts_carry_severity_annotations_a_runbook_and_a_dashboard():
     assert len(alerts()) >= 15
     for alert in alerts():
         name = alert["alert"]
-        assert alert["labels"]["severity"] in ("critical", "warning"), name
+        if name == "Watchdog":
+            assert alert["labels"]["severity"] == "none"
+        else:
+            assert alert["labels"]["severity"] in ("critical", "warning"), name
         assert set(alert["annotations"]) == ANNOTATIONS, name
         runbook = alert["annotations"]["runbook_url"]
         assert runbook.split("#", 1)[1] in runbooks, f"{name}: no README section {runbook}"
@@ -164,16 +171,21 @@ def test_recording_rules_cover_p50_and_p99_per_service_and_method():
 
 def test_dashboards_are_well_formed():
     boards = promql.dashboards()
-    assert {"hebei-grpc", "hebei-tables", "hebei-bots", "hebei-tournaments", "hebei-ledger"} <= set(
-        boards
-    )
+    assert {
+        "hebei-grpc",
+        "hebei-tables",
+        "hebei-bots",
+        "hebei-tournaments",
+        "hebei-ledger",
+        "hebei-web",
+    } <= set(boards)
     assert len({board["uid"] for board in boards.values()}) == len(boards)
     for uid, board in boards.items():
         assert board["uid"] == uid and board["title"].startswith("Hebei / ")
         ids = [panel["id"] for panel in board["panels"]]
         assert len(ids) == len(set(ids)), uid
         variables = {v["name"] for v in board["templating"]["list"]}
-        assert "datasource" in variables
+        assert {"datasource", "cluster", "namespace"} <= variables
         for panel in board["panels"]:
             grid = panel["gridPos"]
             assert grid["x"] >= 0 and grid["x"] + grid["w"] <= 24, (uid, panel["title"])
@@ -214,14 +226,122 @@ def test_the_metric_name_parser_finds_names_not_functions_or_labels():
 
 
 def test_every_name_a_dashboard_or_alert_uses_is_known_by_kind():
-    """Each name is a service metric (hebei_*, grpc_*), Prometheus's own ``up`` or
-    postgres_exporter's (pg_*); the e2e test checks the service ones against a scrape."""
+    """Each name is a service metric (hebei_*, grpc_*, the client library's
+    process_start_time_seconds), Prometheus's own ``up``, postgres_exporter's (pg_*),
+    redis_exporter's (redis_*) or RabbitMQ's (rabbitmq_*); the e2e test checks the service
+    ones against a scrape."""
     unknown = {
         name: where
         for name, where in promql.used_metrics().items()
-        if not name.startswith(("hebei_", "grpc_", "pg_")) and name != "up"
+        if not name.startswith(("hebei_", "grpc_", "pg_", "redis_", "rabbitmq_"))
+        and name not in ("up", "process_start_time_seconds")
     }
     assert unknown == {}
+
+
+def test_rules_and_alerts_aggregate_by_cluster_and_namespace_as_well_as_job():
+    for rule in promql.rules():
+        for labels in re.findall(r"\b(?:by|on) \(([^)]*)\)", rule["expr"]):
+            names = {label.strip() for label in labels.split(",")}
+            if "job" in names or "queue" in names:
+                assert {"cluster", "namespace"} <= names, (
+                    rule.get("alert", rule.get("record")),
+                    labels,
+                )
+
+
+def test_every_dashboard_query_is_scoped_by_cluster_and_namespace(generator: ModuleType):
+    scope = generator.SCOPE_MATCHERS
+    for board in promql.dashboards().values():
+        for panel in board["panels"]:
+            for target in panel.get("targets", []):
+                expr = target["expr"]
+                for name in promql.metric_names(expr):
+                    selectors = re.findall(rf"(?<![\w:]){re.escape(name)}\{{([^}}]*)\}}", expr)
+                    assert selectors and all(scope in s for s in selectors), (panel["title"], expr)
+
+
+def test_scoping_leaves_functions_labels_and_strings_alone(generator: ModuleType):
+    expr = (
+        'sum by (job) (rate(a_total{x="b c"}[5m])) / on (job) group_left () b'
+        " unless c offset 30m > bool 0 or histogram_quantile(0.9, sum by (le) (rate(d_bucket[1h])))"
+        ' or label_replace(e, "q", "$1", "k", "(.+)") or vector(1)'
+    )
+    m = generator.SCOPE_MATCHERS
+    assert generator.scoped(expr) == (
+        f'sum by (job) (rate(a_total{{x="b c",{m}}}[5m])) / on (job) group_left () b{{{m}}}'
+        f" unless c{{{m}}} offset 30m > bool 0 or histogram_quantile(0.9, sum by (le)"
+        f" (rate(d_bucket{{{m}}}[1h])))"
+        f' or label_replace(e{{{m}}}, "q", "$1", "k", "(.+)") or vector(1)'
+    )
+
+
+def test_other_links_regenerate_a_consistent_bundle(generator: ModuleType, tmp_path: Path):
+    """--runbook-base and --grafana-url (into a folder, not the repository): the runbook links
+    still name the README's sections, the dashboard links its boards, the unit tests (which
+    expect the annotations) pass."""
+    site = (MONITORING / "site.yml").read_text()
+    base, grafana = (
+        "https://code.example.org/ops/hebei/-/blob/v2/README.md",
+        "https://g.example.org",
+    )
+    argv = ["--out", str(tmp_path), "--runbook-base", base, "--grafana-url", grafana + "/"]
+    argv += ["--selector-label", "prometheus=ops", "--dashboard-label", "dashboards=hebei"]
+    assert generator.main(argv) == 0
+    assert (MONITORING / "site.yml").read_text() == site  # the repository's is untouched
+    out = tmp_path / MONITORING.relative_to(ROOT)
+    runbooks = anchors(operating_chapter())
+    boards = {p.stem for p in (out / "dashboards").glob("*.json")}
+    written = yaml.safe_load((out / "site.yml").read_text())
+    assert written["runbook_base"] == base and written["grafana_url"] == grafana
+    for group in yaml.safe_load((out / "alerts" / "hebei.yml").read_text())["groups"]:
+        for alert in group["rules"]:
+            runbook, _, anchor = alert["annotations"]["runbook_url"].partition("#")
+            assert runbook == base and anchor in runbooks, alert["alert"]
+            board = alert["annotations"]["dashboard_url"]
+            assert board.startswith(grafana + "/d/") and board.rsplit("/", 1)[1] in boards
+    result = run([tool("promtool"), "test", "rules", "hebei_test.yml"], cwd=out / "tests")
+    assert result.returncode == 0, result.stdout + result.stderr
+    monitoring = tmp_path / "k8s" / "components" / "monitoring"
+    labels = yaml.safe_load((monitoring / "selector-labels.yaml").read_text())["labels"]
+    assert labels == {"prometheus": "ops"}
+    component = tmp_path / "k8s" / "components" / "grafana-dashboards" / "kustomization.yaml"
+    options = yaml.safe_load(component.read_text())["generatorOptions"]
+    assert options["labels"]["dashboards"] == "hebei"
+
+
+def test_alertmanager_routes_and_inhibitions_name_real_alerts(generator: ModuleType):
+    config = yaml.safe_load((MONITORING / "alertmanager.yml").read_text())
+    names = {alert["alert"] for alert in alerts()}
+    receivers = {r["name"] for r in config["receivers"]}
+    assert config["route"]["receiver"] in receivers
+    assert {r["receiver"] for r in config["route"]["routes"]} <= receivers
+    assert config["route"]["routes"][0]["matchers"] == ['alertname="Watchdog"']
+    pairs = set()
+    for rule in config["inhibit_rules"]:
+        for key in ("source_matchers", "target_matchers"):
+            (matcher,) = rule[key]
+            listed = re.fullmatch(r'alertname=~?"([^"]+)"', matcher).group(1).split("|")
+            assert set(listed) <= names, listed
+        pairs.add((rule["source_matchers"][0], rule["target_matchers"][0]))
+        assert rule["equal"] and set(rule["equal"]) <= {"cluster", "namespace", "job", "instance"}
+    assert ('alertname="HebeiBotFleetAbsent"', 'alertname="HebeiBotWorkerDown"') in pairs
+    down = [r for r in config["inhibit_rules"] if "HebeiServiceDown" in r["source_matchers"][0]]
+    assert down and "HebeiGrpcErrorRatioHigh" in down[0]["target_matchers"][0]
+    # the Kubernetes AlertmanagerConfig says the same
+    crd = yaml.safe_load(
+        (K8S / "components" / "monitoring" / "alertmanagerconfig.yaml").read_text()
+    )
+    assert len(crd["spec"]["inhibitRules"]) == len(config["inhibit_rules"])
+
+
+def test_amtool_checks_the_alertmanager_config():
+    amtool = find_tool("amtool")  # optional: apt-get install prometheus-alertmanager
+    if not amtool:
+        pytest.skip("amtool is not installed (apt-get install prometheus-alertmanager)")
+    result = run([amtool, "check-config", str(MONITORING / "alertmanager.yml")])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert " 4 inhibit rules" in result.stdout and " 3 receivers" in result.stdout
 
 
 def test_the_kubernetes_prometheus_rule_has_the_same_groups():
@@ -264,15 +384,20 @@ def test_every_latency_threshold_is_a_bucket_edge_of_its_histogram(generator: Mo
     recorded = promql.recorded()
     checked = []
     for rule in alerts():
-        quantile_alert = r"(hebei:\w+:p\d+_5m)(?:\{[^}]*\})?\s*>\s*([\d.]+)"
+        quantile_alert = r"(hebei:\w+:p\d+_\d+[mh])(?:\{[^}]*\})?\s*>\s*([\d.]+)"
         for record, threshold in re.findall(quantile_alert, rule["expr"]):
             (bucket,) = recorded[record]
             metric = bucket.removesuffix("_bucket")
             assert float(threshold) in edges[metric], (rule["alert"], threshold, edges[metric])
             checked.append(rule["alert"])
-    assert {"HebeiSeatDecisionSlow", "HebeiBotDecisionSlow", "HebeiBotQueueWaitHigh"} <= set(
-        checked
-    )
+    assert {"HebeiBotDecisionSlow", "HebeiBotQueueWaitHigh"} <= set(checked)
+    # the seat objective counts the answers in the bucket ending at its target
+    answer = edges["hebei_table_decision_answer_seconds"]
+    assert generator.SEAT_DECISION_TARGET in answer
+    slow = [
+        r["expr"] for r in promql.rules() if "table_decision_answer_slow" in r.get("record", "")
+    ]
+    assert slow and all(f'le="{generator.SEAT_DECISION_TARGET:g}"' in e for e in slow)
     grpc = edges["grpc_server_handling_seconds"]
     for budget in (generator.DEFAULT_BUDGET, *generator.BUDGETS.values()):
         assert budget in grpc, budget
