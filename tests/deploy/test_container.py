@@ -245,6 +245,31 @@ def test_compose_prometheus_scrapes_every_job_the_alerts_select():
     (dns,) = jobs["hebei-botservice"]["dns_sd_configs"]
     assert dns["names"] == ["botservice"] and dns["port"] == DEFAULT_PORTS["botservice"][1]
     assert config["rule_files"] == ["rules/*.yml", "alerts/*.yml"]
+    # the web gateway's own /metrics port, and the exporters the broker and database alerts read
+    web = compose_config()["services"]["web"]["environment"]
+    assert jobs["hebei-web"]["static_configs"][0]["targets"] == [
+        f"web:{web['HEBEI_WEB_METRICS_PORT']}"
+    ]
+    assert jobs["redis"]["static_configs"][0]["targets"] == ["redis-exporter:9121"]
+    (rabbit,) = jobs["rabbitmq"]["dns_sd_configs"]  # no target without the profile
+    assert rabbit["names"] == ["rabbitmq"] and rabbit["port"] == 15692
+    assert jobs["rabbitmq"]["params"]["family"] == ["queue_coarse_metrics"]
+
+
+def test_alerts_reach_alertmanager_and_the_exporters_run():
+    services = compose_config()["services"]
+    config = yaml.safe_load((MONITORING / "prometheus.yml").read_text())
+    (alertmanagers,) = config["alerting"]["alertmanagers"]
+    assert alertmanagers["static_configs"][0]["targets"] == ["alertmanager:9093"]
+    alertmanager = services["alertmanager"]
+    mounts = {m["target"]: m["source"] for m in alertmanager["volumes"]}
+    assert Path(mounts["/etc/alertmanager/alertmanager.yml"]) == MONITORING / "alertmanager.yml"
+    assert "--config.file=/etc/alertmanager/alertmanager.yml" in alertmanager["command"]
+    assert services["prometheus"]["depends_on"]["alertmanager"]["condition"] == "service_healthy"
+    redis = services["redis-exporter"]["environment"]
+    assert redis["REDIS_ADDR"] == "redis://redis:6379"
+    assert redis["REDIS_EXPORTER_CHECK_KEYS"] == "db0=bots.*"  # the Celery queues' lists
+    assert "postgres-exporter" in services
 
 
 @pytest.mark.parametrize("service", [*HEBEI_SERVICES, "web"])
