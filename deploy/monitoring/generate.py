@@ -2328,7 +2328,9 @@ def alertmanager_crd() -> dict[str, Any]:
     Alertmanager merges it)."""
 
     def matcher(name: str, names: tuple[str, ...]) -> dict[str, str]:
-        return {"name": name, "value": _alternatives(names), "matchType": _op(names)}
+        # matchType "=" is the default: left out (a bare = is YAML 1.1's value tag)
+        regex = {"matchType": "=~"} if len(names) > 1 else {}
+        return {"name": name, "value": _alternatives(names), **regex}
 
     return {
         "apiVersion": "monitoring.coreos.com/v1alpha1",

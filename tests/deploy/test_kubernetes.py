@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ RENDERS = {
     "base": K8S / "base",
     "keda-bots": K8S / "components" / "keda-bots",
     "monitoring": K8S / "components" / "monitoring",
+    "grafana-dashboards": K8S / "components" / "grafana-dashboards",
     "network-policies": K8S / "components" / "network-policies",
     "dev": K8S / "overlays" / "dev",
     "prod": K8S / "overlays" / "prod",
@@ -144,11 +146,10 @@ def test_pods_are_locked_down(name: str):
             assert {"cpu", "memory"} <= set(container["resources"]["limits"]), pod
 
 
-def test_services_have_native_grpc_probes_named_ports_and_budgets():
+def test_services_have_native_grpc_probes_and_named_ports():
     docs = rendered("base")
     deployments = by_kind(docs, "Deployment")
     services = by_kind(docs, "Service")
-    budgets = by_kind(docs, "PodDisruptionBudget")
     for name, (grpc_port, metrics_port) in DEFAULT_PORTS.items():
         spec = deployments[f"hebei-{name}"]["spec"]["template"]["spec"]
         (container,) = spec["containers"]
@@ -165,9 +166,62 @@ def test_services_have_native_grpc_probes_named_ports_and_budgets():
             assert container[probe]["grpc"] == {"port": grpc_port}, (name, probe)
         service_ports = {p["name"]: p["port"] for p in services[f"hebei-{name}"]["spec"]["ports"]}
         assert service_ports == ports
-        assert f"hebei-{name}" in budgets
-    assert "hebei-bots" in budgets
     assert deployments["hebei-table"]["spec"]["strategy"]["type"] == "Recreate"
+
+
+def autoscaled(docs: tuple[dict, ...]) -> dict[str, int]:
+    """Deployment -> the fewest replicas its autoscaler (HPA or KEDA) keeps."""
+    out = {}
+    for hpa in by_kind(docs, "HorizontalPodAutoscaler").values():
+        out[hpa["spec"]["scaleTargetRef"]["name"]] = hpa["spec"].get("minReplicas", 1)
+    for scaled in by_kind(docs, "ScaledObject").values():
+        out[scaled["spec"]["scaleTargetRef"]["name"]] = scaled["spec"]["minReplicaCount"]
+    return out
+
+
+@pytest.mark.parametrize("name", ["base", "dev", "prod"])
+def test_no_replicas_where_an_autoscaler_owns_the_count(name: str):
+    docs = rendered(name)
+    deployments = by_kind(docs, "Deployment")
+    owned = autoscaled(docs)
+    assert "hebei-botservice" in owned
+    for target in owned:
+        assert "replicas" not in deployments[target]["spec"], target  # reset at every apply
+
+
+@pytest.mark.parametrize("name", ["base", "dev", "prod"])
+def test_disruption_budgets_protect_replicas_and_never_block_a_single_pod(name: str):
+    docs = rendered(name)
+    deployments = by_kind(docs, "Deployment")
+    owned = autoscaled(docs)
+    budgets = by_kind(docs, "PodDisruptionBudget")
+    for budget in budgets.values():
+        target = budget["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"]
+        fewest = owned.get(target, deployments[target]["spec"].get("replicas", 1))
+        if "minAvailable" in budget["spec"]:
+            assert 1 <= budget["spec"]["minAvailable"] < fewest, target  # a drain can proceed
+        else:
+            assert budget["spec"]["maxUnavailable"] == 1 and target in owned, target
+    single = {n for n, d in deployments.items() if d["spec"].get("replicas", 1) == 1} - set(owned)
+    assert not single & {b["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"]
+                         for b in budgets.values()}  # fmt: skip
+    if name == "prod":
+        assert {"hebei-ledger", "hebei-matchmaking", "hebei-botservice", "hebei-bots"} <= set(
+            budgets
+        )
+        assert budgets["hebei-ledger"]["spec"]["minAvailable"] == 2
+
+
+def test_replicated_services_spread_over_nodes_and_zones():
+    specs = pod_specs(rendered("prod"))
+    for name in ("hebei-ledger", "hebei-matchmaking", "hebei-botservice", "hebei-bots"):
+        constraints = specs[name]["topologySpreadConstraints"]
+        keys = {c["topologyKey"] for c in constraints}
+        assert keys == {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}, name
+        for c in constraints:
+            assert c["labelSelector"]["matchLabels"] == {"app.kubernetes.io/name": name}
+            assert c["matchLabelKeys"] == ["pod-template-hash"]
+            assert c["maxSkew"] == 1
 
 
 def test_the_bot_service_scales_on_cpu_and_reads_matches_from_the_engine():
@@ -201,12 +255,16 @@ def test_the_web_gateway_is_served_over_http_with_probes_on_its_health_route():
     assert port == DEFAULT_PORT
     (container,) = pod_specs(docs)["hebei-web"]["containers"]
     assert container["command"] == ["python", "-m", "hebei.web"]
-    assert {p["name"]: p["containerPort"] for p in container["ports"]} == {"http": port}
+    metrics_port = int(config["data"]["HEBEI_WEB_METRICS_PORT"])
+    assert {p["name"]: p["containerPort"] for p in container["ports"]} == {
+        "http": port,
+        "metrics": metrics_port,  # its own /metrics, never on the public port
+    }
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert container[probe]["httpGet"] == {"path": "/api/health", "port": "http"}, probe
-    (service_port,) = by_kind(docs, "Service")["hebei-web"]["spec"]["ports"]
-    assert (service_port["name"], service_port["port"]) == ("http", port)
-    assert "hebei-web" in by_kind(docs, "PodDisruptionBudget")
+    service_ports = by_kind(docs, "Service")["hebei-web"]["spec"]["ports"]
+    assert {p["name"]: p["port"] for p in service_ports} == {"http": port, "metrics": metrics_port}
+    assert "hebei-web" not in by_kind(rendered("prod"), "PodDisruptionBudget")  # one pod
     # seat sessions and SSE resume buffers live in the gateway's memory
     assert by_kind(rendered("prod"), "Deployment")["hebei-web"]["spec"]["replicas"] == 1
     (ingress,) = by_kind(rendered("prod"), "Ingress").values()
@@ -265,6 +323,14 @@ def test_keda_scales_on_the_real_celery_queue_keys():
     assert scaled["spec"]["minReplicaCount"] >= 1
     redis = [t for t in scaled["spec"]["triggers"] if t["type"] == "redis"]
     assert {t["metadata"]["listName"] for t in redis} == queues
+    # one pod's seats per queued step: N queued seats ask for N/sessions pods
+    command = pod_specs(docs)["hebei-bots"]["containers"][0]["command"]
+    sessions = command[command.index("--sessions") + 1]
+    assert {t["metadata"]["listLength"] for t in redis} == {sessions}
+    # the seat sessions of this namespace only (a shared Prometheus sees every namespace's)
+    (seats,) = [t for t in scaled["spec"]["triggers"] if t["type"] == "prometheus"]
+    namespace = scaled["metadata"]["namespace"]
+    assert f'namespace="{namespace}"' in seats["metadata"]["query"], seats["metadata"]["query"]
     auth = by_kind(docs, "TriggerAuthentication")
     for trigger in redis:
         ref = auth[trigger["authenticationRef"]["name"]]
@@ -286,7 +352,7 @@ def test_monitors_give_the_job_names_the_alerts_select():
         )
     ]
     jobs = {s["metadata"]["labels"][monitor["spec"]["jobLabel"]] for s in selected}
-    assert jobs == {f"hebei-{name}" for name in DEFAULT_PORTS}  # the botservice's too
+    assert jobs == {f"hebei-{name}" for name in DEFAULT_PORTS} | {"hebei-web"}
     assert {"hebei-ledger", "hebei-table", "hebei-matchmaking", "hebei-botservice"} <= jobs
     pods = by_kind(docs, "PodMonitor")["hebei-bots"]
     bots = by_kind(docs, "Deployment")["hebei-bots"]["spec"]["template"]["metadata"]["labels"]
@@ -296,6 +362,38 @@ def test_monitors_give_the_job_names_the_alerts_select():
         services["postgres-exporter"]["metadata"]["labels"][postgres["spec"]["jobLabel"]]
         == "postgres"
     )
+    redis = by_kind(docs, "ServiceMonitor")["hebei-redis"]
+    assert services["redis-exporter"]["metadata"]["labels"][redis["spec"]["jobLabel"]] == "redis"
+
+
+def test_prometheus_and_alertmanager_select_what_the_site_names(generator):
+    """The labels kube-prometheus-stack selects by (site.yml), on the monitors, the rule and
+    the Alertmanager routes, and on nothing else."""
+    site = generator.load_site()
+    docs = rendered("prod")
+    selected = ("ServiceMonitor", "PodMonitor", "PrometheusRule", "AlertmanagerConfig")
+    for doc in docs:
+        labels = doc["metadata"].get("labels", {})
+        carries = site.selector_labels.items() <= labels.items()
+        assert carries == (doc["kind"] in selected), (doc["kind"], doc["metadata"]["name"])
+    (config,) = by_kind(docs, "AlertmanagerConfig").values()
+    receivers = {r["name"] for r in config["spec"]["receivers"]}
+    assert config["spec"]["route"]["receiver"] in receivers and config["spec"]["inhibitRules"]
+
+
+def test_grafana_dashboards_ship_as_configmaps_for_the_sidecar(generator):
+    site = generator.load_site()
+    boards = {board.uid for board in generator.BOARDS}
+    maps = by_kind(rendered("prod"), "ConfigMap")
+    dashboards = {
+        n: m
+        for n, m in maps.items()
+        if site.dashboard_label.items() <= m["metadata"].get("labels", {}).items()
+    }
+    assert {n.removesuffix("-dashboard") for n in dashboards} == boards
+    for name, config_map in dashboards.items():
+        (text,) = config_map["data"].values()
+        assert json.loads(text)["uid"] == name.removesuffix("-dashboard")
 
 
 def test_the_prometheus_rule_is_the_bundle():
@@ -363,13 +461,15 @@ def test_overlays_differ_as_documented():
     }
     assert {"postgres", "redis"} <= set(pod_specs(dev))
     assert not {"postgres", "redis"} & set(pod_specs(prod))  # external in production
-    replicas = {n: d["spec"]["replicas"] for n, d in by_kind(dev, "Deployment").items()}
+    replicas = {n: d["spec"].get("replicas", 1) for n, d in by_kind(dev, "Deployment").items()}
     assert all(replicas[n] == 1 for n in OURS)
-    replicas = {n: d["spec"]["replicas"] for n, d in by_kind(prod, "Deployment").items()}
+    replicas = {n: d["spec"].get("replicas") for n, d in by_kind(prod, "Deployment").items()}
     assert replicas["hebei-ledger"] > 1 and replicas["hebei-matchmaking"] > 1
     assert replicas["hebei-table"] == 1  # one owner of every live table
+    # by digest (a tag can be moved): the placeholder has the form the docs tell to fill in
     images = {c["image"] for c in containers(prod) if "hebei" in c["image"]}
-    assert images == {"registry.example.com/hebei:0.1.0"}
+    (image,) = images
+    assert re.fullmatch(r"registry\.example\.com/hebei@sha256:[0-9a-f]{64}", image), image
 
 
 def test_the_audit_job_script_compiles():
