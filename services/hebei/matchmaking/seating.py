@@ -669,174 +669,130 @@ def _greedy_round(
     return tables
 
 
-class _PairSearch:
-    """The rounds still to play, as tables of player indices, and a tabu search over swaps of
-    two players inside one round.
-
-    ``meet`` holds the history's meetings (the plan's are added here); ``before`` is each
-    player's table in the last round played (for consecutive repeats of the plan's first round);
-    ``allowed`` the wind masks the first round's tables must have distinct winds in (or None);
-    rounds before ``frozen`` are never changed.
-    """
-
-    def __init__(
-        self,
-        n: int,
-        meet: bytearray,
-        before: list[int] | None,
-        rounds: list[_Round],
-        *,
-        allowed: list[int] | None = None,
-        frozen: int = 0,
-        rng: random.Random,
-        clock: _Clock,
-    ) -> None:
-        self.n = n
-        self.meet = meet
-        self.before = before
-        self.rounds = rounds
-        self.where = [_table_index(n, tables) for tables in rounds]
-        self.allowed = allowed
-        self.frozen = frozen
-        self.rng = rng
-        self.clock = clock
-        self.cost = 0
-        for r, tables in enumerate(rounds):
-            previous = self._previous(r)
-            for table in tables:
-                for p, q in combinations(table, 2):
-                    self.cost += _MARGINAL[meet[p * n + q]]
-                    if previous is not None and previous[p] >= 0 and previous[p] == previous[q]:
-                        self.cost += _CONSECUTIVE
-                    meet[p * n + q] += 1
-                    meet[q * n + p] += 1
-
-    def _previous(self, r: int) -> list[int] | None:
-        """Each player's table in the round before plan round r (None: no such round)."""
-        return self.where[r - 1] if r > 0 else self.before
-
-    def _next(self, r: int) -> list[int] | None:
-        return self.where[r + 1] if r + 1 < len(self.where) else None
-
-    def swap_delta(self, r: int, x: int, y: int) -> int:
-        """The cost change if x and y (at different tables of round r) swap seats."""
-        n, meet, marginal = self.n, self.meet, _MARGINAL
-        where, tables = self.where[r], self.rounds[r]
-        previous, following = self._previous(r), self._next(r)
-        delta = 0
-        for mover, stayer, mates in ((x, y, tables[where[x]]), (y, x, tables[where[y]])):
-            # ``mover`` leaves ``mates`` and ``stayer`` takes its seat among them
-            for a in mates:
-                if a == mover:
-                    continue
-                delta += marginal[meet[stayer * n + a]] - marginal[meet[mover * n + a] - 1]
-                for around in (previous, following):
-                    if around is not None and around[a] >= 0:
-                        seat = around[a]
-                        delta += _CONSECUTIVE * ((around[stayer] == seat) - (around[mover] == seat))
-        return delta
-
-    def swap_allowed(self, r: int, x: int, y: int) -> bool:
-        """Swaps in the first round keep every table wind-feasible."""
-        if r or self.allowed is None:
-            return True
-        where, tables, allowed = self.where[r], self.rounds[r], self.allowed
-        a = [allowed[y] if p == x else allowed[p] for p in tables[where[x]]]
-        b = [allowed[x] if p == y else allowed[p] for p in tables[where[y]]]
-        return _has_distinct_winds(tuple(sorted(a))) and _has_distinct_winds(tuple(sorted(b)))
-
-    def swap(self, r: int, x: int, y: int) -> None:
-        """x and y (at different tables of round r) swap seats; the meetings follow."""
-        n, meet = self.n, self.meet
-        where, tables = self.where[r], self.rounds[r]
-        tx, ty = where[x], where[y]
-        for mover, stayer, mates in ((x, y, tables[tx]), (y, x, tables[ty])):
-            for a in mates:
-                if a != mover:
-                    meet[mover * n + a] -= 1
-                    meet[a * n + mover] -= 1
-                    meet[stayer * n + a] += 1
-                    meet[a * n + stayer] += 1
-        tables[tx][tables[tx].index(x)] = y
-        tables[ty][tables[ty].index(y)] = x
-        where[x], where[y] = ty, tx
-
-    def _table_conflicts(self, r: int, table: list[int]) -> list[int]:
-        """The players of ``table`` (round r) in a repeat or a consecutive pair."""
-        n, meet, previous = self.n, self.meet, self._previous(r)
-        out = []
-        for p, q in combinations(table, 2):
-            if meet[p * n + q] > 1 or (
-                previous is not None and previous[p] >= 0 and previous[p] == previous[q]
-            ):
-                out += (p, q)
-        return out
-
-    def pick_conflict(self) -> tuple[int, int] | None:
-        """A random (round, player) in conflict: a few random tables first, then a full scan."""
-        rng, free = self.rng, range(self.frozen, len(self.rounds))
-        if not free:
-            return None
-        for _ in range(24):
-            r = rng.choice(free)
-            players = self._table_conflicts(r, rng.choice(self.rounds[r]))
-            if players:
-                return r, rng.choice(players)
-        every = [
-            (r, p)
-            for r in free
-            for table in self.rounds[r]
-            for p in self._table_conflicts(r, table)
-        ]
-        return rng.choice(every) if every else None
-
-    def run(self, iterations: int, patience: int = 1000) -> None:
-        """Tabu search: move a player of a conflict to its best swap (uphill if need be) and
-        keep the best plan seen; stops when nothing conflicts, after ``patience`` iterations
-        without a new best, at the budget or at the deadline."""
-        rng, n = self.rng, self.n
-        best_cost = self.cost
-        since_best: list[tuple[int, int, int]] = []
-        tabu: dict[tuple[int, int], int] = {}
-        best_at = 0
-        for it in range(iterations):
-            if it - best_at > patience or (it % 16 == 0 and self.clock.expired(_SEARCH_SHARE)):
-                break
-            conflict = self.pick_conflict()
-            if conflict is None:
-                break
-            r, x = conflict
-            where = self.where[r]
-            candidates = range(n) if n <= 64 else rng.sample(range(n), 48)
-            move, move_delta = -1, 0
-            for y in candidates:
-                if where[y] == where[x]:
-                    continue
-                delta = self.swap_delta(r, x, y)
-                if move >= 0 and delta >= move_delta:
-                    continue
-                is_tabu = tabu.get((r, x), -1) > it or tabu.get((r, y), -1) > it
-                if is_tabu and self.cost + delta >= best_cost:
-                    continue
-                if self.swap_allowed(r, x, y):
-                    move, move_delta = y, delta
-            if move < 0:
-                continue
-            self.swap(r, x, move)
-            self.cost += move_delta
-            tabu[(r, x)] = tabu[(r, move)] = it + rng.randint(4, 12)
-            since_best.append((r, x, move))
-            if self.cost < best_cost:
-                best_cost, best_at = self.cost, it
-                since_best.clear()
-        for r, x, y in reversed(since_best):
-            self.swap(r, x, y)
-        self.cost = best_cost
+_ANNEAL_ITERATIONS = 150_000
+"""Annealing moves for a plan (one swap of two players in a round each): about 0.3-0.9 s on a
+quiet machine whatever the field's size (the move costs the same), so a round stays well under
+the 2 s deadline; iterations, not time, so the plan is a function of its inputs."""
+_ANNEAL_HOT, _ANNEAL_COLD = 2.0, 0.05
+"""The temperature falls geometrically from hot to cold over the budget (one repeat costs 1)."""
+_BEYOND = 1000
+"""A meeting beyond the lower bound plus one (:func:`pair_bounds`) costs this much."""
 
 
-def _search_budget(n: int, rounds: int) -> int:
-    """Tabu iterations: 2000 for small events, fewer as players x rounds grow."""
-    return max(100, min(2000, 240_000 // max(1, n * rounds)))
+def _plan_costs(most: int) -> list[int]:
+    """costs[m]: the cost of a pair's (m+1)-th meeting when ``most`` is the event's lower bound
+    on the most meetings of a pair: 1 for a repeat up to the bound, 2 for the one above it
+    (so the search weighs the most meetings as well as the repeats), far more beyond."""
+    return [0] + [1] * (most - 1) + [2] + [_BEYOND * m for m in range(1, MAX_ROUNDS + 2)]
+
+
+def _anneal(
+    n: int,
+    meet: bytearray,
+    before: list[int] | None,
+    rounds: list[_Round],
+    *,
+    costs: list[int],
+    rng: random.Random,
+    iterations: int,
+    clock: _Clock,
+    frozen: int = 0,
+    allowed: list[int] | None = None,
+) -> None:
+    """Simulated annealing over the rounds from ``frozen`` on, in place: a move swaps two
+    players at different tables of one round; a pair's (m+1)-th meeting costs ``costs[m]``
+    and a pair at one table in two consecutive rounds :data:`_CONSECUTIVE` (``before``: each
+    player's table in the round played before the plan). ``meet`` holds the history's meetings
+    (the plan's are added). With ``allowed`` (wind masks), swaps in the first round keep its
+    tables wind-feasible. The best plan seen is kept."""
+    R = len(rounds)
+    for tables in rounds:
+        _add_meetings(n, meet, tables)
+    where = [_table_index(n, tables) for tables in rounds]
+    free = range(frozen, R)
+    if not free or n <= 4:
+        return
+    exp, rand = math.exp, rng.random
+    decay = (_ANNEAL_COLD / _ANNEAL_HOT) ** (1 / iterations)
+    temperature = _ANNEAL_HOT
+    cost = best = 0
+    since_best: list[tuple[int, int, int]] = []
+    for it in range(iterations):
+        if it % 1024 == 0 and clock.expired(_SEARCH_SHARE):
+            break
+        temperature *= decay
+        r = frozen + int(rand() * len(free))
+        at, tables = where[r], rounds[r]
+        x, y = int(rand() * n), int(rand() * n)
+        if at[x] == at[y]:
+            continue
+        delta = _swap_delta(n, meet, costs, x, y, tables[at[x]], tables[at[y]])
+        for around in (where[r - 1] if r else before, where[r + 1] if r + 1 < R else None):
+            if around is not None:
+                delta += _CONSECUTIVE * _beside_delta(around, x, y, tables[at[x]], tables[at[y]])
+        if delta > 0 and rand() >= exp(-delta / temperature):
+            continue
+        if r == 0 and allowed is not None and not _swap_keeps_winds(allowed, tables, at, x, y):
+            continue
+        _swap(n, meet, tables, at, x, y)
+        cost += delta
+        since_best.append((r, x, y))
+        if cost < best:
+            best = cost
+            since_best.clear()
+    for r, x, y in reversed(since_best):
+        _swap(n, meet, rounds[r], where[r], x, y)
+
+
+def _swap_delta(
+    n: int, meet: bytearray, costs: list[int], x: int, y: int, at_x: list[int], at_y: list[int]
+) -> int:
+    """The change in meeting costs when x (at table ``at_x``) and y (at ``at_y``) swap."""
+    delta = 0
+    xn, yn = x * n, y * n
+    for a in at_x:
+        if a != x:
+            delta += costs[meet[yn + a]] - costs[meet[xn + a] - 1]
+    for b in at_y:
+        if b != y:
+            delta += costs[meet[xn + b]] - costs[meet[yn + b] - 1]
+    return delta
+
+
+def _beside_delta(around: list[int], x: int, y: int, at_x: list[int], at_y: list[int]) -> int:
+    """The change in pairs that also sat together in the round ``around`` (each player's table
+    there, -1: absent) when x (at table ``at_x``) and y (at ``at_y``) swap."""
+    sx, sy = around[x], around[y]
+    delta = 0
+    for a in at_x:
+        if a != x and around[a] >= 0:
+            delta += (around[a] == sy) - (around[a] == sx)
+    for b in at_y:
+        if b != y and around[b] >= 0:
+            delta += (around[b] == sx) - (around[b] == sy)
+    return delta
+
+
+def _swap_keeps_winds(allowed: list[int], tables: _Round, at: list[int], x: int, y: int) -> bool:
+    """Swapping x and y keeps both tables wind-feasible."""
+    a = [allowed[y] if p == x else allowed[p] for p in tables[at[x]]]
+    b = [allowed[x] if p == y else allowed[p] for p in tables[at[y]]]
+    return _has_distinct_winds(tuple(sorted(a))) and _has_distinct_winds(tuple(sorted(b)))
+
+
+def _swap(n: int, meet: bytearray, tables: _Round, at: list[int], x: int, y: int) -> None:
+    """x and y (at different tables of a round) swap seats; the meetings follow."""
+    tx, ty = at[x], at[y]
+    for mover, stayer, mates in ((x, y, tables[tx]), (y, x, tables[ty])):
+        for a in mates:
+            if a != mover:
+                meet[mover * n + a] -= 1
+                meet[a * n + mover] -= 1
+                meet[stayer * n + a] += 1
+                meet[a * n + stayer] += 1
+    tables[tx][tables[tx].index(x)] = y
+    tables[ty][tables[ty].index(y)] = x
+    at[x], at[y] = ty, tx
 
 
 # --------------------------------------------------------------------------------------------
@@ -1282,16 +1238,42 @@ def _named(ids: list[str], tables: Iterable[Sequence[int]]) -> tuple[Table, ...]
 
 
 def _fresh_plan(n: int, rounds: int, rng: random.Random, clock: _Clock) -> list[_Round]:
-    """The whole event from its start: a relabelled design or greedy rounds, then tabu."""
+    """The whole event from its start: a relabelled design or greedy rounds, then annealing."""
     draft = _design_plan(n, rounds, rng) or _Draft(_greedy_rounds(n, rounds, rng, clock), 0)
-    if draft.frozen < rounds:
-        search = _PairSearch(
-            n, bytearray(n * n), None, draft.rounds, frozen=draft.frozen, rng=rng, clock=clock
+    most, repeats = pair_bounds(n, rounds)
+    if draft.frozen < rounds and not _meets_bounds(n, draft.rounds, most, repeats):
+        _anneal(
+            n,
+            bytearray(n * n),
+            None,
+            draft.rounds,
+            costs=_plan_costs(most),
+            rng=rng,
+            iterations=_ANNEAL_ITERATIONS,
+            clock=clock,
+            frozen=draft.frozen,
         )
-        most, repeats = pair_bounds(n, rounds)
-        if not _meets_bounds(n, draft.rounds, most, repeats):
-            search.run(_search_budget(n, rounds - draft.frozen))
     return draft.rounds
+
+
+_PLANS: dict[tuple[int, int, int, str], list[_Round]] = {}
+"""Fresh plans already made, by (players, rounds, seed, mode): each round of an event asks for
+the same plan (a memo of a pure function; plans cut short by the deadline are not kept)."""
+_PLANS_KEPT = 32
+
+
+def _event_plan(n: int, rounds: int, seed: int, mode: str, clock: _Clock) -> list[_Round]:
+    """The fresh plan of an event (a copy: the caller may change it)."""
+    key = (n, rounds, seed, mode)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _fresh_plan(n, rounds, _rng(seed, mode, 0), clock)
+        if clock.hit:
+            return plan
+        if len(_PLANS) >= _PLANS_KEPT:
+            del _PLANS[next(iter(_PLANS))]
+        _PLANS[key] = plan
+    return [[list(table) for table in tables] for tables in plan]
 
 
 def _greedy_rounds(n: int, rounds: int, rng: random.Random, clock: _Clock) -> list[_Round]:
@@ -1330,6 +1312,7 @@ def _meets_bounds(n: int, plan: list[_Round], most: int, repeats: int) -> bool:
 
 def _replan(
     state: _State,
+    played: int,
     remaining: int,
     allowed: list[int] | None,
     rng: random.Random,
@@ -1347,11 +1330,18 @@ def _replan(
         plan.append(tables)
         if clock.expired(_SEARCH_SHARE):
             break
-    search = _PairSearch(
-        n, bytearray(state.meet), state.before, plan, allowed=allowed, rng=rng, clock=clock
+    _anneal(
+        n,
+        bytearray(state.meet),
+        state.before,
+        plan,
+        costs=_plan_costs(pair_bounds(n, played + len(plan))[0]),
+        rng=rng,
+        iterations=_ANNEAL_ITERATIONS,
+        clock=clock,
+        allowed=allowed,
     )
-    search.run(_search_budget(n, len(plan)))
-    return search.rounds[0]
+    return plan[0]
 
 
 def _same_players(ids: list[str], history: list[list[Table]], duplicate: bool) -> bool:
@@ -1397,7 +1387,7 @@ def _planned_round(
     duplicate = mode == "duplicate"
     whole = bool(_design(n)) or n * rounds <= _WHOLE_PLAN_LIMIT
     if whole and _same_players(ids, history, duplicate):
-        plan = _fresh_plan(n, rounds, _rng(seed, mode, 0), clock)
+        plan = _event_plan(n, rounds, seed, mode, clock)
         if len(plan) == rounds:  # not cut short by the deadline
             seated = plan if duplicate else _colour_plan(n, plan[: -(-round_no // 4) * 4])
             played = [_duplicate_tables(r)[0] if duplicate else r for r in seated[: round_no - 1]]
@@ -1409,9 +1399,9 @@ def _planned_round(
     rng = _rng(seed, mode, round_no)
     horizon = min(rounds - round_no + 1, max(2, _WHOLE_PLAN_LIMIT // n))
     if duplicate:
-        return _duplicate_tables(_replan(state, horizon, None, rng, clock))
+        return _duplicate_tables(_replan(state, round_no - 1, horizon, None, rng, clock))
     allowed = _round_winds(ids, history, _shuffled(n, rng))
-    tables = _replan(state, horizon, allowed, rng, clock)
+    tables = _replan(state, round_no - 1, horizon, allowed, rng, clock)
     return [_seat(table, allowed, rng) for table in tables], (0,) * len(tables)
 
 
