@@ -16,6 +16,7 @@ from tests.integration.web.harness import (
     SseReader,
     gateway,
     open_tournament,
+    operator_stub,
     play_out,
     start_tournament,
 )
@@ -245,3 +246,40 @@ def test_a_bot_in_a_persons_seat_is_shown_as_the_bot(client: httpx.Client, web_s
         assert state["seats"][seat]["played_by"] == "filler for Absent"
     finally:
         spectator.close()
+        cancel(web_stack, tournament_id)
+
+
+def test_a_cookie_seat_counts_against_the_address_once_the_engine_took_it(web_stack) -> None:
+    tournament_id = open_tournament(web_stack, bots=3, rounds=1, hands=16)
+    base = f"/api/tournaments/{tournament_id}"
+    with (
+        gateway(web_stack, max_sessions_per_client=1) as small,
+        httpx.Client(base_url=small.url.rstrip("/"), timeout=30) as client,
+    ):
+        cookie = cookie_header(register(client, tournament_id, "Kai"))
+        start_tournament(web_stack, tournament_id)
+        events = SseReader(client, f"{base}/me/events", headers=cookie).start()
+        try:
+            state = wait_me(events, lambda s: (s["me"]["seat"] or {}).get("match_id"))
+            match_id = state["me"]["seat"]["match_id"]
+            seat = SseReader(
+                client, f"{base}/me/seat/events?match={match_id}", headers=cookie
+            ).start()
+            seat.wait_for(lambda m: m.event == "snapshot", 60)  # the engine took the token
+            refused = client.post(
+                "/api/quickplay", json={"name": "Kai", "policy": "efficiency", "hands": 1}
+            )
+            assert refused.status_code == 429 and "seats already" in refused.json()["error"]
+            seat.close()
+        finally:
+            events.close()
+            cancel(web_stack, tournament_id)
+
+
+def cancel(stack: Any, tournament_id: str) -> None:
+    """End a long tournament a test is done with (the machine is shared)."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    operator_stub(stack).CancelTournament(
+        mm.CancelTournamentRequest(tournament_id=tournament_id, reason="test over")
+    )
