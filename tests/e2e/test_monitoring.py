@@ -41,8 +41,22 @@ from tests.e2e.test_up import Up
 # chapter. Remove each name once the engine exports it: the test then requires it, and fails
 # while a name listed here is exported already. Nothing else may be missing from a scrape.
 PENDING_TABLE_METRICS: frozenset[str] = frozenset()
-# Not ours to export: Prometheus's own series and postgres_exporter's (compose and k8s run it).
-EXTERNAL = frozenset({"up", "pg_up", "pg_stat_activity_count", "pg_settings_max_connections"})
+# Not ours to export: Prometheus's own series and the exporters' (compose and k8s run them):
+# postgres_exporter's, redis_exporter's and RabbitMQ's plugin's.
+EXTERNAL = frozenset(
+    {
+        "up",
+        "pg_up",
+        "pg_stat_activity_count",
+        "pg_settings_max_connections",
+        "redis_up",
+        "redis_key_size",
+        "rabbitmq_detailed_queue_messages_ready",
+    }
+)
+# The web gateway's: compose and Kubernetes scrape it (job hebei-web), the local stack's
+# Prometheus does not scrape it.
+WEB_GATEWAY_PREFIX = "hebei_web_"
 
 PLAYERS, ROUNDS, HANDS = 8, 2, 2
 SCHEMAS = ("HEBEI_LEDGER_SCHEMA", "HEBEI_TABLE_SCHEMA", "HEBEI_MATCHMAKING_SCHEMA")
@@ -226,7 +240,10 @@ def test_every_metric_a_panel_rule_or_alert_uses_is_exported(monitored: Monitore
     missing = {
         name: sorted(where)
         for name, where in used.items()
-        if name not in exported and name not in EXTERNAL and name not in PENDING_TABLE_METRICS
+        if name not in exported
+        and name not in EXTERNAL
+        and name not in PENDING_TABLE_METRICS
+        and not name.startswith(WEB_GATEWAY_PREFIX)
     }
     assert missing == {}
     assert set(used) >= PENDING_TABLE_METRICS, "a pending name no panel or alert uses"
@@ -319,7 +336,8 @@ def test_the_bundles_rules_and_alerts_load_and_evaluate(monitored: Monitored):
     # the p90 of the bot matches just played (seconds), raised to the 10-minute floor
     assert float(expected["value"][1]) == 600
     firing = json.loads(http_get(f"{base}/api/v1/alerts"))["data"]["alerts"]
-    assert [a for a in firing if a["state"] == "firing"] == []  # a healthy stack pages nobody
+    firing = [a["labels"]["alertname"] for a in firing if a["state"] == "firing"]
+    assert firing == ["Watchdog"]  # a healthy stack pages nobody; the heartbeat always fires
 
 
 def test_hebei_up_monitoring_prints_where_prometheus_is(database_url, broker_url, tmp_path):
