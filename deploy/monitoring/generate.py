@@ -325,6 +325,36 @@ def _grpc(job: str, service: str, method: str, kind: str = "unary") -> str:
     return f'job="{job}",grpc_type="{kind}",grpc_service="{service}",grpc_method="{method}"'
 
 
+def handled(grpc: str, code: str, values: str) -> tuple[str, str]:
+    """A grpc_server_handled_total series of the method ``grpc`` ending ``code``."""
+    return f'grpc_server_handled_total{{{grpc},grpc_code="{code}"}}', values
+
+
+def answers(seat_kind: str, within: str, total: str) -> list[tuple[str, str]]:
+    """The seat objective's series: answers within the target, and all of them."""
+    labels = f'job="{TABLE}",seat_kind="{seat_kind}"'
+    metric = "hebei_table_decision_answer_seconds"
+    return [
+        (f'{metric}_bucket{{{labels},le="{SEAT_DECISION_TARGET:g}"}}', within),
+        (f"{metric}_count{{{labels}}}", total),
+    ]
+
+
+def audited(labels: str, values: str) -> tuple[str, str]:
+    """The ledger's last audit time, of the instance ``labels``."""
+    return f'hebei_ledger_last_audit_timestamp_seconds{{job="{LEDGER}",{labels}}}', values
+
+
+def started(labels: str, values: str) -> tuple[str, str]:
+    """The ledger's process start time, of the instance ``labels``."""
+    return f'process_start_time_seconds{{job="{LEDGER}",{labels}}}', values
+
+
+def ended(status: str, values: str) -> tuple[str, str]:
+    """The table engine's matches ended with ``status``."""
+    return f'hebei_table_matches_ended_total{{job="{TABLE}",status="{status}"}}', values
+
+
 def _grpc_labels(job: str, service: str, method: str) -> dict[str, str]:
     return {"job": job, "grpc_type": "unary", "grpc_service": service, "grpc_method": method}
 
@@ -336,7 +366,8 @@ LEDGER_SVC, TABLE_SVC, MM_SVC = (
 )
 REFUSED = 'hebei_table_outbox_deliveries_total{result="refused"}'
 PS, GH = _grpc(LEDGER, LEDGER_SVC, "PostSettlement"), _grpc(LEDGER, LEDGER_SVC, "GetHistory")
-SEAT = f'job="{TABLE}",seat_kind="bot"'
+# One anonymous client over its quota of a public read, for 50 minutes.
+QUOTA_FLOOD = [handled(GH, "OK", "0+60x50"), handled(GH, "RESOURCE_EXHAUSTED", "0+600x50")]
 RV = _grpc(BOTSERVICE, "hebei.v1.BotService", "Review")
 
 ALERTS: list[Alert] = [
@@ -405,27 +436,22 @@ ALERTS: list[Alert] = [
         dashboard="hebei-grpc",
         fire=Case(
             [
-                (f'grpc_server_handled_total{{{PS},grpc_code="OK"}}', "0+100x20"),
-                (f'grpc_server_handled_total{{{PS},grpc_code="UNAVAILABLE"}}', "0+10x20"),
+                handled(PS, "OK", "0+100x20"),
+                handled(PS, "UNAVAILABLE", "0+10x20"),
             ],
             "15m",
             [_grpc_labels(LEDGER, LEDGER_SVC, "PostSettlement")],
         ),
         quiet=Case(
             [
-                (f'grpc_server_handled_total{{{PS},grpc_code="OK"}}', "0+100x20"),
-                (f'grpc_server_handled_total{{{PS},grpc_code="UNAVAILABLE"}}', "0+2x20"),
-                (f'grpc_server_handled_total{{{PS},grpc_code="INVALID_ARGUMENT"}}', "0+50x20"),
-                (
-                    f'grpc_server_handled_total{{{_grpc(TABLE, TABLE_SVC, "Play", "bidi_stream")},grpc_code="UNAVAILABLE"}}',
-                    "0+50x20",
-                ),
-                # one anonymous client over its quota: refusals, not failures
-                (f'grpc_server_handled_total{{{GH},grpc_code="OK"}}', "0+60x20"),
-                (f'grpc_server_handled_total{{{GH},grpc_code="RESOURCE_EXHAUSTED"}}', "0+600x20"),
+                handled(PS, "OK", "0+100x20"),
+                handled(PS, "UNAVAILABLE", "0+2x20"),
+                handled(PS, "INVALID_ARGUMENT", "0+50x20"),
+                handled(_grpc(TABLE, TABLE_SVC, "Play", "bidi_stream"), "UNAVAILABLE", "0+50x20"),
+                *QUOTA_FLOOD,  # refusals, not failures
                 # 3 failures of 5 calls a minute: too few calls to mean anything
-                (f'grpc_server_handled_total{{{RV},grpc_code="OK"}}', "0+2x20"),
-                (f'grpc_server_handled_total{{{RV},grpc_code="INTERNAL"}}', "0+3x20"),
+                handled(RV, "OK", "0+2x20"),
+                handled(RV, "INTERNAL", "0+3x20"),
             ],
             "15m",
         ),
@@ -442,18 +468,11 @@ ALERTS: list[Alert] = [
         " calls on {{ $labels.job }} (and at least one a second) are refused RESOURCE_EXHAUSTED"
         " by a quota, for 30 minutes: one client over its bound, or bounds too low for the load.",
         dashboard="hebei-grpc",
-        fire=Case(
-            [
-                (f'grpc_server_handled_total{{{GH},grpc_code="OK"}}', "0+60x50"),
-                (f'grpc_server_handled_total{{{GH},grpc_code="RESOURCE_EXHAUSTED"}}', "0+600x50"),
-            ],
-            "45m",
-            [_grpc_labels(LEDGER, LEDGER_SVC, "GetHistory")],
-        ),
+        fire=Case(QUOTA_FLOOD, "45m", [_grpc_labels(LEDGER, LEDGER_SVC, "GetHistory")]),
         quiet=Case(
             [
-                (f'grpc_server_handled_total{{{GH},grpc_code="OK"}}', "0+600x50"),
-                (f'grpc_server_handled_total{{{GH},grpc_code="RESOURCE_EXHAUSTED"}}', "0+30x50"),
+                handled(GH, "OK", "0+600x50"),
+                handled(GH, "RESOURCE_EXHAUSTED", "0+30x50"),
             ],
             "45m",
         ),
@@ -531,32 +550,17 @@ ALERTS: list[Alert] = [
         " hour, or 6 times over six hours.",
         dashboard="hebei-tables",
         fire=Case(
-            [  # a worker pod throttled for 90 minutes: a fifth of the answers late
-                (
-                    f'hebei_table_decision_answer_seconds_bucket{{{SEAT},le="0.02"}}',
-                    counter((90, 80)),
-                ),
-                (f"hebei_table_decision_answer_seconds_count{{{SEAT}}}", counter((90, 100))),
-            ],
+            # a worker pod throttled for 90 minutes: a fifth of the answers late
+            answers("bot", counter((90, 80)), counter((90, 100))),
             "90m",
             [{"job": TABLE, "seat_kind": "bot"}],
         ),
         quiet=Case(
-            [  # a 5-minute spike of late answers in a healthy day (0.5% late otherwise)
-                (
-                    f'hebei_table_decision_answer_seconds_bucket{{{SEAT},le="0.02"}}',
-                    counter((300, 199), (5, 0), (95, 199)),
-                ),
-                (f"hebei_table_decision_answer_seconds_count{{{SEAT}}}", counter((400, 200))),
+            [
+                # a 5-minute spike of late answers in a healthy day (0.5% late otherwise)
+                *answers("bot", counter((300, 199), (5, 0), (95, 199)), counter((400, 200))),
                 # people think for seconds: not the objective's
-                (
-                    f'hebei_table_decision_answer_seconds_bucket{{job="{TABLE}",seat_kind="person",le="0.02"}}',
-                    counter((400, 0)),
-                ),
-                (
-                    f'hebei_table_decision_answer_seconds_count{{job="{TABLE}",seat_kind="person"}}',
-                    counter((400, 10)),
-                ),
+                *answers("person", counter((400, 0)), counter((400, 10))),
             ],
             "400m",
         ),
@@ -1129,34 +1133,19 @@ ALERTS: list[Alert] = [
         dashboard="hebei-ledger",
         fire=Case(
             [  # audited at 00:00, then never again (the ledger restarted at 01:00)
-                (
-                    f'hebei_ledger_last_audit_timestamp_seconds{{job="{LEDGER}",instance="a"}}',
-                    "0x150",
-                ),
-                (
-                    f'hebei_ledger_last_audit_timestamp_seconds{{job="{LEDGER}",instance="b"}}',
-                    "1x150",
-                ),
-                (f'process_start_time_seconds{{job="{LEDGER}",instance="b"}}', "3600x150"),
+                audited('instance="a"', "0x150"),
+                audited('instance="b"', "1x150"),
+                started('instance="b"', "3600x150"),
             ],
             "140m",
             [{"job": LEDGER}],
         ),
         quiet=Case(
             [  # audited every 30 minutes
-                (
-                    f'hebei_ledger_last_audit_timestamp_seconds{{job="{LEDGER}",instance="a"}}',
-                    " ".join(str(m // 30 * 1800 + 1) for m in range(151)),
-                ),
+                audited('instance="a"', " ".join(str(m // 30 * 1800 + 1) for m in range(151))),
                 # a fresh installation, never audited yet, up for an hour
-                (
-                    f'hebei_ledger_last_audit_timestamp_seconds{{job="{LEDGER}",namespace="new",instance="c"}}',
-                    "0x150",
-                ),
-                (
-                    f'process_start_time_seconds{{job="{LEDGER}",namespace="new",instance="c"}}',
-                    "5400x150",
-                ),
+                audited('namespace="new",instance="c"', "0x150"),
+                started('namespace="new",instance="c"', "5400x150"),
             ],
             "140m",
         ),
@@ -1176,36 +1165,18 @@ ALERTS: list[Alert] = [
         dashboard="hebei-tournaments",
         fire=Case(
             [
-                (
-                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="finished"}}',
-                    counter((40, 2)),
-                ),
-                (
-                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="dissolved"}}',
-                    counter((30, 0), (10, 1)),
-                ),
-                (
-                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="failed"}}',
-                    counter((40, 0)),
-                ),
+                ended("finished", counter((40, 2))),
+                ended("dissolved", counter((30, 0), (10, 1))),
+                ended("failed", counter((40, 0))),
             ],
             "40m",
             [{"job": TABLE}],
         ),
         quiet=Case(
             [  # 2 dissolved (an operator's Dissolve) among 400 finished
-                (
-                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="finished"}}',
-                    counter((40, 10)),
-                ),
-                (
-                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="dissolved"}}',
-                    counter((20, 0), (2, 1), (18, 0)),
-                ),
-                (
-                    f'hebei_table_matches_ended_total{{job="{TABLE}",status="failed"}}',
-                    counter((40, 0)),
-                ),
+                ended("finished", counter((40, 10))),
+                ended("dissolved", counter((20, 0), (2, 1), (18, 0))),
+                ended("failed", counter((40, 0))),
             ],
             "40m",
         ),
