@@ -8,18 +8,27 @@ One pass (a *tick*) does what is due, each step idempotent and recorded before t
    never seated twice;
 2. each match not yet opened is opened on the table engine (OpenMatch is idempotent by
    match_id) and its bot seats are queued on the fleet (a duplicate seat task finds the seat's
-   lease held and exits), then marked opened;
+   lease held and exits), then marked opened with its TABLE_OPENED event in one transaction
+   (only then is a person told the seat); seats of players who left get their new token on
+   the engine (ReplaceSeat) before their bot is queued;
 3. open matches are followed through the engine's ListTables: progress, results the engine's
    report has not brought yet, a stall (no event for the tournament's stall timeout: the match
    is dissolved and reported), and persons absent after the ready check (a filler bot takes the
    seat with the seat's token; the person can still come back);
 4. each ended match is settled once: placement points and fixed points of replaced players
-   booked in the ledger (idempotent keys), ratings updated in the same transaction that marks
-   it settled;
+   booked in the ledger (idempotent keys), ratings updated and the people absent for the
+   whole match (the engine's person_joined) given a missed round — a no-show at the
+   tournament's limit — in the same transaction that marks it settled;
 5. a round whose matches all ended and settled is closed once the ledger's standings agree with
    the reported results, points and hands booked alike (a drawn hand moves no points; a
    mismatch still there after a grace period is reported, not hidden):
    its standings are kept and published, and the tournament finishes after its last round.
+
+The clocks: a tournament in registration starts at its scheduled start; the next round is
+seated once its break is over (``next_round_at``); at a round's time limit
+(``round_ends_at``) its live matches are told to end after the hand in progress
+(ConcludeMatch). A paused tournament's clocks stand still (see ``tournaments.stop_clocks``);
+the director wakes for the soonest clock.
 
 The director passes when a change is notified in this process (a tournament started, a match
 ended or reported, a round seated or closed), again after ``tick_seconds`` while something is
