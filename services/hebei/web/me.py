@@ -12,7 +12,9 @@ POST   /api/tournaments/{id}/me/check-in               check in (a tournament wi
                                                        window)
 GET    /api/tournaments/{id}/me                        who the cookie is, their seat
 GET    /api/tournaments/{id}/me/events                 SSE: the tournament as the person sees it
-GET    /api/tournaments/{id}/me/seat/events[?match=M]  SSE: their open table (own hand, options)
+GET    /api/tournaments/{id}/me/seat/events            SSE: their open table (own hand, options);
+                                                       ``?match=&session=`` as ``me.seat`` names
+                                                       them (another session: 404)
 POST   /api/tournaments/{id}/me/seat/commands          ``{command}``, as ``/api/seats/KEY/...``
 POST   /api/tournaments/{id}/me/seat/auto              ``{on}``
 GET    /api/tournaments/{id}/me/seat/hint              the expert's hint for the open decision
@@ -227,12 +229,13 @@ class PersonRoutes:
         from hebei.web.app import last_event_id
 
         last_event_id(request)
-        session = (await self._follower(request)).live_session()
-        wanted = request.query_params.get("match")
-        if wanted is not None and wanted != session.match_id:
-            raise HttpError(
-                404, "that match is not your open table (it ended, or a new round began)"
-            )
+        follower = await self._follower(request)
+        session = follower.live_session()
+        match_id, session_id = (request.query_params.get(k) for k in ("match", "session"))
+        if (match_id is not None and match_id != session.match_id) or (
+            session_id is not None and session_id != follower.session_id()
+        ):
+            raise HttpError(404, "that is not your open table now (a new round, or a new session)")
         return self.g.sse(request, session.feed, self.g._stream_slot(request))
 
     async def seat_command(self, request: Request) -> Response:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -333,6 +334,7 @@ class Follower:
         )
         self.session: SeatSession | None = None
         self.opened = 0  # seat sessions opened: the page opens the seat's feed again on change
+        self.epoch = secrets.token_hex(4)  # ... and a restarted gateway's sessions differ
         self.finished_matches: set[str] = set()
         self.seating: mm.Seating | None = None  # the seat last opened
         self.rejoins = 0  # its stream joined again in a row (see REJOIN)
@@ -428,9 +430,14 @@ class Follower:
             "match_id": session.match_id,
             "seat": session.seat,
             "round_no": round_no,
-            "session": self.opened,  # changes with every session opened
+            "session": self.session_id(),
             "ended": session.feed.ended,
         }
+
+    def session_id(self) -> str:
+        """The open session's id: a page resuming its feed with Last-Event-ID must resume the
+        same session's (a new one, after a restart too, starts with a snapshot)."""
+        return f"{self.epoch}.{self.opened}"
 
     def live_session(self) -> SeatSession:
         session = self.session

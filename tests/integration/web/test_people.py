@@ -40,11 +40,16 @@ def wait_me(reader: SseReader, predicate: Any, timeout: float = ROUND_SECONDS) -
     return reader.wait_for_state(lambda s: s.get("me") is not None and predicate(s), timeout)
 
 
+def seat_events(base: str, seat: dict[str, Any]) -> str:
+    """The seat's feed as the page opens it (``me.seat`` names the match and session)."""
+    return f"{base}/me/seat/events?match={seat['match_id']}&session={seat['session']}"
+
+
 def play_round(
-    client: httpx.Client, base: str, cookie: dict[str, str], match_id: str
+    client: httpx.Client, base: str, cookie: dict[str, str], seat_named: dict[str, Any]
 ) -> dict[str, Any]:
     """The person plays their open table to its end, over the cookie's seat routes."""
-    seat = SseReader(client, f"{base}/me/seat/events?match={match_id}", headers=cookie).start()
+    seat = SseReader(client, seat_events(base, seat_named), headers=cookie).start()
     try:
         seat.wait_for(lambda m: m.event == "snapshot", 60)
         final = play_out(client, seat, f"{base}/me/seat/commands", ROUND_SECONDS, **cookie)
@@ -92,7 +97,10 @@ def test_a_person_plays_two_rounds_by_cookie_across_a_gateway_restart(web_stack)
         try:
             state = wait_me(events, lambda s: (s["me"]["seat"] or {}).get("match_id"))
             assert state["me"]["seat"]["match_id"] == first_seat["match_id"]
-            final = play_round(client, base, cookie, first_seat["match_id"])
+            # The seat's session is a new one: its old id is refused, not resumed.
+            stale = client.get(seat_events(base, first_seat), headers=cookie)
+            assert stale.status_code == 404, stale.text
+            final = play_round(client, base, cookie, state["me"]["seat"])
             assert final["finished"] and final["viewer"] == first_seat["seat"]
 
             # Round 2: the gateway opens the next seat by itself.
@@ -103,7 +111,7 @@ def test_a_person_plays_two_rounds_by_cookie_across_a_gateway_restart(web_stack)
                 ),
             )
             second_seat = state["me"]["seat"]
-            play_round(client, base, cookie, second_seat["match_id"])
+            play_round(client, base, cookie, second_seat)
 
             state = wait_me(
                 events,
@@ -261,10 +269,7 @@ def test_a_cookie_seat_counts_against_the_address_once_the_engine_took_it(web_st
         events = SseReader(client, f"{base}/me/events", headers=cookie).start()
         try:
             state = wait_me(events, lambda s: (s["me"]["seat"] or {}).get("match_id"))
-            match_id = state["me"]["seat"]["match_id"]
-            seat = SseReader(
-                client, f"{base}/me/seat/events?match={match_id}", headers=cookie
-            ).start()
+            seat = SseReader(client, seat_events(base, state["me"]["seat"]), headers=cookie).start()
             seat.wait_for(lambda m: m.event == "snapshot", 60)  # the engine took the token
             refused = client.post(
                 "/api/quickplay", json={"name": "Kai", "policy": "efficiency", "hands": 1}

@@ -19,8 +19,8 @@ const ORDINAL = ["", "1st", "2nd", "3rd", "4th"];
 const view = {
   state: null, // the tournament (public, or as the person sees it)
   me: null, // the person, when signed in
-  session: 0, // the seat session whose table is shown
-  tableEnded: 0, // the seat session whose feed ended
+  session: "", // the seat session whose table is shown (me.seat.session)
+  tableEnded: "", // the seat session whose feed ended
   credentials: null, // shown once after registering
 };
 window.hebeiTournament = view;
@@ -296,7 +296,8 @@ function renderMe(me, t) {
     const seatBase = `${base}/me/seat`;
     $("#play").classList.remove("hidden");
     $("#play").scrollIntoView({ block: "start" });
-    startTable(`${seatBase}/events?match=${encodeURIComponent(seat.match_id)}`, seatBase, {
+    const which = `match=${encodeURIComponent(seat.match_id)}&session=${encodeURIComponent(seat.session)}`;
+    startTable(`${seatBase}/events?${which}`, seatBase, {
       onEnd() {
         view.tableEnded = seat.session;
         if (view.state) render(view.state);
