@@ -580,7 +580,7 @@ class Table:
                 raise Unavailable(STOPPING)
             seat = self.seats[seat_no]
             if seat.session is not None:
-                seat.session.fail(Conflict("the seat joined again from another stream"))
+                seat.session.fail(self._displaced(seat, bot))
             session = Outbound(
                 self.match_id, self.store, maxsize=self.seat_queue, decisions_only=decisions_only
             )
@@ -610,6 +610,18 @@ class Table:
                 self._push(other, force=other is seat)
             self._commit()
             return session
+
+    def _displaced(self, seat: Seat, bot: bool) -> Exception:
+        """Why the stream holding ``seat`` ends as another client joins it: a person taking
+        their seat back from a filler bot ends the bot's session for good (FAILED_PRECONDITION,
+        which a bot does not retry); a bot never pushes out a person at the table (its own
+        join is refused the same way, and the person's stream goes on)."""
+        person_seat = seat.spec.kind != pb.SEAT_KIND_BOT
+        if person_seat and seat.connected and bot and not seat.bot_client:
+            raise FailedPrecondition("the seat's person is at the table: a filler is not needed")
+        if person_seat and seat.bot_client and not bot:
+            return FailedPrecondition("the seat's person took it back")
+        return Conflict("the seat joined again from another stream")
 
     def leave(self, session: Outbound) -> None:
         """A seat's stream ended: the seat is disconnected and auto-played, from a moment

@@ -208,12 +208,21 @@ def test_a_bot_in_a_persons_seat_is_shown_as_a_filler_until_the_person_is_back(
     # The person takes the seat back: the filler's stream ends, the seat is theirs again.
     person = idle(engine, match_id, seats=[0])[0]
     assert wait_for(lambda: filler.finished.is_set())
-    assert filler.error.code() == grpc.StatusCode.ABORTED
+    # FAILED_PRECONDITION, which the fleet's sessions do not retry (ABORTED they would, and
+    # push the person out again with their lease).
+    assert filler.error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert filler.error.details() == "the seat's person took it back"
     info = get(engine, match_id)
     assert [s.played_by for s in info.seats] == ["", "", "", ""]
     assert all(s.person_joined for s in info.seats)
     assert wait_for(lambda: last_seats(people[0])[0].player_name == "Player 0")
-    assert person.error is None
+    # A filler sent again meanwhile (a requeue) is refused and the person plays on.
+    again = idle(engine, match_id, seats=[0], bot=True)[0]
+    assert wait_for(lambda: again.finished.is_set())
+    assert again.error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "the seat's person is at the table" in again.error.details()
+    assert get(engine, match_id).seats[0].played_by == ""
+    assert person.error is None and not person.finished.is_set()
     close([person, *people])
 
 
