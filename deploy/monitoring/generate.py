@@ -385,11 +385,13 @@ ALERTS: list[Alert] = [
                 (f'up{{job="{LEDGER}",instance="ledger:9103"}}', "1 1 0 0 0 0 0"),
                 (f'up{{job="{BOTSERVICE}",instance="botservice:9104"}}', "1 1 1 0 0 0 0"),
                 (f'up{{job="{BOTS}",instance="bots:9104"}}', "0 0 0 0 0 0 0"),
+                (f'up{{job="{WEB}",namespace="hebei",instance="web:9105"}}', "1 0 0 0 0 0 0"),
             ],
             "6m",
             [
                 {"job": LEDGER, "instance": "ledger:9103"},
                 {"job": BOTSERVICE, "instance": "botservice:9104"},
+                {"job": WEB, "namespace": "hebei", "instance": "web:9105"},
             ],
         ),
         quiet=Case(

@@ -297,6 +297,19 @@ def test_addresses_in_the_config_name_real_services():
     assert config["data"]["HEBEI_HOST"] == "0.0.0.0"
 
 
+def test_services_drain_and_finish_their_calls_before_the_grace_period_ends():
+    """SIGTERM drains by default: NOT_SERVING for up to HEBEI_DRAIN_SECONDS, then the calls in
+    flight get HEBEI_GRACE_SECONDS; the kubelet's SIGKILL must come after both."""
+    docs = rendered("prod")
+    config = by_kind(docs, "ConfigMap")["hebei-config"]
+    stop = float(config["data"]["HEBEI_DRAIN_SECONDS"]) + float(
+        config["data"]["HEBEI_GRACE_SECONDS"]
+    )
+    for name in DEFAULT_PORTS:
+        spec = pod_specs(docs)[f"hebei-{name}"]
+        assert spec["terminationGracePeriodSeconds"] > stop, name
+
+
 def test_bot_workers_drain_before_the_grace_period_ends():
     docs = rendered("base")
     (config,) = by_kind(docs, "ConfigMap").values()
