@@ -68,6 +68,7 @@ from hebei.matchmaking.tournaments import (
     Tournaments,
     bot_seed,
     expected_points,
+    fixed_seat_deltas,
     new_round,
     open_request,
     placement_lines,
@@ -794,23 +795,21 @@ class Director:
                         round_no=match.round_no,
                         match_id=match.match_id,
                     )
-            for seat, replaced in sorted(match.replaced.items()):
-                if replaced.get("counting") != "fixed":
-                    continue
-                delta = settings.config.replaced_match_points - match.scores[int(seat)]
-                if delta:
-                    self.ts.ledger.post_adjustment(
-                        key=f"replacement:{match.match_id}:{seat}",
-                        tournament_id=match.tournament_id,
-                        kind=ledger_pb2.ADJUSTMENT_KIND_REPLACEMENT,
-                        lines=[
-                            Line(replaced["player_id"], delta),
-                            Line(TOURNAMENT_ACCOUNT, -delta),
-                        ],
-                        reason="fixed points of a replaced player's match",
-                        round_no=match.round_no,
-                        match_id=match.match_id,
-                    )
+            # One correction per replaced seat: the difference between what its hands and
+            # placement booked and the fixed figure, whatever the replacement played.
+            for seat, player_id, delta in fixed_seat_deltas(match, settings):
+                self.ts.ledger.post_adjustment(
+                    key=f"replacement:{match.match_id}:{seat}",
+                    tournament_id=match.tournament_id,
+                    kind=ledger_pb2.ADJUSTMENT_KIND_REPLACEMENT,
+                    lines=[Line(player_id, delta), Line(TOURNAMENT_ACCOUNT, -delta)],
+                    reason=(
+                        f"fixed points of a replaced player's match:"
+                        f" {settings.config.replaced_match_points} in all"
+                    ),
+                    round_no=match.round_no,
+                    match_id=match.match_id,
+                )
         absent = self._absent_people(match) if row is not None else []
         with self.ts.store.transaction() as conn:
             if row is not None:  # lock order: the tournament first
