@@ -5,19 +5,29 @@
 
 Writes, next to this file:
 
-- ``rules/hebei.yml``: recording rules (p50/p99 per service and method, error ratios, decision
-  and queue-wait quantiles, the auto-play ratio, the expected match time) and the latency
-  budget of each RPC as data (``hebei:grpc_server_latency_budget_seconds``);
-- ``alerts/hebei.yml``: the alerts, each with ``severity`` (critical pages, warning tickets)
-  and the annotations ``summary``, ``description``, ``runbook_url`` (a section of the README's
-  Operating chapter) and ``dashboard_url``;
+- ``rules/hebei.yml``: recording rules (p50/p99 per service and method, error and refusal
+  ratios, decision and queue-wait quantiles, the seat objective's late ratios, the broker's
+  queue lengths, the web gateway's, the auto-play ratio, the expected match time) and the
+  latency budget of each RPC as data (``hebei:grpc_server_latency_budget_seconds``), all by
+  cluster, namespace and job;
+- ``alerts/hebei.yml``: the alerts, each with ``severity`` (critical pages, warning tickets,
+  none: the Watchdog) and the annotations ``summary``, ``description``, ``runbook_url`` (a
+  section of the README's Operating chapter) and ``dashboard_url``;
 - ``tests/hebei_test.yml``: a firing and a quiet ``promtool test rules`` case per alert;
-- ``dashboards/*.json``: the Grafana dashboards;
+- ``dashboards/*.json``: the Grafana dashboards (every query scoped by the cluster and
+  namespace variables);
+- ``alertmanager.yml``: compose's Alertmanager (routes, placeholder receivers, inhibitions);
 
-and ``k8s/components/monitoring/prometheusrule.yaml``: the same groups as a PrometheusRule.
+and, in ``k8s/components``: ``monitoring/prometheusrule.yaml`` (the same groups as a
+PrometheusRule), ``monitoring/alertmanagerconfig.yaml`` (the same routes),
+``monitoring/selector-labels.yaml`` (the labels Prometheus selects monitors and rules by) and
+``grafana-dashboards/`` (the dashboards as ConfigMaps for Grafana's sidecar).
 
-``--runbook-base`` and ``--grafana-url`` point the links at your README and Grafana. Job names
-are ``hebei.stack.processes.METRICS_JOBS`` (the local stack, compose and Kubernetes use them).
+What differs between installations is ``site.yml`` (runbook and Grafana URLs, selector and
+dashboard labels): ``--runbook-base``, ``--grafana-url``, ``--selector-label`` and
+``--dashboard-label`` change it and regenerate; ``--out DIR`` writes the tree under DIR
+instead. Job names are ``hebei.stack.processes.METRICS_JOBS`` (the local stack, compose and
+Kubernetes use them), ``hebei-web``, and the exporters' ``postgres``, ``redis``, ``rabbitmq``.
 """
 
 from __future__ import annotations
@@ -1499,8 +1509,21 @@ BOARDS: list[Board] = [
                             )
                         ],
                         "percentunit",
-                        "UNKNOWN, RESOURCE_EXHAUSTED, INTERNAL, UNAVAILABLE,"
-                        " DATA_LOSS, DEADLINE_EXCEEDED over all calls; the alert fires above 5%.",
+                        "UNKNOWN, INTERNAL, UNAVAILABLE, DATA_LOSS, DEADLINE_EXCEEDED over all"
+                        " calls; the alert fires above 5% (at 0.2 calls a second or more).",
+                    ),
+                    Panel(
+                        "Refused by a quota (RESOURCE_EXHAUSTED) by method",
+                        [
+                            (
+                                f"hebei:grpc_server_refusal_ratio:rate5m{{{J}}}",
+                                "{{job}} {{grpc_method}}",
+                            )
+                        ],
+                        "percentunit",
+                        "Quota refusals over all calls, apart from failures: one client over"
+                        " its bound is refused while the others are served. HebeiGrpcRefusals"
+                        " fires above 25% (and one a second) for 30 minutes.",
                     ),
                     Panel(
                         "Client-side failures by method and code",
@@ -1594,7 +1617,8 @@ BOARDS: list[Board] = [
                         ],
                         "s",
                         "From offering a decision to the seat's answer (a timeout counts its whole"
-                        " clock). Target: bot seats p99 <= 20 ms.",
+                        " clock), the event log's commit included. The 20 ms objective is on the"
+                        " answer time: the seat objective panel below.",
                     ),
                     Panel(
                         "Bot decision time p50 / p99 by policy",
