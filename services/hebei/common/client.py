@@ -2,7 +2,8 @@
 
 ``create_channel("localhost:50053", token=...)`` returns a channel whose unary calls carry a
 deadline even when the caller gives none, whose idempotent methods (:data:`IDEMPOTENT_METHODS`)
-are retried on UNAVAILABLE through the channel's service config, and whose calls are counted
+are retried on UNAVAILABLE and on CANCELLED by the server (what a stopping server refused or
+cancelled before handling it) through the channel's service config, and whose calls are counted
 in the grpc_client_* metrics.
 """
 
@@ -24,32 +25,64 @@ from hebei.common.tls import ClientTls
 DEFAULT_TIMEOUT_SECONDS = 10.0
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
-# Methods safe to repeat: reads, and writes made idempotent by a key in the request
-# (OpenMatch by match_id, PostSettlement by idempotency_key, CreateTournament by request_id).
+# Methods safe to repeat: reads, and writes made idempotent by a key in the request or by
+# what they do (the proto comments say so). Only these are retried; every other method is
+# tried once, whatever happened to it.
 IDEMPOTENT_METHODS: Mapping[str, tuple[str, ...]] = {
-    "hebei.v1.TableService": ("OpenMatch", "GetMatch", "ListTables", "Spectate"),
+    # OpenMatch by match_id; ReplaceSeat and ConcludeMatch: the same request again changes
+    # nothing; the rest read.
+    "hebei.v1.TableService": (
+        "OpenMatch",
+        "GetMatch",
+        "ListTables",
+        "Spectate",
+        "ReplaceSeat",
+        "ConcludeMatch",
+    ),
+    # CreateTournament and AssignPenalty by request_id, ReportMatchResult by match_id,
+    # CheckIn (checked in stays checked in); the rest read.
     "hebei.v1.MatchmakingService": (
         "CreateTournament",
         "GetTournament",
         "GetStandings",
         "WatchTournament",
         "ReportMatchResult",
+        "CheckIn",
+        "AssignPenalty",
+        "GetSeating",
+        "ListOperatorActions",
+        "GetRatings",
     ),
-    "hebei.v1.LedgerService": ("PostSettlement", "GetStandings", "GetHistory", "Audit"),
+    # The keyed posts (Settlement, Adjustment and CancelAdjustment.idempotency_key); reads.
+    "hebei.v1.LedgerService": (
+        "PostSettlement",
+        "PostAdjustment",
+        "CancelAdjustment",
+        "GetStandings",
+        "GetHistory",
+        "Audit",
+    ),
+    "hebei.v1.BotService": ("ListPolicies", "Suggest", "Review"),  # pure functions
     "grpc.health.v1.Health": ("Check",),
 }
 
+# Retried: UNAVAILABLE (no server, a connection lost, a server stopping that refused the call)
+# and CANCELLED from the server (a stopping server cancels the calls it received but had not
+# handed to a handler yet, and after its grace those still running). gRPC retries only
+# statuses the server sent, never the caller's own cancel or deadline, and only until a
+# response arrived (a stream's first message). Safe for the methods above only.
 RETRY_POLICY: Mapping[str, Any] = {
     "maxAttempts": 5,
     "initialBackoff": "0.05s",
     "maxBackoff": "2s",
     "backoffMultiplier": 2,
-    "retryableStatusCodes": ["UNAVAILABLE"],
+    "retryableStatusCodes": ["UNAVAILABLE", "CANCELLED"],
 }
 
 
 def service_config(idempotent: Mapping[str, Sequence[str]] = IDEMPOTENT_METHODS) -> str:
-    """The channel's service config (JSON): retry on UNAVAILABLE for idempotent methods only."""
+    """The channel's service config (JSON): retries (:data:`RETRY_POLICY`) for idempotent
+    methods only."""
     names = [
         {"service": service, "method": method}
         for service, methods in idempotent.items()

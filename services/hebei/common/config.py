@@ -166,7 +166,9 @@ class ServerConfig:
     metrics_port: int | None = 0  # None: no metrics endpoint; 0: any free port
     max_workers: int = 16
     max_message_bytes: int = 4 * 1024 * 1024
-    drain_seconds: float = 0.0  # after SIGTERM: NOT_SERVING but still answering, this long
+    # After SIGTERM: NOT_SERVING but still answering for at most this long (see
+    # hebei.common.server: it ends sooner once no call arrived for DRAIN_QUIET_SECONDS).
+    drain_seconds: float = 5.0
     grace_seconds: float = 10.0  # then: in-flight calls get this long to finish
     operator_token: str = ""
     service_token: str | None = None
@@ -229,7 +231,7 @@ class ServerConfig:
             max_message_bytes=read.integer(
                 "MAX_MESSAGE_BYTES", 4 * 1024 * 1024, lo=1024, hi=256 * 1024 * 1024, shared=True
             ),
-            drain_seconds=read.number("DRAIN_SECONDS", 0.0, hi=300, shared=True),
+            drain_seconds=read.number("DRAIN_SECONDS", 5.0, hi=300, shared=True),
             grace_seconds=read.number("GRACE_SECONDS", 10.0, hi=3600, shared=True),
             operator_token=operator_token,
             service_token=service_token,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import grpc
@@ -75,6 +75,15 @@ def counted(messages: Iterable[Any], counter: Counter) -> Iterator[Any]:
     for message in messages:
         counter.inc()
         yield message
+
+
+def export_known_labels(known: Mapping[Any, Iterable[tuple[str, ...]]]) -> None:
+    """Create each metric's series for every label tuple known in advance, so that counters
+    are exported at 0 (histograms empty, gauges 0) from the process start: a dashboard or
+    ``rate()`` then sees the first event, not a series appearing with it."""
+    for metric, label_sets in known.items():
+        for labels in label_sets:
+            metric.labels(*labels)
 
 
 def _labels(info: RpcInfo) -> tuple[str, str, str]:

@@ -26,11 +26,20 @@ run on a thread pool of their own: they are answered however busy the workers ar
 asyncio server they are answered on the loop, which never blocks: blocking work runs on the
 loop's executor).
 
-On SIGTERM (or SIGINT) health turns NOT_SERVING and each service's ``drain`` hook runs (the
-table engine stops its clocks and closes its long-lived streams with UNAVAILABLE, which its
-clients read as "reconnect"); the server keeps answering for ``drain_seconds`` (so load
-balancers notice), then stops accepting calls and gives the calls in flight
-``grace_seconds`` to finish.
+On SIGTERM (or SIGINT) health turns NOT_SERVING at once and each service's ``drain`` hook
+runs (the table engine stops its clocks and closes its long-lived streams with UNAVAILABLE,
+which its clients read as "reconnect"). The server then keeps answering every call (the
+drain) until no call but health checks has arrived for :data:`DRAIN_QUIET_SECONDS`, or for at
+most ``drain_seconds`` (``HEBEI_DRAIN_SECONDS``, 5 s by default); only then does it stop
+accepting calls and give those in flight ``grace_seconds`` (``HEBEI_GRACE_SECONDS``, 10 s) to
+finish. Why: gRPC's stop cancels every call it received but had not handed to a handler yet
+(under load a server is a fraction of a second behind its connections), so stopping at once
+answered calls sent well before the signal with CANCELLED. Draining, health-checking clients
+and load balancers go elsewhere while the calls already sent reach a handler and finish; an
+idle server stops after DRAIN_QUIET_SECONDS. A call that still meets the stop (refused:
+UNAVAILABLE, or cancelled unhandled: CANCELLED) is retried by every channel of
+``hebei.common.client`` when its method is idempotent (``IDEMPOTENT_METHODS``). A second
+signal skips the drain.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ import logging
 import signal
 import socket
 import threading
+import time
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent import futures
 from dataclasses import dataclass, field
@@ -76,6 +86,46 @@ SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 OVERALL = ""  # the health service name meaning "the whole server"
 HEALTH_THREADS = 4  # Health/Check's own workers (never the server's, however busy)
+# The drain ends once no call (health checks aside) reached the server for this long: the calls
+# it had received were all handed to a handler, and its clients have gone elsewhere.
+DRAIN_QUIET_SECONDS = 1.0
+HEALTH_PREFIX = "/grpc.health.v1.Health/"
+
+
+class Activity:
+    """When a call (health checks aside) last reached this server's handlers."""
+
+    def __init__(self) -> None:
+        self.last = time.monotonic()
+
+    def saw(self, method: str) -> None:
+        if not method.startswith(HEALTH_PREFIX):
+            self.last = time.monotonic()
+
+    def quiet_for(self) -> float:
+        return time.monotonic() - self.last
+
+
+class _ActivityInterceptor(grpc.ServerInterceptor):
+    """Notes each call's arrival in :class:`Activity` (outermost: before any other work)."""
+
+    def __init__(self, activity: Activity) -> None:
+        self.activity = activity
+
+    def intercept_service(self, continuation: Any, details: Any) -> Any:
+        self.activity.saw(details.method)
+        return continuation(details)
+
+
+class _AsyncActivityInterceptor(grpc.aio.ServerInterceptor):
+    """:class:`_ActivityInterceptor` for a ``grpc.aio`` server."""
+
+    def __init__(self, activity: Activity) -> None:
+        self.activity = activity
+
+    async def intercept_service(self, continuation: Any, details: Any) -> Any:
+        self.activity.saw(details.method)
+        return await continuation(details)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +163,7 @@ class Server:
     service_names: tuple[str, ...]
     metrics_port: int | None = None
     drains: tuple[Callable[[], None], ...] = ()
+    activity: Activity = field(default_factory=Activity)
     _metrics_http: Any = field(default=None, repr=False)
     _drained: bool = field(default=False, repr=False)
 
@@ -158,6 +209,20 @@ class Server:
                 hook()
             except Exception:  # one service's hook must not keep the others from draining
                 log.exception("drain hook failed")
+
+    def wait_drained(self, seconds: float, interrupted: threading.Event | None = None) -> None:
+        """Keep serving (NOT_SERVING) until no call arrived for DRAIN_QUIET_SECONDS, at most
+        ``seconds``, or until ``interrupted`` is set."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            quiet = self.activity.quiet_for()
+            if quiet >= DRAIN_QUIET_SECONDS:
+                return
+            wait = min(left, DRAIN_QUIET_SECONDS - quiet)
+            if interrupted is not None and interrupted.wait(wait):
+                return
+            if interrupted is None:
+                time.sleep(wait)
 
     def stop(self, grace: float | None = None) -> None:
         """Drain, refuse new calls, let calls in flight finish within ``grace`` seconds, stop."""
@@ -283,7 +348,9 @@ def create_server(
         if not all(spec.asyncio for spec in specs):
             raise ValueError("an asyncio service cannot share a server with synchronous ones")
         return _create_async_server(specs, config, interceptors)
+    activity = Activity()
     standard: list[grpc.ServerInterceptor] = [
+        _ActivityInterceptor(activity),
         ServerMetricsInterceptor(),
         CallLogInterceptor(),
         ErrorInterceptor(),
@@ -302,7 +369,15 @@ def create_server(
     for name in (*_names(specs), OVERALL):
         health_servicer.set(name, NOT_SERVING)  # until start()
     drains = tuple(spec.drain for spec in specs if spec.drain is not None)
-    return Server(grpc_server, config, port, health_servicer, _names(specs), drains=drains)
+    return Server(
+        grpc_server,
+        config,
+        port,
+        health_servicer,
+        _names(specs),
+        drains=drains,
+        activity=activity,
+    )
 
 
 def _names(specs: Sequence[ServiceSpec]) -> tuple[str, ...]:
@@ -355,6 +430,7 @@ def _create_async_server(
             AsyncDecodeInterceptor(),  # innermost, as on the synchronous server
         ]
     )
+    activity = Activity()
     loop, thread = _loop_thread(f"{config.service}-loop")
     executor = futures.ThreadPoolExecutor(
         max_workers=config.max_workers, thread_name_prefix=f"{config.service}-rpc"
@@ -363,7 +439,8 @@ def _create_async_server(
     async def build() -> tuple[Any, Any, int]:
         loop.set_default_executor(executor)
         grpc_server = grpc.aio.server(
-            interceptors=[standard, *interceptors], options=server_options(config)
+            interceptors=[_AsyncActivityInterceptor(activity), standard, *interceptors],
+            options=server_options(config),
         )
         health_servicer = health.aio.HealthServicer()
         port = _add_services(grpc_server, specs, health_servicer, config)
@@ -387,6 +464,7 @@ def _create_async_server(
         health_servicer,
         _names(specs),
         drains=drains,
+        activity=activity,
         loop=loop,
         thread=thread,
         executor=executor,
@@ -440,8 +518,8 @@ def serve(
             pass
         server.drain()
         if config.drain_seconds > 0:
-            stop_requested.clear()
-            stop_requested.wait(config.drain_seconds)  # a second signal skips the drain
+            stop_requested.clear()  # a second signal skips the drain
+            server.wait_drained(config.drain_seconds, stop_requested)
         server.stop()
         log.info("stopped")
     finally:

@@ -5,9 +5,11 @@ subprocess server (server_main.py):
 
 - ``PostSettlement``: sleeps ``settlement.round_no`` milliseconds (a call to keep in flight).
 - ``ReverseEntry``: entry "missing" -> NotFound, "boom" -> a bare RuntimeError, "illegal" ->
-  hebei.rules IllegalActionError, "flaky:<n>" -> UNAVAILABLE for the first n attempts,
+  hebei.rules IllegalActionError, "flaky:<n>" -> UNAVAILABLE for the first n attempts
+  ("cancelled:<n>": CANCELLED),
   "echo:<text>" -> NotFound quoting the whole id (a message that would echo a huge value).
-- ``GetHistory``: player "flaky:<n>" -> UNAVAILABLE for the first n attempts.
+- ``GetHistory``: player "flaky:<n>" -> UNAVAILABLE for the first n attempts, "cancelled:<n>"
+  -> CANCELLED (what a stopping server answers a call it had not handled) likewise.
 - ``GetStandings``: tournament "conflict" -> Conflict (ABORTED), counting attempts.
 - ``Spectate``: ``from_seq`` events.  ``Play``: Join with token "seat-<seat>", then one
   observation per action.
@@ -49,10 +51,10 @@ class CannedLedger(ledger_pb2_grpc.LedgerServiceServicer):
             return self.attempts[key]
 
     def _flaky(self, key: str, context: grpc.ServicerContext) -> None:
-        if key.startswith("flaky:"):
-            failures = int(key.split(":")[1])
-            if self._attempt(key) <= failures:
-                context.abort(grpc.StatusCode.UNAVAILABLE, "try again")
+        kind, _sep, count = key.partition(":")
+        codes = {"flaky": grpc.StatusCode.UNAVAILABLE, "cancelled": grpc.StatusCode.CANCELLED}
+        if kind in codes and self._attempt(key) <= int(count):
+            context.abort(codes[kind], "try again")
 
     def PostSettlement(
         self, request: ledger_pb2.PostSettlementRequest, context: grpc.ServicerContext

@@ -1,4 +1,5 @@
-"""Client channels: retries on UNAVAILABLE for idempotent methods only, default deadlines."""
+"""Client channels: retries on UNAVAILABLE and CANCELLED for idempotent methods only, default
+deadlines."""
 
 from __future__ import annotations
 
@@ -17,6 +18,25 @@ def test_idempotent_method_retried_on_unavailable(
     reply = stub.GetHistory(ledger_pb2.GetHistoryRequest(player_id="flaky:2"))
     assert [e.entry_id for e in reply.entries] == ["e1"]
     assert canned.ledger.attempts["flaky:2"] == 3
+
+
+def test_idempotent_method_retried_when_the_server_cancelled_it(
+    canned: CannedServer, channel: grpc.Channel
+) -> None:
+    stub = ledger_pb2_grpc.LedgerServiceStub(channel)
+    reply = stub.GetHistory(ledger_pb2.GetHistoryRequest(player_id="cancelled:2"))
+    assert [e.entry_id for e in reply.entries] == ["e1"]
+    assert canned.ledger.attempts["cancelled:2"] == 3
+
+
+def test_non_idempotent_method_not_retried_when_cancelled(
+    canned: CannedServer, channel: grpc.Channel
+) -> None:
+    stub = ledger_pb2_grpc.LedgerServiceStub(channel)
+    with pytest.raises(grpc.RpcError) as failure:
+        stub.ReverseEntry(ledger_pb2.ReverseEntryRequest(entry_id="cancelled:1"))
+    assert failure.value.code() == grpc.StatusCode.CANCELLED
+    assert canned.ledger.attempts["cancelled:1"] == 1
 
 
 def test_non_idempotent_method_not_retried(canned: CannedServer, channel: grpc.Channel) -> None:

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from hebei.stack.processes import Stack, StackOptions
 from tests.conftest import unique_name
 
 SCHEMA_VARIABLES = ("HEBEI_LEDGER_SCHEMA", "HEBEI_TABLE_SCHEMA", "HEBEI_MATCHMAKING_SCHEMA")
@@ -36,3 +37,29 @@ def stack_env(database_url: str) -> Iterator[dict[str, str]]:
             conn.execute(
                 sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(env[name]))
             )
+
+
+@pytest.fixture
+def options(database_url: str, broker_url: str, data_dir: Path, stack_env: dict[str, str]):
+    """StackOptions on the session's databases, in a private data dir, with private schemas."""
+
+    def make(**fields) -> StackOptions:
+        fields.setdefault("services", ("ledger", "table", "bots"))
+        return StackOptions(
+            database_url=database_url,
+            broker_url=broker_url,
+            data_dir=data_dir,
+            env={**stack_env, **fields.pop("env", {})},
+            **fields,
+        )
+
+    return make
+
+
+@pytest.fixture
+def running() -> Iterator[list[Stack]]:
+    """Stacks a test started; each is stopped afterwards, whatever happened."""
+    stacks: list[Stack] = []
+    yield stacks
+    for stack in stacks:
+        stack.stop()

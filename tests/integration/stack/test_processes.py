@@ -13,7 +13,6 @@ import sys
 import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -28,7 +27,6 @@ from hebei.stack import processes
 from hebei.stack.processes import (
     Stack,
     StackError,
-    StackOptions,
     available_services,
     start_stack,
 )
@@ -38,32 +36,6 @@ from tests.integration.embedded.leftovers import leftover_servers, wait_for_no_l
 from tests.integration.table.conftest import new_match_request, token_of
 
 FINISHED = (pb.MATCH_STATUS_FINISHED, pb.MATCH_STATUS_DISSOLVED)
-
-
-@pytest.fixture
-def options(database_url: str, broker_url: str, data_dir: Path, stack_env: dict[str, str]):
-    """StackOptions on the session's databases, in a private data dir, with private schemas."""
-
-    def make(**fields) -> StackOptions:
-        fields.setdefault("services", ("ledger", "table", "bots"))
-        return StackOptions(
-            database_url=database_url,
-            broker_url=broker_url,
-            data_dir=data_dir,
-            env={**stack_env, **fields.pop("env", {})},
-            **fields,
-        )
-
-    return make
-
-
-@pytest.fixture
-def running() -> Iterator[list[Stack]]:
-    """Stacks a test started; each is stopped afterwards, whatever happened."""
-    stacks: list[Stack] = []
-    yield stacks
-    for stack in stacks:
-        stack.stop()
 
 
 def health(address: str) -> int:
