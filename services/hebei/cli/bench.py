@@ -421,3 +421,68 @@ def ratings_command(
         return
     for table in ratings_tables(result):
         console.print(table)
+
+
+SEATING_COLUMNS = (
+    ("players × rounds × mode", None),
+    ("repeats", "repeats"),
+    ("most met", "most_met"),
+    ("wind spread", "wind_spread"),
+    ("in a row", "consecutive"),
+    ("mean span", "mean_span"),
+    ("fillers a table", "fillers_at_a_table"),
+    ("slowest round, s", "seconds"),
+    ("lower bound: repeats / most", None),
+    ("reference: repeats / most / in a row", None),
+)
+
+
+def seating_table(figures: list, seed: int, reference: str) -> Table:
+    """The rich table of ``hebei bench seating``: one row a case."""
+    table = Table(
+        title=f"hebei bench seating: seed {seed}; reference local search {reference}",
+        caption="mean span: standings places at a swiss table (ideal 3); in a row: pairs that "
+        "met in consecutive rounds",
+    )
+    for label, _ in SEATING_COLUMNS:
+        table.add_column(label, justify="left" if label.startswith("players") else "right")
+    for f in figures:
+        row = [f"{f.players} × {f.rounds} × {f.mode}"]
+        for _, key in SEATING_COLUMNS[1:-2]:
+            value = getattr(f, key)
+            row.append("" if value is None else f"{value:.2f}" if key == "seconds" else str(value))
+        row.append(f"{f.bound_repeats} / {f.bound_most}")
+        row.append(
+            ""
+            if f.reference_repeats is None
+            else f"{f.reference_repeats} / {f.reference_most} / {f.reference_consecutive}"
+        )
+        table.add_row(*row)
+    return table
+
+
+@bench_app.command("seating")
+def seating_command(
+    seed: int = typer.Option(1, "--seed", "-s", help="Seed of every case."),
+    reference_seconds: float = typer.Option(
+        0.0,
+        "--reference-seconds",
+        help="Run the reference local search this long a case (0: the seating's own "
+        "iteration budget, and only for fields of up to 768 player-rounds).",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead."),
+) -> None:
+    """The seating against the lower bounds and a reference local search: repeats, most
+    meetings of a pair, wind spread, consecutive repeats and the slowest round, for the
+    organiser's fields and the README's grid (swiss+roster: late entrants, withdrawals and
+    fillers)."""
+    from hebei.bench.seating import run_bench
+
+    check_range("--reference-seconds", reference_seconds, 0.0, 600.0)
+    figures = run_bench(seed, reference_seconds=reference_seconds or None)
+    reference = f"{reference_seconds:g} s a case" if reference_seconds else "at equal budgets"
+    if as_json:
+        cases = [f.to_json() for f in figures]
+        print(json.dumps({"seed": seed, "reference": reference, "cases": cases}))
+        return
+    Console().print(seating_table(figures, seed, reference))

@@ -116,7 +116,7 @@ import math
 import random
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from itertools import combinations, permutations
@@ -126,6 +126,8 @@ WINDS = ("East", "South", "West", "North")
 MIN_PLAYERS = 4
 MAX_PLAYERS = 4096
 MAX_ROUNDS = 64
+FILLER_PREFIX = "filler-"
+"""The ids of the bots that complete a field to a multiple of four (the director's)."""
 
 Table = tuple[str, str, str, str]
 """A table's players: East, South, West, North."""
@@ -676,6 +678,8 @@ the 2 s deadline; iterations, not time, so the plan is a function of its inputs.
 _ANNEAL_HOT, _ANNEAL_COLD = 2.0, 0.05
 """The temperature falls geometrically from hot to cold over the budget (one repeat costs 1)."""
 _BEYOND = 1000
+_FOCUS = 4
+"""A move's first player is drawn again up to this many times until it is in a repeat."""
 """A meeting beyond the lower bound plus one (:func:`pair_bounds`) costs this much."""
 
 
@@ -724,6 +728,10 @@ def _anneal(
         r = frozen + int(rand() * len(free))
         at, tables = where[r], rounds[r]
         x, y = int(rand() * n), int(rand() * n)
+        for _ in range(_FOCUS):  # a player in a repeat, if one is found soon
+            if any(meet[x * n + a] > 1 for a in tables[at[x]] if a != x):
+                break
+            x = int(rand() * n)
         if at[x] == at[y]:
             continue
         delta = _swap_delta(n, meet, costs, x, y, tables[at[x]], tables[at[y]])
@@ -1423,6 +1431,12 @@ _SWISS_FORCED = 2
 """A repeat the event's size forces anyway costs this many places of the ranking."""
 _SWISS_REACH = 3
 """Swaps are tried between tables at most this many tables apart in the ranking."""
+_SWISS_FAR = 10
+"""One annealing move in this many swaps with any table, however far in the ranking."""
+_SWISS_HOT = 8.0
+"""The annealing's starting temperature (places of the ranking)."""
+_SWISS_ITERATIONS = 30_000
+"""Annealing moves of a swiss round (about 0.1-0.3 s on a quiet machine at any size)."""
 
 
 def greedy_swiss(players: Sequence[str], standings: Mapping[str, float]) -> tuple[Table, ...]:
@@ -1505,15 +1519,22 @@ def _first_feasible_table(remaining: list[int], allowed: list[int], numbers: Cou
 
 
 class _SwissSearch:
-    """Swaps between tables near in rank: rank spread + repeat and consecutive costs."""
+    """Swaps between tables: rank spread + repeat, consecutive and filler costs."""
 
     def __init__(
-        self, tables: _Round, rank: list[int], state: _State, allowed: list[int], round_no: int
+        self,
+        tables: _Round,
+        rank: list[int],
+        state: _State,
+        allowed: list[int],
+        round_no: int,
+        fillers: Sequence[bool],
     ) -> None:
         self.tables = tables
         self.rank = rank
         self.state = state
         self.allowed = allowed
+        self.fillers = fillers
         # a pair's meeting is cheap while no seating could have kept it below that many
         # meetings by this round (pair_bounds), and costs as in the planner beyond
         forced, _ = pair_bounds(state.n, round_no)
@@ -1532,11 +1553,56 @@ class _SwissSearch:
         )
         ranks = [self.rank[p] for p in table]
         cost = max(ranks) - min(ranks)
+        fillers = sum(1 for p in table if self.fillers[p])
+        if fillers > 1:
+            cost += _SWISS_CONSECUTIVE * (fillers - 1)
         for p, q in combinations(table, 2):
             cost += pair_cost[meet[p * n + q]]
             if before is not None and before[p] >= 0 and before[p] == before[q]:
                 cost += _SWISS_CONSECUTIVE
         return cost
+
+    def anneal(self, iterations: int, rng: random.Random, clock: _Clock) -> None:
+        """Simulated annealing over wind-feasible swaps of two players, mostly between tables
+        near in the ranking (one in :data:`_SWISS_FAR` moves reaches any table); the best
+        seating seen is kept."""
+        tables, count = self.tables, len(self.tables)
+        if count < 2:
+            return
+        costs = [self.table_cost(t) for t in tables]
+        rand, exp = rng.random, math.exp
+        decay = (_ANNEAL_COLD / _SWISS_HOT) ** (1 / iterations)
+        temperature = _SWISS_HOT
+        cost = best = sum(costs)
+        best_tables = [list(t) for t in tables]
+        for it in range(iterations):
+            if it % 256 == 0 and clock.expired(_SEARCH_SHARE):
+                break
+            temperature *= decay
+            i = int(rand() * count)
+            if rand() * _SWISS_FAR < 1:
+                j = int(rand() * count)
+            else:
+                j = i + 1 + int(rand() * _SWISS_REACH)
+                if rand() < 0.5:
+                    j = i - (j - i)
+            if j == i or not 0 <= j < count:
+                continue
+            x, y = int(rand() * 4), int(rand() * 4)
+            a, b = tables[i], tables[j]
+            new_a = [*a[:x], b[y], *a[x + 1 :]]
+            new_b = [*b[:y], a[x], *b[y + 1 :]]
+            if not self._feasible(new_a, new_b):
+                continue
+            cost_a, cost_b = self.table_cost(new_a), self.table_cost(new_b)
+            delta = cost_a + cost_b - costs[i] - costs[j]
+            if delta > 0 and rand() >= exp(-delta / temperature):
+                continue
+            tables[i], tables[j], costs[i], costs[j] = new_a, new_b, cost_a, cost_b
+            cost += delta
+            if cost < best:
+                best, best_tables = cost, [list(t) for t in tables]
+        tables[:] = best_tables
 
     def improve(self, passes: int, clock: _Clock) -> None:
         """Passes over pairs of nearby tables, each taking its best improving swap."""
@@ -1580,6 +1646,7 @@ def _swiss_round(
     seed: int,
     history: list[list[Table]],
     standings: Mapping[str, float],
+    fillers: Collection[str],
     clock: _Clock,
 ) -> list[list[int]]:
     """A swiss round: tables seated East..North, ordered by their best-ranked player."""
@@ -1590,7 +1657,9 @@ def _swiss_round(
     order = sorted(range(state.n), key=lambda p: (-points[p], tiebreak[p]))
     allowed = _round_winds(ids, history, order)
     initial = _swiss_initial(order, allowed)
-    search = _SwissSearch(initial, _ranks(points, order), state, allowed, round_no)
+    filler = [p in fillers for p in ids]
+    search = _SwissSearch(initial, _ranks(points, order), state, allowed, round_no, filler)
+    search.anneal(_SWISS_ITERATIONS, rng, clock)
     search.improve(passes=8, clock=clock)
     place = {p: i for i, p in enumerate(order)}
     tables = sorted(search.tables, key=lambda t: min(place[p] for p in t))
@@ -1611,12 +1680,15 @@ def seat_round(
     history: Sequence[Sequence[Sequence[str]]] = (),
     standings: Mapping[str, float] | None = None,
     deadline: float = 2.0,
+    fillers: Collection[str] | None = None,
 ) -> SeatedRound:
     """Seat round ``round_no`` of ``rounds`` for ``players`` (a multiple of 4; fillers are the
     caller's), after ``history`` (the tables of rounds 1..round_no-1, East..North).
 
     Stateless and deterministic: the same arguments give the same tables. ``standings`` (swiss)
-    maps ids to points; missing ids count 0. Raises ValueError on bad input.
+    maps ids to points; missing ids count 0. ``fillers`` (swiss: at most one a table when
+    there are no more fillers than tables) defaults to the ids starting with
+    :data:`FILLER_PREFIX`. Raises ValueError on bad input.
     """
     clock = _Clock(deadline)
     _check_mode(mode)
@@ -1627,7 +1699,9 @@ def seat_round(
     past = _check_history(history, round_no)
     _check_standings(standings)
     if mode == "swiss":
-        tables = _swiss_round(ids, round_no, seed, past, standings or {}, clock)
+        if fillers is None:
+            fillers = [p for p in ids if p.startswith(FILLER_PREFIX)]
+        tables = _swiss_round(ids, round_no, seed, past, standings or {}, set(fillers), clock)
         groups: tuple[int, ...] = (0,) * len(tables)
     else:
         tables, groups = _planned_round(mode, ids, round_no, rounds, seed, past, clock)
