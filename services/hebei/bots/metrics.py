@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
 
+from hebei.common.metrics import export_known_labels
+
 DECISION_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5)
 WAIT_BUCKETS = (0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800)
 
@@ -54,4 +56,37 @@ WARM = Gauge(
 RECONNECTS = Counter("hebei_bot_reconnects_total", "Play streams opened again after a drop.")
 ACTIONS_REJECTED = Counter(
     "hebei_bot_actions_rejected_total", "Actions the table engine refused.", ("code",)
+)
+
+# Every label value known in advance, exported at 0 from the start (panels and rate() see
+# the first event). The policies are those of hebei.bots.policies.POLICIES (a test checks).
+POLICY_NAMES = ("random", "efficiency", "expert")
+export_known_labels(
+    {
+        **{
+            metric: tuple((policy,) for policy in POLICY_NAMES)
+            for metric in (
+                DECISION_SECONDS,
+                DECISION_CPU_SECONDS,
+                SESSIONS_ACTIVE,
+                QUEUE_WAIT_SECONDS,
+            )
+        },
+        FAILURES: tuple(
+            (reason,)
+            for reason in (
+                "lease_lost",
+                "superseded",
+                "refused",
+                "gave_up",
+                "stopped",
+                "invalid_ticket",
+                "lease_store",
+                "bad_observation",
+                "policy_error",
+            )
+        ),
+        REDELIVERIES: (("took_over",), ("seat_held",)),
+        ACTIONS_REJECTED: (("INVALID_ARGUMENT",), ("FAILED_PRECONDITION",)),
+    }
 )

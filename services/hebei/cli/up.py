@@ -31,6 +31,11 @@ class _OneLineErrors(typer.core.TyperCommand):
             raise typer.Exit(2) from None
 
 
+# A process of the stack that dies is started again (same ports, tokens and environment) up
+# to this many times in 10 minutes; one more exit stops the stack with one line.
+RESTARTS = 5
+
+
 def _say(text: str) -> None:
     print(text, flush=True)
 
@@ -52,7 +57,8 @@ def up_command(
     """Run the whole local stack in the foreground: ledger, table engine, matchmaking, the bot
     service and bot workers on 127.0.0.1, on embedded PostgreSQL and Redis unless HEBEI_DATABASE_URL /
     HEBEI_BROKER_URL are set; with --monitoring a Prometheus scraping them all. Writes
-    .hebei/stack.json for the other commands; Ctrl-C stops."""
+    .hebei/stack.json for the other commands. A process that dies is started again on the
+    same ports with the same tokens (up to 5 times in 10 minutes); Ctrl-C or SIGTERM stops."""
     if not 0 <= workers <= 16 or not 1 <= processes <= MAX_PROCESSES:
         fail(
             f"--workers must be 0-16 and --processes 1-{MAX_PROCESSES}, got {workers} and"
@@ -94,6 +100,7 @@ def up_command(
         worker_processes=processes,
         monitoring=monitoring,
         web=web,
+        restarts=RESTARTS,
     )
     stack = None
     code = 0
@@ -106,6 +113,7 @@ def up_command(
         _say(f"metrics: {metrics}")
         if stack.web_url:
             _say(f"web: {stack.web_url}")
+            _say(f"web metrics: http://{stack.web_metrics_address}/metrics")
         count = stack.bot_processes
         _say(f"bots: {count} worker process{'' if count == 1 else 'es'}")
         if stack.bot_metrics_addresses:

@@ -1032,6 +1032,23 @@ class Ledger:
             f"tournament {show(t.tournament_id)} sums to {t.total}" for t in tournaments if t.total
         ]
         listed = sorted(tournaments, key=lambda t: t.total == 0)[:MAX_AUDIT_TOURNAMENTS]
+    def record_audit(self) -> float:
+        """Store now as the time of the last sound audit of the whole ledger; return it (Unix
+        time)."""
+        with self._connection() as conn:
+            row = conn.execute(
+                "INSERT INTO last_audit (audited_at) VALUES (now()) ON CONFLICT (singleton)"
+                " DO UPDATE SET audited_at = EXCLUDED.audited_at"
+                " RETURNING extract(epoch FROM audited_at)"
+            ).fetchone()
+        return float(row[0])
+
+    def last_audit(self) -> float | None:
+        """The time (Unix) of the last sound audit of the whole ledger, None if none was."""
+        with self._connection() as conn:
+            row = conn.execute("SELECT extract(epoch FROM audited_at) FROM last_audit").fetchone()
+        return None if row is None else float(row[0])
+
         return AuditReport(
             entries_checked=int(entries),
             postings_checked=int(postings),

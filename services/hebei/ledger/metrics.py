@@ -9,6 +9,7 @@ __all__ = [
     "AUDITS",
     "AUDIT_PROBLEMS",
     "COMMIT_SECONDS",
+    "LAST_AUDIT",
     "POOL_WAIT_SECONDS",
     "SETTLEMENTS",
 ]
@@ -60,4 +61,10 @@ AUDIT_PROBLEMS = Gauge(
     "hebei_ledger_audit_problems",
     "Problems the last audit of the whole ledger found (0: the ledger is sound); audits of one"
     " tournament leave it as it is.",
+)
+
+LAST_AUDIT = Gauge(
+    "hebei_ledger_last_audit_timestamp_seconds",
+    "When (Unix time) the last audit of the whole ledger completed and found it sound; stored"
+    " in PostgreSQL and read back at start, so it survives a restart (0: never).",
 )

@@ -144,6 +144,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         read_seconds: float = READ_SECONDS,
     ) -> None:
         self.ledger = ledger
+        metrics.LAST_AUDIT.set(ledger.last_audit() or 0)  # stored: a restart keeps it
         self.reads = CallQuota("GetStandings, GetHistory and Audit", max_reads, max_reads_per_peer)
         self.read_seconds = read_seconds
 
@@ -249,3 +250,5 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         if not request.tournament_id:
             metrics.AUDIT_PROBLEMS.set(len(report.problems))
         return _audit_to_proto(report)
+            if report.ok:
+                metrics.LAST_AUDIT.set(self.ledger.record_audit())

@@ -8,6 +8,7 @@ __all__ = [
     "BOT_REQUEUES",
     "DIRECTOR_TICK_SECONDS",
     "LAST_MATCH_FINISHED",
+    "MATCHES_DISSOLVED",
     "MATCHES_ENDED",
     "MATCHES_LIVE",
     "MATCH_RESULTS",
@@ -82,6 +83,31 @@ MATCHES_ENDED = Counter(
 for _how in ("finished", "dissolved", "stalled"):
     MATCHES_ENDED.labels(_how)
 
+MATCHES_DISSOLVED = Counter(
+    "hebei_matchmaking_matches_dissolved_total",
+    "Matches dissolved, by reason: stalled (no event for the stall time), operator"
+    " (DissolveTable), cancelled (the tournament was), quick_play_left (its people left before"
+    " it started) or other (the engine's: a pause nobody came back to, a technical failure).",
+    ["reason"],
+)
+DISSOLVED_REASONS = ("stalled", "operator", "cancelled", "quick_play_left", "other")
+for _reason in DISSOLVED_REASONS:
+    MATCHES_DISSOLVED.labels(_reason)
+
+
+def dissolved_reason(reason: str) -> str:
+    """The ``reason`` label of :data:`MATCHES_DISSOLVED` for a match's recorded reason."""
+    if reason.startswith("stalled"):
+        return "stalled"
+    if reason.startswith("dissolved by the operator"):
+        return "operator"
+    if reason == "cancelled":
+        return "cancelled"
+    if reason.startswith("quick play: the player left"):
+        return "quick_play_left"
+    return "other"
+
+
 MATCH_SECONDS = Histogram(
     "hebei_matchmaking_match_seconds",
     "Time from opening a match on the engine to its result, for matches that finished.",
@@ -122,6 +148,11 @@ STANDINGS_MISMATCHES = Counter(
 OPERATOR_ACTIONS = Counter(
     "hebei_matchmaking_operator_actions", "Operator actions recorded, by action.", ["action"]
 )
+for _action in (
+    "start", "pause", "resume", "cancel", "dissolve", "withdraw", "remove", "no_show", "swap",
+    "penalty", "cancel_penalty",
+):  # fmt: skip
+    OPERATOR_ACTIONS.labels(_action)
 
 DIRECTOR_TICK_SECONDS = Histogram(
     "hebei_matchmaking_director_tick_seconds",

@@ -1115,6 +1115,8 @@ class Tournaments:
         """Queue a seat task per seat of a match opened on the engine by another client."""
         check_id("match_id", request.match_id)
         if not 1 <= len(request.seats) <= 4:
+        if status == "dissolved":
+            metrics.MATCHES_DISSOLVED.labels(metrics.dissolved_reason(reason)).inc()
             raise InvalidArgument(f"seats: 1-4 seats, got {len(request.seats)}")
         if len({s.seat for s in request.seats}) != len(request.seats):
             raise InvalidArgument("seats: a seat is listed twice")

@@ -124,6 +124,8 @@ METRICS_JOBS = {
 # A start lost a port race (the services' own words, and Prometheus's).
 PORT_TAKEN = ("cannot listen on", "cannot serve metrics on", "bind: address already in use")
 START_ATTEMPTS = 3
+RESTART_WINDOW = 600.0  # seconds: restarts older than this no longer count towards the limit
+RESTART_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)  # seconds before the 1st, 2nd, ... restart
 PR_SET_PDEATHSIG = 1
 
 # Variables the stack sets for its children. They are dropped from the caller's environment
@@ -184,6 +186,9 @@ class StackOptions:
     scrape_seconds: float = 5.0  # Prometheus's scrape and rule evaluation interval
     prometheus: str = "prometheus"  # the program (a name on PATH or a path)
     web: bool = False  # also run the web gateway (hebei.web) in front of the services
+    # Restarts of one process (a service, a bot worker, the web gateway) that exits while the
+    # stack runs (Stack.wait), in RESTART_WINDOW seconds; 0: one that exits stops the stack.
+    restarts: int = 0
 
 
 # ------------------------------------------------------------------------------ children
@@ -251,6 +256,8 @@ class Child:
     processes: int = 0  # a bot worker's Celery processes
     process_metrics: tuple[str, ...] = ()  # host:port of each Celery process's /metrics
     ready_check: Callable[[], bool] | None = field(default=None, repr=False)  # Prometheus
+    argv: list[str] = field(default_factory=list, repr=False)  # as started: a restart reuses
+    env: dict[str, str] = field(default_factory=dict, repr=False)  # them (ports, tokens, ...)
 
     @classmethod
     def spawn(
@@ -259,7 +266,16 @@ class Child:
         """Start ``argv`` in its own session, output to ``log_path``, stopped with its parent."""
         log = _open_log(log_path)
         try:
-            popen = subprocess.Popen(
+            popen = cls._popen(label, argv, env, log)
+        except StackError:
+            log.close()
+            raise
+        return cls(name, label, popen, log_path, log, argv=list(argv), env=dict(env))
+
+    @staticmethod
+    def _popen(label: str, argv: list[str], env: Mapping[str, str], log: IO[bytes]) -> Any:
+        try:
+            return subprocess.Popen(
                 with_death_signal(argv),
                 env=dict(env),
                 stdin=subprocess.DEVNULL,
@@ -268,9 +284,20 @@ class Child:
                 start_new_session=True,
             )
         except OSError as exc:
-            log.close()
             raise StackError(f"cannot start {label}: {exc.strerror or exc}") from None
-        return cls(name, label, popen, log_path, log)
+
+    def respawn(self) -> None:
+        """Start the process again, exactly as before (same command, environment, ports and
+        tokens), once whatever is left of the old one's group is killed; its output goes on in
+        the same log."""
+        self.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(10)
+        if self.log.closed:  # stopped (reaped) before
+            self.log = open(self.log_path, "ab")  # noqa: SIM115 (closed by reap)
+        self.log.write(b"\n--- restarted by the stack ---\n")
+        self.log.flush()
+        self.popen = self._popen(self.label, self.argv, self.env, self.log)
 
     @property
     def pid(self) -> int:
@@ -575,6 +602,8 @@ class Stack:
         self.started = time.time()
         self._tag = secrets.token_hex(3)
         self._release: list[Callable[[], None]] = []  # embedded servers to release at stop
+        self._restarts: dict[str, list[float]] = {}  # child name -> when it was restarted
+        self._restart_due: dict[str, float] = {}  # child name -> when to restart it
         self._signals = _Signals()
         self._stopped = False
 
@@ -601,8 +630,16 @@ class Stack:
     @property
     def metrics_addresses(self) -> dict[str, str]:
         return {
-            n: c.metrics_address for n, c in self.children.items() if c.metrics_address is not None
+            n: c.metrics_address
+            for n, c in self.children.items()
+            if c.metrics_address is not None and c.address is not None
         }
+
+    @property
+    def web_metrics_address(self) -> str | None:
+        """``127.0.0.1:PORT`` of the web gateway's ``/metrics`` (None: no gateway)."""
+        web = self.children.get("web")
+        return None if web is None else web.metrics_address
 
     @property
     def bot_metrics_addresses(self) -> list[str]:
@@ -662,11 +699,49 @@ class Stack:
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until a process exits (StackError), a signal arrives (KeyboardInterrupt) or
-        ``timeout`` seconds pass."""
+        ``timeout`` seconds pass. With ``options.restarts``, a process that exits is started
+        again instead (:meth:`supervise`): StackError only once one exceeds the limit."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while deadline is None or time.monotonic() < deadline:
-            self.check()
+            if self.options.restarts > 0:
+                self.supervise()
+            else:
+                self.check()
             time.sleep(0.2)
+
+    def supervise(self) -> None:
+        """Start again each process that exited, on the same ports, with the same tokens and
+        environment, after a backoff (RESTART_BACKOFF); each restart is one status line.
+        StackError (one line) when a process exited more than ``options.restarts`` times in
+        RESTART_WINDOW seconds: the stack gives up (and is then stopped by its owner)."""
+        now = time.monotonic()
+        for child in self.children.values():
+            if child.running():
+                self._restart_due.pop(child.name, None)
+                continue
+            due = self._restart_due.get(child.name)
+            if due is None:
+                history = [
+                    t for t in self._restarts.get(child.name, []) if now - t < RESTART_WINDOW
+                ]
+                self._restarts[child.name] = history
+                if len(history) >= self.options.restarts:
+                    raise StackError(
+                        f"{child.exit_message()}; gave up after {len(history)} restarts in "
+                        f"{RESTART_WINDOW / 60:.0f} minutes"
+                    )
+                delay = RESTART_BACKOFF[min(len(history), len(RESTART_BACKOFF) - 1)]
+                self._restart_due[child.name] = now + delay
+                self.status(f"{child.exit_message()}; restarting it in {delay:g} s")
+            elif now >= due:
+                del self._restart_due[child.name]
+                self._restarts[child.name].append(now)
+                child.respawn()
+                count = len(self._restarts[child.name])
+                self.status(
+                    f"restarted {child.label} (pid {child.pid}, restart {count} of at most "
+                    f"{self.options.restarts} in {RESTART_WINDOW / 60:.0f} minutes)"
+                )
 
     def stop(self) -> None:
         """Stop every process, then release the embedded servers; safe to call twice."""
@@ -798,10 +873,11 @@ class Stack:
 
     def _spawn_all(self) -> None:
         services = [s for s in GRPC_SERVICES if s in self.services]
-        chosen = iter(_free_ports(2 * len(services) + 2))
+        chosen = iter(_free_ports(2 * len(services) + 3))
         ports = {service: (next(chosen), next(chosen)) for service in services}
-        prometheus_port, web_port = next(chosen), next(chosen)
-        taken = {port for pair in ports.values() for port in pair} | {prometheus_port, web_port}
+        prometheus_port, web_port, web_metrics_port = next(chosen), next(chosen), next(chosen)
+        taken = {port for pair in ports.values() for port in pair}
+        taken |= {prometheus_port, web_port, web_metrics_port}
         for service in services:
             self._interrupted()
             label = LABELS[service]
@@ -837,18 +913,19 @@ class Stack:
             child.process_metrics = tuple(f"{HOST}:{metrics_port + i}" for i in range(processes))
             self.children[child.name] = child
         if self.options.web:
-            self._spawn_web(web_port, ports)
+            self._spawn_web(web_port, web_metrics_port, ports)
         if self.options.monitoring:
             self._spawn_prometheus(prometheus_port)
 
-    def _spawn_web(self, port: int, ports: dict[str, tuple[int, int]]) -> None:
-        """Start the web gateway in front of the services (``python -m hebei.web``)."""
+    def _spawn_web(self, port: int, metrics_port: int, ports: dict[str, tuple[int, int]]) -> None:
+        """Start the web gateway in front of the services (``python -m hebei.web``), its
+        /metrics on ``metrics_port``."""
         from hebei.web.server import ready
 
         self._interrupted()
         self.status("starting the web gateway")
         env = self._env("web", ports)
-        env["HEBEI_WEB_PORT"] = str(port)
+        env["HEBEI_WEB_PORT"], env["HEBEI_WEB_METRICS_PORT"] = str(port), str(metrics_port)
         for service in ("table", "matchmaking", "ledger", "botservice"):
             if service in ports:
                 env[f"HEBEI_WEB_{service.upper()}_ADDRESS"] = f"{HOST}:{ports[service][0]}"
@@ -859,6 +936,7 @@ class Stack:
         child = Child.spawn("web", "the web gateway", argv, env, self.log_dir / "web.log")
         address = f"{HOST}:{port}"
         child.ready_check = lambda: ready(address)
+        child.metrics_address = f"{HOST}:{metrics_port}"
         self.children["web"] = child
         self.web_url = f"http://{address}/"
 

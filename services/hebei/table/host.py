@@ -162,6 +162,7 @@ class TableHost:
         reason = reason[:300]
         log.error("match %s dissolved: %s", stored.match_id, reason, exc_info=error)
         metrics.MATCHES_FAILED.labels("resume").inc()
+        metrics.MATCHES_ENDED.labels("failed").inc()
         seats = stored.spec.get("seats") if isinstance(stored.spec, dict) else None
         result = matchmaking_pb2.ReportMatchResultRequest(
             match_id=stored.match_id,

@@ -5,7 +5,11 @@ No table, match or player ids as labels: only small fixed sets of values.
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import Counter, Gauge, Histogram
+
+from hebei.common.metrics import export_known_labels
 
 # Seconds. 20 ms, the bot seats' p99 round-trip target (ARCHITECTURE.md, `hebei bench stack`,
 # the HebeiSeatDecisionSlow alert), is an edge: a quantile inside a bucket is interpolated, so
@@ -104,3 +108,41 @@ CLOCKS_HELD = Counter(
     "Decision deadlines moved because the seat could not be told of its decision in time"
     " (the event log was slow or down).",
 )
+MATCHES_ENDED = Counter(
+    "hebei_table_matches_ended_total",
+    "Matches that ended on this engine, by status: finished, dissolved (an operator,"
+    " matchmaking, a pause nobody came back to) or failed (the engine could not go on with"
+    " them: the event log refused them, they could not be resumed).",
+    ("status",),
+)
+
+
+def ended_status(status: str, reason: str) -> str:
+    """The ``status`` label of :data:`MATCHES_ENDED` for a match that ended with ``status``
+    ("finished", "dissolved") and ``reason`` (a technical failure's starts "technical:")."""
+    if status == "finished":
+        return "finished"
+    return "failed" if reason.startswith("technical:") else "dissolved"
+
+
+# Every label value known in advance, exported at 0 from the start: a panel or rate() then
+# sees the first event instead of a series that appears with it (the outbox gauges above too).
+KNOWN_LABELS: dict[Any, tuple[tuple[str, ...], ...]] = {
+    HANDS_COMPLETED: (("win",), ("exhaustive_draw",), ("false_win",)),
+    AUTO_PLAYS: tuple((r,) for r in ("timeout", "disconnect", "hand_over", "absent")),
+    ACTIONS_REJECTED: (("INVALID_ARGUMENT",), ("FAILED_PRECONDITION",)),
+    OUTBOX_DELIVERIES: tuple(
+        (kind, result) for kind in OUTBOX_KINDS for result in ("delivered", "retry", "refused")
+    ),
+    PLAY_STREAMS: (("play",), ("spectate",)),
+    STREAMS_REFUSED: tuple(
+        (rpc, reason) for rpc in ("play", "spectate") for reason in ("total", "peer", "draining")
+    ),
+    EVENT_LOG_WRITE_FAILURES: (("outage",), ("refused",)),
+    MATCHES_FAILED: (("event_log",), ("resume",)),
+    PAUSES: (("paused",), ("resumed",), ("dissolved",)),
+    MATCHES_ENDED: (("finished",), ("dissolved",), ("failed",)),
+    DECISION_WAIT_SECONDS: (("bot",), ("person",)),
+    DECISION_ANSWER_SECONDS: (("bot",), ("person",)),
+}
+export_known_labels(KNOWN_LABELS)

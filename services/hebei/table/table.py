@@ -1292,6 +1292,7 @@ class Table:
                 self._log_event(self.match.conclusion_event())
             self._log_event(self.match.end_event())
         else:
+        metrics.MATCHES_ENDED.labels(metrics.ended_status(status, reason)).inc()
             self._log_event({"type": "match_dissolved", "reason": reason})
         result = matchmaking_pb2.ReportMatchResultRequest(
             match_id=self.match_id,

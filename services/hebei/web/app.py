@@ -759,6 +759,7 @@ def create_app(config: WebConfig, backend: Backend | None = None) -> Starlette:
 
     g = gateway
     from hebei.web.me import PersonRoutes
+    from hebei.web.metrics import RequestMetrics, watch
 
     routes = [
         *PersonRoutes(gateway).routes(),
@@ -789,7 +790,7 @@ def create_app(config: WebConfig, backend: Backend | None = None) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(SecurityHeaders)],
+        middleware=[Middleware(SecurityHeaders), Middleware(RequestMetrics, routes=routes)],
         exception_handlers={
             HttpError: _http_error,
             HTTPException: _starlette_error,
@@ -798,4 +799,5 @@ def create_app(config: WebConfig, backend: Backend | None = None) -> Starlette:
         lifespan=lifespan,
     )
     app.state.gateway = gateway
+    watch(gateway.hub)
     return app

@@ -269,8 +269,11 @@ def ready(address: str, timeout: float = 2.0) -> bool:
 
 
 def main() -> None:
+    from hebei.web.metrics import serve_metrics
+
     config = WebConfig.from_env()
     configure_logging("web", config.log_level)
+    serve_metrics(config.host, lambda line: print(line, flush=True))
     serve(config, lambda line: print(line, flush=True))
 
 
