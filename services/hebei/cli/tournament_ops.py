@@ -305,14 +305,37 @@ RegistrationCodeOption = typer.Option(
 )
 
 
-def _check_registration_code(code: str) -> str:
+NewRegistrationCodeOption = typer.Option(
+    "",
+    "--registration-code",
+    help="Register then needs this code (without the operator token): 8-64 printable"
+    " characters without spaces, or `auto` for a strong one, printed on stderr (never shown"
+    " again).",
+)
+
+
+def _check_registration_code(code: str, *, new: bool = False) -> str:
     from hebei.common.errors import InvalidArgument
     from hebei.matchmaking.settings import check_registration_code
 
     try:
-        return check_registration_code("--registration-code", code)
+        return check_registration_code("--registration-code", code, new=new)
     except InvalidArgument as exc:
         fail(str(exc))
+
+
+def _new_registration_code(code: str) -> str:
+    """``--registration-code`` of create: ``auto`` makes a strong code and prints it on stderr
+    (stdout keeps the tournament id alone); another is checked (at least 8 characters)."""
+    if code != "auto":
+        return _check_registration_code(code, new=True)
+    import sys
+
+    from hebei.matchmaking.registration import new_registration_code
+
+    code = new_registration_code()
+    print(f"registration code: {code}", file=sys.stderr)
+    return code
 
 
 def _parse_policy(spec: str) -> tuple[str, int]:
@@ -420,7 +443,9 @@ def create_command(
     seed: int = typer.Option(0, "--seed", help="Seed of the seating (0: drawn), 0-2^64-1."),
     filler: str = typer.Option("expert", "--filler", help="Filler bots, POLICY[:LEVEL]."),
     max_players: int = typer.Option(
-        0, "--max-players", help="At most this many, 0-4096 (0: no limit)."
+        0,
+        "--max-players",
+        help="At most this many, 0-4096 (0: 256 registering themselves, 4096 by the operator).",
     ),
     late: int = typer.Option(
         0, "--late-until", help="Late registration until this round, 0-64 (0: none)."
@@ -473,7 +498,7 @@ def create_command(
         "", "--time-bank", help="A bank of extra time for each seat, 0s-1h (with --move-seconds)."
     ),
     request_id: str = typer.Option("", "--request-id", help="Makes the call idempotent."),
-    registration_code: str = RegistrationCodeOption,
+    registration_code: str = NewRegistrationCodeOption,
     address: str | None = AddressOption,
     token: str | None = TokenOption,
     as_json: bool = JsonOption,
@@ -506,7 +531,7 @@ def create_command(
         name=name, rounds=rounds, seed=seed, filler_bot_policy=policy, filler_bot_level=level,
         max_players=max_players, last_registration_round=late, hide_round_results=hide,
         seating=mm.SeatingMode.Value(f"SEATING_MODE_{mode.upper()}"),
-        registration_code=_check_registration_code(registration_code),
+        registration_code=_new_registration_code(registration_code),
     )  # fmt: skip
     config.length.hands = hands
     config.rule_profile.name = profile  # the service refuses an unknown one, naming the known

@@ -47,6 +47,19 @@ Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT
   then its Register calls are RESOURCE_EXHAUSTED until the oldest leaves the window (trying
   every four-digit code takes 17 hours from one address, not seconds). The operator token is
   never refused.
+- ``HEBEI_MATCHMAKING_MAX_TOURNAMENT_CODE_FAILURES`` (default 50, 1-100,000) wrong codes for
+  one tournament, from every address together, in
+  ``HEBEI_MATCHMAKING_TOURNAMENT_CODE_FAILURE_SECONDS`` (default 3600, 1-604,800): then
+  registration with a code is locked for that tournament (RESOURCE_EXHAUSTED, every code
+  refused unchecked) until the oldest leaves the window, and the organiser is told (operator
+  record, ``Tournament.problems``): many addresses guess no faster than one.
+- ``HEBEI_MATCHMAKING_MAX_REGISTRATIONS_PER_ADDRESS`` (default 60, 1-100,000) Register calls
+  without the operator token from one client address in
+  ``HEBEI_MATCHMAKING_REGISTRATION_SECONDS`` (default 600, 1-86,400), at most
+  ``HEBEI_MATCHMAKING_MAX_REGISTRATIONS_PER_ADDRESS_AND_TOURNAMENT`` (default 20, 1-100,000)
+  of them for one tournament; more are RESOURCE_EXHAUSTED with the wait. The web gateway is
+  one address for all its users (its own per-address limit comes first): raise these for an
+  event whose people register through it in a rush.
 
 The channels to the table engine and the ledger use the client TLS settings
 (``HEBEI_TLS_CA``, ``HEBEI_TLS_CLIENT_CERT``/``KEY``, see :mod:`hebei.common.tls`); with them,
@@ -67,6 +80,15 @@ from hebei.common.server import ServiceSpec, serve
 from hebei.matchmaking.director import Director
 from hebei.matchmaking.gateways import BotFleet, LedgerGateway, TableGateway
 from hebei.matchmaking.quickplay import QuickPlay
+from hebei.matchmaking.registration import (
+    MAX_REGISTRATIONS_PER_ADDRESS,
+    MAX_REGISTRATIONS_PER_ADDRESS_AND_TOURNAMENT,
+    MAX_TOURNAMENT_CODE_FAILURES,
+    REGISTRATION_SECONDS,
+    TOURNAMENT_CODE_FAILURE_SECONDS,
+    CodeBudget,
+    RegistrationGate,
+)
 from hebei.matchmaking.servicer import SERVICE_NAME, MatchmakingServicer
 from hebei.matchmaking.store import Store
 from hebei.matchmaking.tournaments import Tournaments
@@ -98,6 +120,11 @@ class MatchmakingConfig:
     max_code_failures: int = 10
     code_failure_seconds: float = 60.0
     standings_cache_seconds: float = 2.0
+    max_tournament_code_failures: int = MAX_TOURNAMENT_CODE_FAILURES
+    tournament_code_failure_seconds: float = TOURNAMENT_CODE_FAILURE_SECONDS
+    max_registrations_per_address: int = MAX_REGISTRATIONS_PER_ADDRESS
+    max_registrations_per_address_and_tournament: int = MAX_REGISTRATIONS_PER_ADDRESS_AND_TOURNAMENT
+    registration_seconds: float = REGISTRATION_SECONDS
     tick_seconds: float = 0.5
     ledger_grace: float = 30.0
 
@@ -139,6 +166,27 @@ class MatchmakingConfig:
             max_code_failures=read.integer("MAX_CODE_FAILURES", 10, lo=1, hi=10_000),
             code_failure_seconds=read.number("CODE_FAILURE_SECONDS", 60.0, lo=1, hi=86_400),
             standings_cache_seconds=read.number("STANDINGS_CACHE_SECONDS", 2.0, lo=0, hi=60),
+            max_tournament_code_failures=read.integer(
+                "MAX_TOURNAMENT_CODE_FAILURES", MAX_TOURNAMENT_CODE_FAILURES, lo=1, hi=100_000
+            ),
+            tournament_code_failure_seconds=read.number(
+                "TOURNAMENT_CODE_FAILURE_SECONDS",
+                TOURNAMENT_CODE_FAILURE_SECONDS,
+                lo=1,
+                hi=7 * 86_400,
+            ),
+            max_registrations_per_address=read.integer(
+                "MAX_REGISTRATIONS_PER_ADDRESS", MAX_REGISTRATIONS_PER_ADDRESS, lo=1, hi=100_000
+            ),
+            max_registrations_per_address_and_tournament=read.integer(
+                "MAX_REGISTRATIONS_PER_ADDRESS_AND_TOURNAMENT",
+                MAX_REGISTRATIONS_PER_ADDRESS_AND_TOURNAMENT,
+                lo=1,
+                hi=100_000,
+            ),
+            registration_seconds=read.number(
+                "REGISTRATION_SECONDS", REGISTRATION_SECONDS, lo=1, hi=86_400
+            ),
         )
 
 
@@ -157,7 +205,14 @@ class Matchmaking:
         self.ledger = LedgerGateway(config.ledger_address, token, tls=tls)
         fleet = BotFleet(endpoint, tls=tls is not None)
         self.tournaments = Tournaments(
-            self.store, self.table, self.ledger, fleet, table_endpoint=endpoint
+            self.store,
+            self.table,
+            self.ledger,
+            fleet,
+            table_endpoint=endpoint,
+            code_budget=CodeBudget(
+                config.max_tournament_code_failures, config.tournament_code_failure_seconds
+            ),
         )
         self.quick_play = QuickPlay(
             self.tournaments,
@@ -177,6 +232,11 @@ class Matchmaking:
             max_code_failures=config.max_code_failures,
             code_failure_seconds=config.code_failure_seconds,
             standings_cache_seconds=config.standings_cache_seconds,
+            registrations=RegistrationGate(
+                config.max_registrations_per_address,
+                config.max_registrations_per_address_and_tournament,
+                config.registration_seconds,
+            ),
         )
         self.director = Director(
             self.tournaments,

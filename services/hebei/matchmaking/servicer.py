@@ -31,6 +31,7 @@ from hebei.common.quota import CallQuota, FailureLimit, RecentResults, StreamQuo
 from hebei.common.validation import MAX_NAME_LENGTH, check_text
 from hebei.matchmaking import metrics
 from hebei.matchmaking.quickplay import QuickPlay
+from hebei.matchmaking.registration import RegistrationGate
 from hebei.matchmaking.tournaments import Tournaments, WrongRegistrationCode
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import matchmaking_pb2_grpc
@@ -56,7 +57,9 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
     anonymous GetStandings and GetRatings beyond ``max_reads`` or ``max_reads_per_peer``. A
     client address that sent ``max_code_failures`` wrong registration codes in the last
     ``code_failure_seconds`` has its Register calls refused (RESOURCE_EXHAUSTED) until the
-    oldest leaves the window: a short code cannot be guessed by trying them all. Everyone but
+    oldest leaves the window (and every address together only so many per tournament: see
+    :mod:`hebei.matchmaking.registration`, with the other bounds of Register without the
+    operator token: calls per address, bots, rating identities). Everyone but
     the operator sees the same standings of a tournament, read at most once per
     ``standings_cache_seconds`` and per change of the tournament (a read kept is answered
     within its quota slot in a millisecond: the change number is one small query)."""
@@ -74,6 +77,7 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         max_code_failures: int = MAX_CODE_FAILURES,
         code_failure_seconds: float = CODE_FAILURE_SECONDS,
         standings_cache_seconds: float = STANDINGS_CACHE_SECONDS,
+        registrations: RegistrationGate | None = None,
     ) -> None:
         self.ts = tournaments
         self.quick = quick_play
@@ -84,6 +88,7 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
             "wrong registration codes", max_code_failures, code_failure_seconds
         )
         self.public_standings = RecentResults(standings_cache_seconds)
+        self.registrations = registrations or RegistrationGate()
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -118,8 +123,9 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         peer, operator = peer_host(context.peer()), self._operator(context)
         if not operator:
             self.code_failures.check(peer)
+            self.registrations.admit(peer, request.tournament_id)
         try:
-            player, secret = self.ts.register(request, operator=operator)
+            player, secret = self.ts.register(request, operator=operator, client=peer)
         except WrongRegistrationCode:
             self.code_failures.failed(peer)
             raise

@@ -21,9 +21,11 @@ from hebei.v1 import types_pb2 as pb
 
 __all__ = [
     "DEFAULT_HANDS",
+    "DEFAULT_MAX_PLAYERS",
     "DEFAULT_TIE_BREAKS",
     "MAX_PLAYERS",
     "MAX_ROUNDS",
+    "MIN_REGISTRATION_CODE",
     "SEATING_MODES",
     "Settings",
     "check_match_length",
@@ -35,6 +37,9 @@ __all__ = [
 
 MAX_ROUNDS = 64
 MAX_PLAYERS = 4096
+# max_players 0: people registering themselves (no operator token) stop at this many entrants;
+# the operator registers up to MAX_PLAYERS.
+DEFAULT_MAX_PLAYERS = 256
 MAX_HANDS = 64
 MAX_POINTS = 1_000_000
 DEFAULT_HANDS = 8
@@ -45,6 +50,7 @@ MAX_PER_DECISION_SECONDS = 300.0
 MAX_TIME_BANK_SECONDS = 3600.0
 MAX_CLAIM_WINDOW_SECONDS = 5.0
 MAX_REGISTRATION_CODE = 64
+MIN_REGISTRATION_CODE = 8  # a new tournament's code (see hebei.matchmaking.registration)
 MAX_SCHEDULE_DAYS = 366
 DEFAULT_NO_SHOW_LIMIT = 2
 MAX_NO_SHOW_LIMIT = 64
@@ -125,15 +131,22 @@ def check_policy(field: str, policy: str, level: int) -> tuple[str, int]:
         raise InvalidArgument(f"{field}: {exc}") from None
 
 
-def check_registration_code(field: str, code: str) -> str:
+def check_registration_code(field: str, code: str, *, new: bool = False) -> str:
     """A registration code: empty, or up to :data:`MAX_REGISTRATION_CODE` printable characters
-    without spaces. The message never repeats the code (it is a secret)."""
+    without spaces; a ``new`` one (a tournament's, at its creation) has at least
+    :data:`MIN_REGISTRATION_CODE`. The message never repeats the code (it is a secret)."""
     if len(code) > MAX_REGISTRATION_CODE:
         raise InvalidArgument(
             f"{field} must be at most {MAX_REGISTRATION_CODE} characters, got {len(code)}"
         )
     if any(c.isspace() or not c.isprintable() for c in code):
         raise InvalidArgument(f"{field} must be printable characters without spaces")
+    if new and code and len(code) < MIN_REGISTRATION_CODE:
+        raise InvalidArgument(
+            f"{field} must be at least {MIN_REGISTRATION_CODE} characters, got {len(code)}"
+            " (a short code is guessed: `hebei tournament create --registration-code auto`"
+            " makes a strong one)"
+        )
     return code
 
 
@@ -206,7 +219,7 @@ def normalise_config(
     else:
         out.replace_absent_after.FromSeconds(int(DEFAULT_REPLACE_ABSENT_SECONDS))
     out.registration_code = check_registration_code(
-        "config.registration_code", config.registration_code
+        "config.registration_code", config.registration_code, new=True
     )
     _check_schedule(config, out, now=now or datetime.now(UTC))
     return out

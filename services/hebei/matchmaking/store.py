@@ -383,6 +383,35 @@ class Store:
             (tournament_id, player_id),
         )
 
+    # -- registration codes ---------------------------------------------------------------
+
+    @staticmethod
+    def code_failures(
+        conn: psycopg.Connection, tournament_id: str, since: datetime
+    ) -> list[tuple[datetime, str]]:
+        """The tournament's wrong registration codes after ``since`` (time, client address),
+        oldest first; older ones are deleted."""
+        conn.execute(
+            "DELETE FROM registration_code_failures WHERE tournament_id = %s AND at <= %s",
+            (tournament_id, since),
+        )
+        rows = conn.execute(
+            "SELECT at, client FROM registration_code_failures WHERE tournament_id = %s"
+            " ORDER BY at",
+            (tournament_id,),
+        ).fetchall()
+        return [(r["at"], r["client"]) for r in rows]
+
+    @staticmethod
+    def add_code_failure(
+        conn: psycopg.Connection, tournament_id: str, at: datetime, client: str
+    ) -> None:
+        conn.execute(
+            "INSERT INTO registration_code_failures (tournament_id, at, client)"
+            " VALUES (%s, %s, %s)",
+            (tournament_id, at, client),
+        )
+
     # -- rounds --------------------------------------------------------------------------
 
     @staticmethod

@@ -36,7 +36,14 @@ from hebei.common.validation import (
 )
 from hebei.matchmaking import metrics, seating
 from hebei.matchmaking.gateways import BotFleet, LedgerGateway, Line, TableGateway
+from hebei.matchmaking.registration import (
+    CODE_PROBLEM,
+    CodeBudget,
+    check_entrant,
+    person_rating_id,
+)
 from hebei.matchmaking.settings import (
+    DEFAULT_MAX_PLAYERS,
     MAX_PLAYERS,
     Settings,
     check_policy,
@@ -137,6 +144,7 @@ class Tournaments:
         *,
         table_endpoint: str,
         changes: Changes | None = None,
+        code_budget: CodeBudget | None = None,
     ) -> None:
         self.store = store
         self.table = table
@@ -144,6 +152,7 @@ class Tournaments:
         self.fleet = fleet
         self.table_endpoint = table_endpoint  # what people are told to connect to
         self.changes = changes or Changes()
+        self.code_budget = code_budget or CodeBudget()  # wrong registration codes, per tournament
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -230,25 +239,29 @@ class Tournaments:
             return self.snapshot(conn, row)
 
     def register(
-        self, request: mm.RegisterRequest, *, operator: bool = False
+        self, request: mm.RegisterRequest, *, operator: bool = False, client: str = ""
     ) -> tuple[mm.Player, str]:
         """Register a person or a bot; return the player and (for a person) its secret. A
         tournament with a registration code needs it (not from the ``operator``): checked
-        first, PermissionDenied and nothing done without it."""
+        first, PermissionDenied and nothing registered without it (the failure is counted
+        against the tournament's :class:`CodeBudget`, with the ``client`` address). Without
+        the operator token: people only, with a rating identity of their own, up to
+        :data:`DEFAULT_MAX_PLAYERS` when the tournament sets no limit (see
+        :mod:`hebei.matchmaking.registration`)."""
+        if not operator:
+            self._check_code(request, client)
         with self.store.transaction() as conn:
             row = self._load(conn, request.tournament_id, lock=True)
-            code = row.config.registration_code
-            if code and not operator and not same_token(code, request.registration_code):
-                raise WrongRegistrationCode("this tournament needs its registration code")
-            which = request.WhichOneof("entrant")
-            if which is None:
-                raise InvalidArgument("entrant: a person or a bot is required")
+            which = check_entrant(request.WhichOneof("entrant"), operator=operator)
             first_round = self._registration_round(row)
             players = self.store.players(conn, row.tournament_id)
             entrants = [p for p in players if not p.filler and not p.removed]
-            limit = row.config.max_players or MAX_PLAYERS
+            limit = row.config.max_players or (MAX_PLAYERS if operator else DEFAULT_MAX_PLAYERS)
             if len(entrants) >= limit:
-                raise FailedPrecondition(f"the tournament is full ({limit} players)")
+                raise FailedPrecondition(
+                    f"the tournament is full ({limit} players)"
+                    + ("" if row.config.max_players else "; the organiser may register more")
+                )
             secret = ""
             if which == "person" and Settings(row.config).duplicate:
                 raise FailedPrecondition(
@@ -259,17 +272,22 @@ class Tournaments:
                 name = check_text(
                     "person.name", request.person.name, max_length=MAX_NAME_LENGTH, required=True
                 )
-                rating_id = check_text(
-                    "person.rating_id", request.person.rating_id, max_length=MAX_NAME_LENGTH
+                player_id = _new_id("p-")
+                rating_id = person_rating_id(
+                    request.person.rating_id,
+                    name=name,
+                    tournament_id=row.tournament_id,
+                    player_id=player_id,
+                    operator=operator,
                 )
                 secret = secrets.token_urlsafe(24)
                 player = PlayerRow(
                     row.tournament_id,
-                    _new_id("p-"),
+                    player_id,
                     0,
                     name,
                     "person",
-                    rating_id=rating_id or f"person:{name}",
+                    rating_id=rating_id,
                     secret_hash=_hash(secret),
                     first_round=first_round,
                 )
@@ -294,6 +312,35 @@ class Tournaments:
             self._event(conn, row.tournament_id, EVENT.TOURNAMENT_EVENT_TYPE_PLAYERS_CHANGED)
         self.changes.notify()
         return player_message(player), secret
+
+    def _check_code(self, request: mm.RegisterRequest, client: str) -> None:
+        """The registration code of a Register without the operator token, in a transaction
+        of its own (a wrong one is recorded even though the call fails): CodeLocked while the
+        tournament's budget of wrong codes is used up (the code unchecked), else
+        WrongRegistrationCode for a missing or wrong one; the failure that uses the budget up
+        tells the organiser (the operator record, the tournament's problems)."""
+        budget, wrong = self.code_budget, False
+        with self.store.transaction() as conn:
+            row = self._load(conn, request.tournament_id, lock=True)
+            code = row.config.registration_code
+            if not code:
+                return
+            now = _now()
+            failures = self.store.code_failures(conn, row.tournament_id, now - budget.window)
+            budget.check([at for at, _ in failures], now)
+            if same_token(code, request.registration_code):
+                return
+            wrong = True
+            self.store.add_code_failure(conn, row.tournament_id, now, client)
+            failures.append((now, client))
+            problem = budget.problem([at for at, _ in failures], len({c for _, c in failures}), now)
+            if problem is not None:
+                row.problems = [p for p in row.problems if not p.startswith(CODE_PROBLEM)]
+                row.problems.append(problem)
+                self.store.update_tournament(conn, row)
+                self._action(conn, row.tournament_id, "code_lock", "rules", problem)
+        if wrong:
+            raise WrongRegistrationCode("this tournament needs its registration code")
 
     @staticmethod
     def _registration_round(row: TournamentRow) -> int:
