@@ -100,7 +100,7 @@ def plan_figures(n: int, plan: list[list[list[int]]]) -> tuple[int, int, int]:
                     repeats += meet[p * n + q] > 0
                     meet[p * n + q] += 1
                     meet[q * n + p] += 1
-                    consecutive += before is not None and before[p] == before[q]
+                    consecutive += before is not None and before[p] == before[q] >= 0
         before = where
     return max(meet), repeats, consecutive
 

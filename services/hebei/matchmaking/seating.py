@@ -728,16 +728,21 @@ def _anneal(
         r = frozen + int(rand() * len(free))
         at, tables = where[r], rounds[r]
         x, y = int(rand() * n), int(rand() * n)
-        for _ in range(_FOCUS):  # a player in a repeat, if one is found soon
-            if any(meet[x * n + a] > 1 for a in tables[at[x]] if a != x):
+        for _ in range(_FOCUS):  # a player in a repeat, if one is found soon (meet[x, x] = 0)
+            xn, a, b, c, d = x * n, *tables[at[x]]
+            if meet[xn + a] > 1 or meet[xn + b] > 1 or meet[xn + c] > 1 or meet[xn + d] > 1:
                 break
             x = int(rand() * n)
         if at[x] == at[y]:
             continue
-        delta = _swap_delta(n, meet, costs, x, y, tables[at[x]], tables[at[y]])
-        for around in (where[r - 1] if r else before, where[r + 1] if r + 1 < R else None):
-            if around is not None:
-                delta += _CONSECUTIVE * _beside_delta(around, x, y, tables[at[x]], tables[at[y]])
+        mates_x, mates_y = tables[at[x]], tables[at[y]]
+        delta = _swap_delta(n, meet, costs, x, y, mates_x, mates_y)
+        if r:
+            delta += _CONSECUTIVE * _beside_delta(where[r - 1], x, y, mates_x, mates_y)
+        elif before is not None:
+            delta += _CONSECUTIVE * _beside_delta(before, x, y, mates_x, mates_y)
+        if r + 1 < R:
+            delta += _CONSECUTIVE * _beside_delta(where[r + 1], x, y, mates_x, mates_y)
         if delta > 0 and rand() >= exp(-delta / temperature):
             continue
         if r == 0 and allowed is not None and not _swap_keeps_winds(allowed, tables, at, x, y):
@@ -771,13 +776,15 @@ def _beside_delta(around: list[int], x: int, y: int, at_x: list[int], at_y: list
     """The change in pairs that also sat together in the round ``around`` (each player's table
     there, -1: absent) when x (at table ``at_x``) and y (at ``at_y``) swap."""
     sx, sy = around[x], around[y]
+    if sx == sy:
+        return 0
+    seats_x = [around[a] for a in at_x]
+    seats_y = [around[b] for b in at_y]
     delta = 0
-    for a in at_x:
-        if a != x and around[a] >= 0:
-            delta += (around[a] == sy) - (around[a] == sx)
-    for b in at_y:
-        if b != y and around[b] >= 0:
-            delta += (around[b] == sx) - (around[b] == sy)
+    if sy >= 0:  # y joins x's mates and leaves its own
+        delta += seats_x.count(sy) - seats_y.count(sy) + 1
+    if sx >= 0:
+        delta += seats_y.count(sx) - seats_x.count(sx) + 1
     return delta
 
 
@@ -1195,6 +1202,8 @@ def _round_winds(ids: list[str], history: list[list[Table]], order: list[int]) -
     shares = _lane_first_round(available)
     if shares is not None:
         classes = _take_turns(available, order, shares)
+    elif _balanced_classes(available, order) is not None:
+        return available  # no plan for four rounds, but this one keeps everyone within one
     else:
         classes = _fallback_classes(counts, order)
     return [1 << w for w in classes]
@@ -1635,6 +1644,18 @@ class _SwissSearch:
         costs[i], costs[j] = self.table_cost(self.tables[i]), self.table_cost(self.tables[j])
         return True
 
+    def consecutive(self) -> int:
+        """Pairs at the tables that also sat together in the round before."""
+        before = self.state.before
+        if before is None:
+            return 0
+        return sum(
+            1
+            for table in self.tables
+            for p, q in combinations(table, 2)
+            if before[p] >= 0 and before[p] == before[q]
+        )
+
     def _feasible(self, *tables: list[int]) -> bool:
         allowed = self.allowed
         return all(_has_distinct_winds(tuple(sorted(allowed[p] for p in t))) for t in tables)
@@ -1658,12 +1679,43 @@ def _swiss_round(
     allowed = _round_winds(ids, history, order)
     initial = _swiss_initial(order, allowed)
     filler = [p in fillers for p in ids]
-    search = _SwissSearch(initial, _ranks(points, order), state, allowed, round_no, filler)
-    search.anneal(_SWISS_ITERATIONS, rng, clock)
-    search.improve(passes=8, clock=clock)
+    rank = _ranks(points, order)
+    search = _swiss_search(initial, rank, state, allowed, round_no, filler, rng, clock)
+    least = [_least_winds(c) for c in _state_winds(ids, history)]
+    if search.consecutive() and least != allowed and _balanced_classes(least, order):
+        # the wind plan leaves no seating without a pair of the round before: the least winds
+        # (each player still within one) may
+        retry = _swiss_search(
+            _swiss_initial(order, least), rank, state, least, round_no, filler, rng, clock
+        )
+        if retry.consecutive() < search.consecutive():
+            search, allowed = retry, least
     place = {p: i for i, p in enumerate(order)}
     tables = sorted(search.tables, key=lambda t: min(place[p] for p in t))
     return [_seat(table, allowed, rng) for table in tables]
+
+
+def _swiss_search(
+    initial: _Round,
+    rank: list[int],
+    state: _State,
+    allowed: list[int],
+    round_no: int,
+    filler: list[bool],
+    rng: random.Random,
+    clock: _Clock,
+) -> _SwissSearch:
+    """The swiss search run from ``initial``: annealing, then passes of best swaps."""
+    search = _SwissSearch(initial, rank, state, allowed, round_no, filler)
+    search.anneal(_SWISS_ITERATIONS, rng, clock)
+    search.improve(passes=8, clock=clock)
+    return search
+
+
+def _state_winds(ids: list[str], history: list[list[Table]]) -> list[list[int]]:
+    """Each player's wind counts over the history (from the first round it played)."""
+    counts = _wind_counts(history)
+    return [counts.get(p, list(_NO_WINDS)) for p in ids]
 
 
 # --------------------------------------------------------------------------------------------
