@@ -317,8 +317,8 @@ class Tournaments:
         """The registration code of a Register without the operator token, in a transaction
         of its own (a wrong one is recorded even though the call fails): CodeLocked while the
         tournament's budget of wrong codes is used up (the code unchecked), else
-        WrongRegistrationCode for a missing or wrong one; the failure that uses the budget up
-        tells the organiser (the operator record, the tournament's problems)."""
+        WrongRegistrationCode for a missing or wrong one. A wrong one (not a missing one: no
+        guess) counts against the budget, with the ``client`` address."""
         budget, wrong = self.code_budget, False
         with self.store.transaction() as conn:
             row = self._load(conn, request.tournament_id, lock=True)
@@ -331,16 +331,28 @@ class Tournaments:
             if same_token(code, request.registration_code):
                 return
             wrong = True
-            self.store.add_code_failure(conn, row.tournament_id, now, client)
-            failures.append((now, client))
-            problem = budget.problem([at for at, _ in failures], len({c for _, c in failures}), now)
-            if problem is not None:
-                row.problems = [p for p in row.problems if not p.startswith(CODE_PROBLEM)]
-                row.problems.append(problem)
-                self.store.update_tournament(conn, row)
-                self._action(conn, row.tournament_id, "code_lock", "rules", problem)
-        if wrong:
+            if request.registration_code:
+                self._count_code_failure(conn, row, [*failures, (now, client)], now)
+        if wrong:  # after the transaction: the failure it recorded stays
             raise WrongRegistrationCode("this tournament needs its registration code")
+
+    def _count_code_failure(
+        self,
+        conn: psycopg.Connection,
+        row: TournamentRow,
+        failures: Sequence[tuple[datetime, str]],
+        now: datetime,
+    ) -> None:
+        """Record the last of ``failures`` (time, client address); when it uses the budget up,
+        tell the organiser: the operator record and the tournament's problems (one line)."""
+        self.store.add_code_failure(conn, row.tournament_id, *failures[-1])
+        clients = len({client for _, client in failures})
+        problem = self.code_budget.problem([at for at, _ in failures], clients, now)
+        if problem is not None:
+            row.problems = [p for p in row.problems if not p.startswith(CODE_PROBLEM)]
+            row.problems.append(problem)
+            self.store.update_tournament(conn, row)
+            self._action(conn, row.tournament_id, "code_lock", "rules", problem)
 
     @staticmethod
     def _registration_round(row: TournamentRow) -> int:

@@ -58,9 +58,15 @@ def test_many_addresses_share_one_budget_of_wrong_codes(stack: Stack) -> None:
     anonymous, operator = stack.mm(token=None), stack.mm()
     tid = stack.create(registration_code=CODE).tournament_id
     other = stack.create(registration_code=CODE).tournament_id
-    for n in range(6):  # six addresses, one wrong code each: none near its own limit (3)
+    for n in range(5):  # five addresses, one wrong code each: none near its own limit (3)
         with pytest.raises(WrongRegistrationCode):
             servicer.Register(_person(tid, f"P{n}", f"guess-{n:04d}"), Peer(f"10.0.0.{n + 1}"))
+    for n in range(3):  # no code at all is no guess: not counted against the tournament
+        with pytest.raises(WrongRegistrationCode):
+            servicer.Register(_person(tid, f"E{n}"), Peer(f"10.0.2.{n + 1}"))
+    servicer.Register(_person(tid, "Early", CODE), Peer("10.0.3.1"))  # not locked yet
+    with pytest.raises(WrongRegistrationCode):  # the sixth wrong code uses the budget up
+        servicer.Register(_person(tid, "P5", "guess-0005"), Peer("10.0.0.6"))
     locked_message = re.compile(
         r"registration with a code is locked for this tournament: 6 wrong codes in 3600 s; "
         r"try again in \d+ s, or ask the organiser"
@@ -83,7 +89,7 @@ def test_many_addresses_share_one_budget_of_wrong_codes(stack: Stack) -> None:
     actions = operator.ListOperatorActions(mm.ListOperatorActionsRequest(tournament_id=tid))
     locks = [(a.action, a.actor, a.detail) for a in actions.actions if a.action == "code_lock"]
     assert locks == [("code_lock", "rules", problems[0])]
-    assert not tournament.players  # nothing was registered
+    assert [p.name for p in tournament.players] == ["Early"]  # nothing more was registered
 
     # the operator still registers; another tournament's budget is its own
     assert operator.Register(_person(tid, "Mei")).player.player_id
