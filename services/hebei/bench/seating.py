@@ -256,7 +256,7 @@ def run_case(
         fillers_at_a_table=fillers,
     )
     if mode in PLANNED and (players * rounds <= REFERENCE_LIMIT or reference_seconds):
-        budget = None if reference_seconds else seating._ANNEAL_ITERATIONS
+        budget = None if reference_seconds else seating.anneal_budget(players, rounds)
         plan = reference_search(players, rounds, seed, iterations=budget, seconds=reference_seconds)
         ref_most, ref_repeats, ref_consecutive = plan_figures(players, plan)
         figures = Figures(
@@ -272,8 +272,8 @@ def run_case(
 
 def run_bench(
     seed: int = 1,
-    cases: tuple[tuple[int, int, str], ...] = CASES,
+    cases: tuple[tuple[int, int, str], ...] | None = None,
     reference_seconds: float | None = None,
 ) -> list[Figures]:
-    """Every case's figures, in order."""
-    return [run_case(p, r, m, seed, reference_seconds) for p, r, m in cases]
+    """Every case's figures, in order (by default :data:`CASES`)."""
+    return [run_case(p, r, m, seed, reference_seconds) for p, r, m in cases or CASES]

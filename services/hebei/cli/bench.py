@@ -485,4 +485,4 @@ def seating_command(
         cases = [f.to_json() for f in figures]
         print(json.dumps({"seed": seed, "reference": reference, "cases": cases}))
         return
-    Console().print(seating_table(figures, seed, reference))
+    Console(width=max(Console().width, 150)).print(seating_table(figures, seed, reference))

@@ -672,13 +672,22 @@ def _greedy_round(
 
 
 _ANNEAL_ITERATIONS = 150_000
-"""Annealing moves for a plan (one swap of two players in a round each): about 0.3-0.9 s on a
-quiet machine whatever the field's size (the move costs the same), so a round stays well under
-the 2 s deadline; iterations, not time, so the plan is a function of its inputs."""
+"""The most annealing moves of a plan (one swap of two players in a round each): about 0.4 s
+on a quiet machine whatever the field's size (a move costs the same), so a round stays well
+under the 2 s deadline; iterations, not time, so the plan is a function of its inputs."""
+_ANNEAL_PER_TABLE = 4000
+"""Annealing moves per table of the rounds searched, up to :data:`_ANNEAL_ITERATIONS`."""
+
+
+def anneal_budget(players: int, rounds: int) -> int:
+    """The annealing moves given to a plan of ``rounds`` rounds searched for ``players``."""
+    return min(_ANNEAL_ITERATIONS, _ANNEAL_PER_TABLE * rounds * (players // 4))
+
+
 _ANNEAL_HOT, _ANNEAL_COLD = 2.0, 0.05
 """The temperature falls geometrically from hot to cold over the budget (one repeat costs 1)."""
 _BEYOND = 1000
-_FOCUS = 4
+_FOCUS = 8
 """A move's first player is drawn again up to this many times until it is in a repeat."""
 """A meeting beyond the lower bound plus one (:func:`pair_bounds`) costs this much."""
 
@@ -1266,7 +1275,7 @@ def _fresh_plan(n: int, rounds: int, rng: random.Random, clock: _Clock) -> list[
             draft.rounds,
             costs=_plan_costs(most),
             rng=rng,
-            iterations=_ANNEAL_ITERATIONS,
+            iterations=anneal_budget(n, rounds - draft.frozen),
             clock=clock,
             frozen=draft.frozen,
         )
@@ -1354,7 +1363,7 @@ def _replan(
         plan,
         costs=_plan_costs(pair_bounds(n, played + len(plan))[0]),
         rng=rng,
-        iterations=_ANNEAL_ITERATIONS,
+        iterations=anneal_budget(n, len(plan)),
         clock=clock,
         allowed=allowed,
     )

@@ -53,7 +53,9 @@ def test_fields_without_a_repeat_free_schedule(players, rounds, mode):
             assert quality["total_repeat_pairs"] < organiser_repeats, seed
         ours += quality["total_repeat_pairs"]
         # the reference local search, given as many swaps as the seating's annealing
-        plan = reference_search(players, rounds, seed, iterations=seating._ANNEAL_ITERATIONS)
+        plan = reference_search(
+            players, rounds, seed, iterations=seating.anneal_budget(players, rounds)
+        )
         ref_most, ref_repeats, _ = plan_figures(players, plan)
         assert quality["max_pair_meetings"] <= max(ref_most, most), seed
         reference += ref_repeats
