@@ -17,12 +17,18 @@ import psutil
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from hebei.common.client import create_channel
 from hebei.stack.discovery import StackInfo, find_stack, stack_file, write_stack_file
 from hebei.stack.processes import available_services
+from hebei.v1 import ledger_pb2, ledger_pb2_grpc, matchmaking_pb2_grpc
+from hebei.v1 import matchmaking_pb2 as mm
 from tests.e2e.conftest import hebei_program
 from tests.e2e.test_play import run_remote
 from tests.integration.embedded.leftovers import leftover_servers
-from tests.integration.stack.conftest import stack_env  # noqa: F401 (a fixture)
+from tests.integration.stack.conftest import (
+    stack_env,  # noqa: F401 (a fixture)
+    wait_for,
+)
 
 ADDRESS = re.compile(r"127\.0\.0\.1:\d+")
 SERVICES = [s for s in available_services() if s != "bots"] + ["botservice"]  # up runs it too
@@ -194,23 +200,105 @@ def test_up_on_embedded_databases_stops_on_ctrl_c_and_leaves_nothing(data_dir: P
         up.kill()
 
 
-def test_up_reports_a_service_that_dies_and_stops_the_rest(
+def start_tournament(address: str, token: str) -> str:
+    """8 bots, 3 Swiss rounds of 3 hands, each discard held 0.1 s (so it lasts): its id."""
+    with create_channel(address, token=token, timeout=60) as channel:
+        stub = matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
+        config = mm.TournamentConfig(
+            name="up restarts", rounds=3, seed=3, seating=mm.SEATING_MODE_SWISS,
+            filler_bot_policy="random",
+        )  # fmt: skip
+        config.length.hands = 3
+        config.time_control.per_decision.FromSeconds(5)
+        config.time_control.claim_window.FromMilliseconds(100)
+        tid = stub.CreateTournament(mm.CreateTournamentRequest(config=config)).tournament
+        tid = tid.tournament_id
+        for number in range(8):
+            bot = mm.BotEntrant(policy="random", name=f"random #{number}")
+            stub.Register(mm.RegisterRequest(tournament_id=tid, bot=bot))
+        stub.StartTournament(mm.StartTournamentRequest(tournament_id=tid))
+    return tid
+
+
+def tournament_status(address: str, token: str, tid: str) -> int:
+    with create_channel(address, token=token, timeout=30) as channel:
+        stub = matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
+        got = stub.GetTournament(mm.GetTournamentRequest(tournament_id=tid)).tournament
+    assert got.status != mm.TOURNAMENT_STATUS_CANCELLED, got.status_reason
+    return got.status
+
+
+def back(address: str) -> bool:
+    """Whether the service at ``address`` serves again (not while it starts)."""
+    try:
+        return serving(address)
+    except grpc.RpcError:
+        return False
+
+
+def web_answers(url: str) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{url}api/health", timeout=10) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
+
+
+# What is killed (a direct child of `hebei up` whose command line holds the word), its label
+# in the output, and how to tell it is back (None: its restart line is enough).
+KILLED = [
+    ("hebei.matchmaking", "the matchmaking service", "matchmaking"),
+    ("hebei.ledger", "the ledger", "ledger"),
+    ("hebei.table", "the table engine", "table"),
+    ("worker", "the bot worker", None),
+    ("hebei.web", "the web gateway", "web"),
+]
+
+
+def test_up_restarts_each_process_killed_during_a_tournament_on_the_same_ports(
     configured_env: dict[str, str], data_dir: Path
 ):
-    up = Up(configured_env, data_dir, "--workers", "0", "--no-botservice")
+    up = Up(configured_env, data_dir, "--workers", "1", "--processes", "2", "--no-botservice")
     try:
         up.wait_for("ready:")
-        assert up.fields()["bots"] == "0 worker processes"
-        assert "botservice" not in up.fields()
+        fields = up.fields()
+        found = find_stack(data_dir)
+        assert found is not None
+        token = found.operator_token
+        tid = start_tournament(fields["matchmaking"], token)
+        for word, label, check in KILLED:
+            children = psutil.Process(up.process.pid).children()
+            (victim,) = [p for p in children if word in " ".join(p.cmdline())]
+            victim.kill()
+            up.wait_for(f"{label} was killed by SIGKILL")
+            restarted = up.wait_for(f"restarted {label} (pid ")
+            assert str(victim.pid) not in restarted
+            if check == "web":
+                wait_for(lambda: web_answers(fields["web"]), 120, "the web gateway")
+            elif check is not None:
+                wait_for(lambda c=check: back(fields[c]), 120, f"{label} serving")
+        assert find_stack(data_dir) == found  # the same ports, the same operator token
+        wait_for(
+            lambda: (
+                tournament_status(fields["matchmaking"], token, tid)
+                == mm.TOURNAMENT_STATUS_FINISHED
+            ),
+            600,
+            "the tournament to finish",
+            step=1.0,
+        )
+        with create_channel(fields["ledger"], token=token, timeout=60) as channel:
+            ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+            assert ledger.Audit(ledger_pb2.AuditRequest(tournament_id=tid)).ok
+            audit = ledger.Audit(ledger_pb2.AuditRequest())
+            assert audit.ok, audit.problems
         processes = up.descendants()
-        (table,) = [p for p in processes if "hebei.table" in p.cmdline()]
-        table.kill()
+        up.process.send_signal(signal.SIGTERM)
         code, stderr = up.finish()
-        assert code == 1
-        assert stderr.startswith("hebei: the table engine was killed by SIGKILL: ")
-        assert len(stderr.strip().splitlines()) == 1
+        assert code == 0, stderr
         assert ended(processes) == []
-        assert not (data_dir / "stack.json").exists()
     finally:
         up.kill()
 

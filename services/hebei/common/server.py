@@ -368,16 +368,16 @@ def create_server(
     port = _add_services(grpc_server, specs, health_servicer, config)
     for name in (*_names(specs), OVERALL):
         health_servicer.set(name, NOT_SERVING)  # until start()
+    return _built(Server, specs, activity, grpc_server, config, port, health_servicer)
+
+
+def _built(
+    kind: type[Server], specs: Sequence[ServiceSpec], activity: Activity, *args: Any, **extra: Any
+) -> Any:
+    """A ``kind`` of :class:`Server` for ``specs``: ``args`` (the gRPC server, config, port,
+    health servicer), the services' names and drain hooks, ``activity``, ``extra``."""
     drains = tuple(spec.drain for spec in specs if spec.drain is not None)
-    return Server(
-        grpc_server,
-        config,
-        port,
-        health_servicer,
-        _names(specs),
-        drains=drains,
-        activity=activity,
-    )
+    return kind(*args, _names(specs), drains=drains, activity=activity, **extra)
 
 
 def _names(specs: Sequence[ServiceSpec]) -> tuple[str, ...]:
@@ -456,19 +456,10 @@ def _create_async_server(
         loop.call_soon_threadsafe(loop.stop)
         executor.shutdown(wait=False)
         raise
-    drains = tuple(spec.drain for spec in specs if spec.drain is not None)
-    return AsyncServer(
-        grpc_server,
-        config,
-        port,
-        health_servicer,
-        _names(specs),
-        drains=drains,
-        activity=activity,
-        loop=loop,
-        thread=thread,
-        executor=executor,
-    )
+    return _built(
+        AsyncServer, specs, activity, grpc_server, config, port, health_servicer,
+        loop=loop, thread=thread, executor=executor,
+    )  # fmt: skip
 
 
 def _health_servicer() -> health.HealthServicer:

@@ -727,7 +727,8 @@ class Stack:
                 self._restarts[child.name] = history
                 if len(history) >= self.options.restarts:
                     raise StackError(
-                        f"{child.exit_message()}; gave up after {len(history)} restarts in "
+                        f"{child.exit_message()}; gave up after {len(history)} "
+                        f"restart{'' if len(history) == 1 else 's'} in "
                         f"{RESTART_WINDOW / 60:.0f} minutes"
                     )
                 delay = RESTART_BACKOFF[min(len(history), len(RESTART_BACKOFF) - 1)]

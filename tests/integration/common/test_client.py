@@ -11,40 +11,28 @@ from hebei.v1 import ledger_pb2, ledger_pb2_grpc, types_pb2
 from tests.integration.common.conftest import OPERATOR_TOKEN, CannedServer
 
 
-def test_idempotent_method_retried_on_unavailable(
-    canned: CannedServer, channel: grpc.Channel
+@pytest.mark.parametrize("kind", ["flaky", "cancelled"])  # UNAVAILABLE, CANCELLED
+def test_idempotent_method_retried_on_unavailable_and_cancelled(
+    kind: str, canned: CannedServer, channel: grpc.Channel
 ) -> None:
     stub = ledger_pb2_grpc.LedgerServiceStub(channel)
-    reply = stub.GetHistory(ledger_pb2.GetHistoryRequest(player_id="flaky:2"))
+    reply = stub.GetHistory(ledger_pb2.GetHistoryRequest(player_id=f"{kind}:2"))
     assert [e.entry_id for e in reply.entries] == ["e1"]
-    assert canned.ledger.attempts["flaky:2"] == 3
+    assert canned.ledger.attempts[f"{kind}:2"] == 3
 
 
-def test_idempotent_method_retried_when_the_server_cancelled_it(
-    canned: CannedServer, channel: grpc.Channel
-) -> None:
-    stub = ledger_pb2_grpc.LedgerServiceStub(channel)
-    reply = stub.GetHistory(ledger_pb2.GetHistoryRequest(player_id="cancelled:2"))
-    assert [e.entry_id for e in reply.entries] == ["e1"]
-    assert canned.ledger.attempts["cancelled:2"] == 3
-
-
-def test_non_idempotent_method_not_retried_when_cancelled(
-    canned: CannedServer, channel: grpc.Channel
+@pytest.mark.parametrize(
+    ("kind", "code"),
+    [("flaky", grpc.StatusCode.UNAVAILABLE), ("cancelled", grpc.StatusCode.CANCELLED)],
+)
+def test_non_idempotent_method_not_retried(
+    kind: str, code: grpc.StatusCode, canned: CannedServer, channel: grpc.Channel
 ) -> None:
     stub = ledger_pb2_grpc.LedgerServiceStub(channel)
     with pytest.raises(grpc.RpcError) as failure:
-        stub.ReverseEntry(ledger_pb2.ReverseEntryRequest(entry_id="cancelled:1"))
-    assert failure.value.code() == grpc.StatusCode.CANCELLED
-    assert canned.ledger.attempts["cancelled:1"] == 1
-
-
-def test_non_idempotent_method_not_retried(canned: CannedServer, channel: grpc.Channel) -> None:
-    stub = ledger_pb2_grpc.LedgerServiceStub(channel)
-    with pytest.raises(grpc.RpcError) as failure:
-        stub.ReverseEntry(ledger_pb2.ReverseEntryRequest(entry_id="flaky:1"))
-    assert failure.value.code() == grpc.StatusCode.UNAVAILABLE
-    assert canned.ledger.attempts["flaky:1"] == 1
+        stub.ReverseEntry(ledger_pb2.ReverseEntryRequest(entry_id=f"{kind}:1"))
+    assert failure.value.code() == code
+    assert canned.ledger.attempts[f"{kind}:1"] == 1
 
 
 def test_other_codes_not_retried(canned: CannedServer, channel: grpc.Channel) -> None:

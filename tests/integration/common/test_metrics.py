@@ -14,9 +14,11 @@ from tests.integration.common.conftest import CannedServer
 LABELS = {"grpc_type", "grpc_service", "grpc_method"}
 
 
-def scrape(port: int) -> dict[tuple[str, frozenset], float]:
-    """Every sample of the /metrics page, keyed by (sample name, labels)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as page:
+def scrape(where: int | str, timeout: float = 5) -> dict[tuple[str, frozenset], float]:
+    """Every sample of the /metrics page at ``where`` (a port on 127.0.0.1, or host:port),
+    keyed by (sample name, labels)."""
+    address = f"127.0.0.1:{where}" if isinstance(where, int) else where
+    with urllib.request.urlopen(f"http://{address}/metrics", timeout=timeout) as page:
         text = page.read().decode()
     return {
         (sample.name, frozenset(sample.labels.items())): sample.value

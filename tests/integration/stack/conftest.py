@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
@@ -63,3 +64,13 @@ def running() -> Iterator[list[Stack]]:
     yield stacks
     for stack in stacks:
         stack.stop()
+
+
+def wait_for(
+    condition: Callable[[], object], timeout: float, what: str, step: float = 0.05
+) -> None:
+    """Wait until ``condition()`` is true (AssertionError naming ``what`` after ``timeout`` s)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out after {timeout:g} s waiting for {what}"
+        time.sleep(step)

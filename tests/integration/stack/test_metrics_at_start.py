@@ -6,13 +6,11 @@ restart (it is read back from PostgreSQL)."""
 from __future__ import annotations
 
 import time
-import urllib.request
-
-from prometheus_client.parser import text_string_to_metric_families
 
 from hebei.common.client import create_channel
 from hebei.stack.processes import Stack, start_stack, wait_until_ready
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc
+from tests.integration.common.test_metrics import scrape as scrape_page
 
 Series = tuple[str, frozenset[tuple[str, str]]]
 
@@ -81,13 +79,7 @@ def parse(series: str) -> Series:
 
 
 def scrape(address: str) -> dict[Series, float]:
-    with urllib.request.urlopen(f"http://{address}/metrics", timeout=30) as reply:
-        text = reply.read().decode()
-    return {
-        (sample.name, frozenset(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-    }
+    return scrape_page(address, timeout=30)
 
 
 def last_audit(stack: Stack) -> float:

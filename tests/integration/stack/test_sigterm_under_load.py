@@ -37,6 +37,7 @@ from hebei.v1 import (
     types_pb2,
 )
 from hebei.v1 import matchmaking_pb2 as mm
+from tests.integration.stack.conftest import wait_for
 from tests.integration.table.conftest import new_match_request
 
 THREADS = 8
@@ -103,13 +104,6 @@ class Load:
         self.stop.set()
         for thread in self.threads:
             thread.join(120)
-
-
-def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def ledger_calls(channel: grpc.Channel) -> list[Call]:
