@@ -132,15 +132,22 @@ def watch(hub: Any) -> None:
     SEATS.set_function(seats)
 
 
-def serve_metrics(host: str, announce: Any = print) -> int:
-    """Serve ``/metrics`` on ``host`` and ``HEBEI_WEB_METRICS_PORT`` (in a thread); announce
-    ``web metrics: http://host:port/metrics`` and return the port."""
-    port = EnvReader("web").port("METRICS_PORT", DEFAULT_METRICS_PORT)
+def serve_metrics(host: str) -> str:
+    """Serve ``/metrics`` on ``host`` and ``HEBEI_WEB_METRICS_PORT`` (in a thread); return the
+    line to announce (``web metrics: http://host:port/metrics``). The default port taken (a
+    second gateway on one machine) is said in that line, not fatal; a port chosen and taken
+    is a StartupError."""
+    read = EnvReader("web")
+    port = read.port("METRICS_PORT", DEFAULT_METRICS_PORT)
     try:
         _server, port = start_metrics_server(port, host)
     except OSError as exc:
+        if read.optional_text("METRICS_PORT") is None:
+            return (
+                f"web metrics: not served: {host}:{port} is taken (set HEBEI_WEB_METRICS_PORT;"
+                " 0: any free port)"
+            )
         raise StartupError(
             f"cannot serve metrics on {host}:{port}: {exc.strerror or exc}"
         ) from None
-    announce(f"web metrics: http://{host}:{port}/metrics")
-    return port
+    return f"web metrics: http://{host}:{port}/metrics"

@@ -13,6 +13,14 @@ arrive in full within ``request_seconds`` of the connection opening or of the pr
 (otherwise 408, or the connection is closed if the request was already being answered). So
 connections that send nothing, or trickle a request byte by byte, can never hold the
 gateway's file descriptors; a response, an SSE stream included, is not limited by it.
+
+The guard counts a connection by its TCP peer, before any header is read: it cannot see the
+clients behind a reverse proxy. A peer in ``HEBEI_WEB_TRUSTED_PROXIES`` is therefore not held
+to ``max_connections_per_client`` (its connections count towards ``max_connections`` only, and
+the proxy bounds its own clients' connections: ingress-nginx ``limit-connections``, nginx
+``limit_conn``); every bound after the request head — POST rates, streams, seats, tables,
+reviews — counts the client the proxy names (:class:`hebei.web.app.ClientAddress`). uvicorn's
+own ``proxy_headers`` stays off: only the gateway's list of proxies is believed.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from hebei.common.logs import configure_logging
 from hebei.common.quota import client_key
 from hebei.web.app import create_app
 from hebei.web.config import WebConfig
+from hebei.web.limits import TrustedProxies
 
 __all__ = [
     "ConnectionGuard",
@@ -94,10 +103,17 @@ class ConnectionGuard:
     already telling ``per_client`` more has the next one closed at once: an address holds at
     most twice its share of sockets, and never longer than that."""
 
-    def __init__(self, per_client: int, total: int, request_seconds: float) -> None:
+    def __init__(
+        self,
+        per_client: int,
+        total: int,
+        request_seconds: float,
+        proxies: TrustedProxies | None = None,
+    ) -> None:
         self.per_client = per_client
         self.total = total
         self.request_seconds = request_seconds
+        self.proxies = proxies or TrustedProxies()
         self.held: dict[str, int] = {}
         self.open = 0
 
@@ -105,6 +121,8 @@ class ConnectionGuard:
         """Count a new connection of ``client``: None to serve it, the response refusing it,
         or ``b""`` to close it at once (then it is not counted)."""
         held = self.held.get(client, 0)
+        if self.proxies.trusts(client):  # many clients behind it: the total bounds it
+            held = 0
         if held >= 2 * self.per_client or self.open >= self.total + self.per_client:
             return b""
         self.held[client] = held + 1
@@ -225,7 +243,10 @@ def _server(config: WebConfig) -> _Server:
     app = create_app(config)
     hub = app.state.gateway.hub
     guard = ConnectionGuard(
-        config.max_connections_per_client, config.max_connections, config.request_seconds
+        config.max_connections_per_client,
+        config.max_connections,
+        config.request_seconds,
+        TrustedProxies(config.trusted_proxies),
     )
     settings = uvicorn.Config(
         app,
@@ -240,8 +261,12 @@ def _server(config: WebConfig) -> _Server:
 
 
 def serve(config: WebConfig, announce: Callable[[str], None] = print) -> None:
-    """Run the gateway in this thread until SIGTERM/Ctrl-C; ``announce`` gets the web line."""
+    """Run the gateway in this thread until SIGTERM/Ctrl-C; ``announce`` gets the web line,
+    then the /metrics line (hebei.web.metrics)."""
+    from hebei.web.metrics import serve_metrics
+
     sock = bind(config.host, config.port)
+    metrics = serve_metrics(config.host)
     server = _server(config)
 
     async def main() -> None:
@@ -250,6 +275,7 @@ def serve(config: WebConfig, announce: Callable[[str], None] = print) -> None:
             await asyncio.sleep(0.02)
         if server.started:
             announce(f"web: {url_of(sock)}")
+            announce(metrics)
         await task
 
     try:
@@ -269,11 +295,8 @@ def ready(address: str, timeout: float = 2.0) -> bool:
 
 
 def main() -> None:
-    from hebei.web.metrics import serve_metrics
-
     config = WebConfig.from_env()
     configure_logging("web", config.log_level)
-    serve_metrics(config.host, lambda line: print(line, flush=True))
     serve(config, lambda line: print(line, flush=True))
 
 
