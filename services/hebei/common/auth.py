@@ -47,6 +47,7 @@ METHOD_ROLES: Mapping[str, Role] = {
     "/hebei.v1.TableService/Dissolve": Role.SERVICE,  # matchmaking removes players
     "/hebei.v1.TableService/ReplaceSeat": Role.SERVICE,  # matchmaking revokes a seat
     "/hebei.v1.TableService/ConcludeMatch": Role.SERVICE,  # a round's time limit
+    "/hebei.v1.TableService/RevealMatchResults": Role.SERVICE,  # hidden round results shown
     "/hebei.v1.MatchmakingService/CreateTournament": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/StartTournament": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/Pause": Role.OPERATOR,
@@ -59,12 +60,14 @@ METHOD_ROLES: Mapping[str, Role] = {
     "/hebei.v1.MatchmakingService/CancelPenalty": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/DissolveTable": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/ListOperatorActions": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/RevealResults": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/ReportMatchResult": Role.SERVICE,  # the table engine reports
     "/hebei.v1.MatchmakingService/RequestBots": Role.SERVICE,
     "/hebei.v1.LedgerService/PostSettlement": Role.SERVICE,  # the table engine books hands
     "/hebei.v1.LedgerService/ReverseEntry": Role.OPERATOR,
     "/hebei.v1.LedgerService/PostAdjustment": Role.SERVICE,  # matchmaking: penalties, uma
     "/hebei.v1.LedgerService/CancelAdjustment": Role.SERVICE,  # matchmaking cancels penalties
+    "/hebei.v1.LedgerService/SetResultsHidden": Role.SERVICE,  # matchmaking hides results
 }
 OPERATOR_METHODS = frozenset(m for m, role in METHOD_ROLES.items() if role is Role.OPERATOR)
 

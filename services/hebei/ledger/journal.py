@@ -51,6 +51,7 @@ from hebei.common.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    PermissionDenied,
     ResourceExhausted,
     Unavailable,
 )
@@ -906,11 +907,14 @@ class Ledger:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def standings(self, tournament_id: str, *, time_limit: float | None = None) -> list[Standing]:
+    def standings(
+        self, tournament_id: str, *, time_limit: float | None = None, public: bool = False
+    ) -> list[Standing]:
         """The players of ``tournament_id`` ranked by points, then hands won, fewer hands dealt
         in, best single match; players tied on all four share a rank (listed by player id).
         The tournament's own account is left out; at most the first MAX_STANDINGS.
-        ``time_limit``: see :meth:`_reading`."""
+        ``time_limit``: see :meth:`_reading`. ``public`` (an anonymous caller): PermissionDenied
+        while the tournament's results are hidden (:meth:`set_results_hidden`)."""
         check_text(tournament_id, "tournament_id", MAX_ID_LENGTH)
         params = {
             "tournament_id": tournament_id,
@@ -918,8 +922,33 @@ class Ledger:
             "limit": MAX_STANDINGS,
         }
         with self._reading("GetStandings", time_limit) as conn:
+            if public and _hidden(conn, tournament_id):
+                raise PermissionDenied(RESULTS_HIDDEN)
             rows = conn.execute(_STANDINGS, params).fetchall()
         return [Standing(*row) for row in rows]
+
+    def set_results_hidden(self, tournament_id: str, hidden: bool) -> bool:
+        """Hide a tournament's results from the public reads (or show them again); idempotent.
+        Returns ``hidden``."""
+        check_text(tournament_id, "tournament_id", MAX_ID_LENGTH)
+        if not tournament_id:
+            raise InvalidArgument("tournament_id: required")
+        with self._connection() as conn:
+            if hidden:
+                conn.execute(
+                    "INSERT INTO hidden_results (tournament_id) VALUES (%s) ON CONFLICT DO NOTHING",
+                    (tournament_id,),
+                )
+            else:
+                conn.execute(
+                    "DELETE FROM hidden_results WHERE tournament_id = %s", (tournament_id,)
+                )
+        return hidden
+
+    def results_hidden(self, tournament_id: str) -> bool:
+        """Whether the tournament's results are hidden from the public reads."""
+        with self._connection() as conn:
+            return _hidden(conn, tournament_id)
 
     def history(
         self,
@@ -931,11 +960,13 @@ class Ledger:
         page_size: int = 0,
         page_token: str = "",
         time_limit: float | None = None,
+        public: bool = False,
     ) -> HistoryPage:
         """Journal entries newest first, filtered by the non-empty arguments, one page at a time.
 
         ``page_size`` 0 means the default (50); at most 500. ``page_token`` comes from the
-        previous page. ``time_limit``: see :meth:`_reading`.
+        previous page. ``time_limit``: see :meth:`_reading`. ``public`` (an anonymous caller):
+        no entry of a tournament whose results are hidden.
         """
         filters = {"player_id": player_id, "table_id": table_id, "match_id": match_id}
         for name, value in filters.items():
@@ -954,6 +985,7 @@ class Ledger:
             "entry_id": None,
             "before": before,
             "limit": size + 1,
+            "public": public,
         }
         entries = self._entries(params, "GetHistory", time_limit)
         more = len(entries) > size
@@ -964,7 +996,7 @@ class Ledger:
         """One entry by id (NotFound if there is none)."""
         entry_id = check_entry_id(entry_id)
         params = dict.fromkeys(("player_id", "table_id", "tournament_id", "match_id", "before"))
-        found = self._entries({**params, "entry_id": entry_id, "limit": 1})
+        found = self._entries({**params, "entry_id": entry_id, "limit": 1, "public": False})
         if not found:
             raise NotFound(f"entry {entry_id} does not exist")
         return found[0]
@@ -1001,6 +1033,23 @@ class Ledger:
             for row in rows
         )
 
+    def record_audit(self) -> float:
+        """Store now as the time of the last sound audit of the whole ledger; return it (Unix
+        time)."""
+        with self._connection() as conn:
+            row = conn.execute(
+                "INSERT INTO last_audit (audited_at) VALUES (now()) ON CONFLICT (singleton)"
+                " DO UPDATE SET audited_at = EXCLUDED.audited_at"
+                " RETURNING extract(epoch FROM audited_at)"
+            ).fetchone()
+        return float(row[0])
+
+    def last_audit(self) -> float | None:
+        """The time (Unix) of the last sound audit of the whole ledger, None if none was."""
+        with self._connection() as conn:
+            row = conn.execute("SELECT extract(epoch FROM audited_at) FROM last_audit").fetchone()
+        return None if row is None else float(row[0])
+
     def audit(
         self, tournament_id: str | None = None, *, time_limit: float | None = None
     ) -> AuditReport:
@@ -1032,23 +1081,6 @@ class Ledger:
             f"tournament {show(t.tournament_id)} sums to {t.total}" for t in tournaments if t.total
         ]
         listed = sorted(tournaments, key=lambda t: t.total == 0)[:MAX_AUDIT_TOURNAMENTS]
-    def record_audit(self) -> float:
-        """Store now as the time of the last sound audit of the whole ledger; return it (Unix
-        time)."""
-        with self._connection() as conn:
-            row = conn.execute(
-                "INSERT INTO last_audit (audited_at) VALUES (now()) ON CONFLICT (singleton)"
-                " DO UPDATE SET audited_at = EXCLUDED.audited_at"
-                " RETURNING extract(epoch FROM audited_at)"
-            ).fetchone()
-        return float(row[0])
-
-    def last_audit(self) -> float | None:
-        """The time (Unix) of the last sound audit of the whole ledger, None if none was."""
-        with self._connection() as conn:
-            row = conn.execute("SELECT extract(epoch FROM audited_at) FROM last_audit").fetchone()
-        return None if row is None else float(row[0])
-
         return AuditReport(
             entries_checked=int(entries),
             postings_checked=int(postings),
@@ -1059,6 +1091,19 @@ class Ledger:
             problems=tuple(problems[:_MAX_PROBLEMS]),
             tournaments_checked=len(tournaments),
         )
+
+
+RESULTS_HIDDEN = (
+    "this tournament's results are hidden until the organiser reveals them (matchmaking's"
+    " GetStandings shows what is public)"
+)
+
+
+def _hidden(conn: psycopg.Connection, tournament_id: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM hidden_results WHERE tournament_id = %s", (tournament_id,)
+    ).fetchone()
+    return row is not None
 
 
 _HISTORY = """
@@ -1074,6 +1119,8 @@ WHERE (%(entry_id)s::bigint IS NULL OR e.entry_id = %(entry_id)s)
         SELECT p.entry_id FROM postings p JOIN accounts a USING (account_id)
         WHERE a.player_id = %(player_id)s))
   AND (%(before)s::bigint IS NULL OR e.entry_id < %(before)s)
+  AND (NOT %(public)s OR NOT EXISTS (
+        SELECT 1 FROM hidden_results h WHERE h.tournament_id = e.tournament_id))
 ORDER BY e.entry_id DESC
 LIMIT %(limit)s
 """

@@ -214,7 +214,9 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     ) -> ledger_pb2.LedgerServiceGetStandingsResponse:
         """A tournament's standings ("" is quick play)."""
         with self._public_read(context) as time_limit:
-            standings = self.ledger.standings(request.tournament_id, time_limit=time_limit)
+            standings = self.ledger.standings(
+                request.tournament_id, time_limit=time_limit, public=not has_token(context)
+            )
         return ledger_pb2.LedgerServiceGetStandingsResponse(
             standings=[_standing_to_proto(s) for s in standings]
         )
@@ -232,11 +234,19 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
                 page_size=request.page_size,
                 page_token=request.page_token,
                 time_limit=time_limit,
+                public=not has_token(context),
             )
         return ledger_pb2.GetHistoryResponse(
             entries=[_entry_to_proto(e) for e in page.entries],
             next_page_token=page.next_page_token,
         )
+
+    def SetResultsHidden(
+        self, request: ledger_pb2.SetResultsHiddenRequest, context: grpc.ServicerContext
+    ) -> ledger_pb2.SetResultsHiddenResponse:
+        """Hide a tournament's results from anonymous reads, or show them again (service)."""
+        hidden = self.ledger.set_results_hidden(request.tournament_id, request.hidden)
+        return ledger_pb2.SetResultsHiddenResponse(hidden=hidden)
 
     def Audit(
         self, request: ledger_pb2.AuditRequest, context: grpc.ServicerContext
@@ -249,6 +259,6 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         metrics.AUDITS.labels("ok" if report.ok else "failed").inc()
         if not request.tournament_id:
             metrics.AUDIT_PROBLEMS.set(len(report.problems))
-        return _audit_to_proto(report)
             if report.ok:
                 metrics.LAST_AUDIT.set(self.ledger.record_audit())
+        return _audit_to_proto(report)

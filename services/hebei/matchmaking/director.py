@@ -944,6 +944,7 @@ class Director:
                 )
             metrics.STANDINGS_MISMATCHES.inc()
         self._ledger_waits.pop((tournament_id, current.round_no), None)
+        self.ts.publish_closing_round(row, current.round_no)  # hidden results, when public
         response = self.ts.rank(row, players, ledger_rows)
         response.round_no = current.round_no
         with self.ts.store.transaction() as conn:

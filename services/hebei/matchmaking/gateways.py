@@ -78,6 +78,14 @@ class TableGateway:
         with remote_errors("table engine"):
             return self.stub.GetMatch(table_pb2.GetMatchRequest(match_id=match_id)).match
 
+    def reveal_results(self, tournament_id: str, round_no: int = 0) -> int:
+        """Show the hidden results of the tournament's matches (of ``round_no``; 0: all)."""
+        with remote_errors("table engine"):
+            request = table_pb2.RevealMatchResultsRequest(
+                tournament_id=tournament_id, round_no=round_no
+            )
+            return self.stub.RevealMatchResults(request).revealed
+
     def tournament_matches(self, tournament_id: str) -> list[table_pb2.MatchInfo]:
         """Every match the engine has for ``tournament_id`` (all pages)."""
         out: list[table_pb2.MatchInfo] = []
@@ -193,6 +201,13 @@ class LedgerGateway:
                 entry_id=entry_id, reason=reason, idempotency_key=key
             )
             return self.stub.CancelAdjustment(request).reversal_entry_id
+
+    def set_results_hidden(self, tournament_id: str, hidden: bool) -> None:
+        """Hide the tournament's results from the ledger's anonymous reads, or show them."""
+        with remote_errors("ledger"):
+            self.stub.SetResultsHidden(
+                ledger_pb2.SetResultsHiddenRequest(tournament_id=tournament_id, hidden=hidden)
+            )
 
     def close(self) -> None:
         self.channel.close()

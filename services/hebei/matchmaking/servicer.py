@@ -248,6 +248,10 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
     def ListOperatorActions(self, request: mm.ListOperatorActionsRequest, context: Any) -> Any:
         return self.ts.actions(request.tournament_id)
 
+    def RevealResults(self, request: mm.RevealResultsRequest, context: Any) -> Any:
+        tournament = self.ts.reveal(request.tournament_id, request.reason, self._actor(context))
+        return mm.RevealResultsResponse(tournament=tournament)
+
     def GetRatings(self, request: mm.GetRatingsRequest, context: Any) -> Any:
         with self._public_read(context):
             return self.ts.ratings(request)

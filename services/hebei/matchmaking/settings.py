@@ -188,6 +188,9 @@ def normalise_config(
         "config.replaced_match_points", config.replaced_match_points, lo=-MAX_POINTS, hi=MAX_POINTS
     )
     out.hide_round_results = config.hide_round_results
+    out.hide_last_rounds = check_int(
+        "config.hide_last_rounds", config.hide_last_rounds, lo=0, hi=out.rounds
+    )
     chain = list(config.tie_breaks) or list(DEFAULT_TIE_BREAKS)
     for tie_break in chain:
         if tie_break not in TIE_BREAK_NAMES:

@@ -34,7 +34,7 @@ from hebei.common.validation import (
     check_int,
     check_text,
 )
-from hebei.matchmaking import metrics, seating
+from hebei.matchmaking import hidden, metrics, seating
 from hebei.matchmaking.gateways import BotFleet, LedgerGateway, Line, TableGateway
 from hebei.matchmaking.registration import (
     CODE_PROBLEM,
@@ -175,7 +175,24 @@ class Tournaments:
             if row.current_round
             else []
         )
-        return tournament_message(row, players, rounds, current)
+        message = tournament_message(row, players, rounds, current)
+        message.hidden_rounds.extend(self.hidden_rounds(conn, row, rounds))
+        return message
+
+    def hidden_rounds(
+        self,
+        conn: psycopg.Connection,
+        row: TournamentRow,
+        rounds: Sequence[RoundRow],
+        *,
+        closing: int = 0,
+    ) -> list[int]:
+        """The rounds whose results only the operator may see now (see
+        :mod:`hebei.matchmaking.hidden`)."""
+        if not hidden.hides_results(row.config):
+            return []
+        revealed = hidden.revealed(self.store.actions(conn, row.tournament_id))
+        return hidden.hidden_rounds(row.config, rounds, revealed, closing=closing)
 
     def get(self, tournament_id: str) -> mm.Tournament:
         with self.store.reading() as conn:
@@ -491,7 +508,12 @@ class Tournaments:
         self.store.delete_planned(conn, player.tournament_id)
 
     def start(self, tournament_id: str, actor: str) -> mm.Tournament:
-        """Close registration; the director seats round 1 at once."""
+        """Close registration; the director seats round 1 at once. A tournament that hides
+        results has the ledger hide them from anonymous reads first."""
+        with self.store.reading() as conn:
+            config = self._load(conn, tournament_id).config
+        if hidden.hides_results(config):
+            self.ledger.set_results_hidden(tournament_id, True)
         with self.store.transaction() as conn:
             row = self._load(conn, tournament_id, lock=True)
             if row.status != "registration":
@@ -780,18 +802,20 @@ class Tournaments:
 
     def standings(self, tournament_id: str, *, operator: bool) -> mm.GetStandingsResponse:
         """The ranking from the ledger's figures, with the tie-break chain (see
-        :mod:`hebei.matchmaking.standings`). With hidden round results, a player (not the
-        operator) sees the standings of the last finished round while a round runs."""
+        :mod:`hebei.matchmaking.standings`). While rounds are hidden (see
+        :mod:`hebei.matchmaking.hidden`), a player (not the operator) sees the standings of the
+        last finished round before them."""
         with self.store.reading() as conn:
             row = self._load(conn, tournament_id)
             rounds = self.store.rounds(conn, tournament_id)
             players = self.store.players(conn, tournament_id)
+            hidden_now = self.hidden_rounds(conn, row, rounds)
         finished = [r for r in rounds if r.status == "finished"]
-        running = any(r.status == "seated" for r in rounds)
-        if row.config.hide_round_results and running and not operator:
-            if not finished or finished[-1].standings is None:
+        if hidden_now and not operator:
+            shown = [r for r in finished if r.round_no not in hidden_now]
+            if not shown or shown[-1].standings is None:
                 return mm.GetStandingsResponse(round_no=0)
-            return mm.GetStandingsResponse.FromString(finished[-1].standings)
+            return mm.GetStandingsResponse.FromString(shown[-1].standings)
         response = self.rank(row, players, self.ledger.standings(tournament_id))
         response.round_no = finished[-1].round_no if finished else 0
         return response
@@ -949,6 +973,74 @@ class Tournaments:
         self.changes.notify()
         return penalty_message(penalty)
 
+    # -- hidden results ------------------------------------------------------------------------
+
+    def reveal(self, tournament_id: str, reason: str, actor: str) -> mm.Tournament:
+        """RevealResults: the last rounds' hidden results are shown to everyone — on the
+        engine and the ledger first, then recorded (so a failure leaves them hidden, and
+        calling again completes it). A round in play under hide_round_results stays hidden
+        until it is over."""
+        reason = check_text("reason", reason, max_length=MAX_REASON_LENGTH)
+        with self.store.reading() as conn:
+            row = self._load(conn, tournament_id)
+            rounds = self.store.rounds(conn, tournament_id)
+            earlier = hidden.revealed(self.store.actions(conn, tournament_id))
+        if row.status in ("registration",):
+            raise FailedPrecondition("nothing to reveal: the tournament has not started")
+        if not hidden.hides_results(row.config):
+            raise FailedPrecondition("this tournament hides no results")
+        still = hidden.hidden_rounds(row.config, rounds, True)
+        self._publish(row, rounds, still)
+        if not earlier:
+            with self.store.transaction() as conn:
+                self._load(conn, tournament_id, lock=True)
+                shown = ", ".join(
+                    str(r.round_no)
+                    for r in rounds
+                    if r.status != "planned" and r.round_no not in still
+                )
+                detail = f"results of rounds {shown or '-'} revealed" + (
+                    f": {reason}" if reason else ""
+                )
+                self._action(conn, tournament_id, hidden.REVEAL, actor, detail)
+            self.changes.notify()
+        return self.get(tournament_id)
+
+    def publish_closing_round(self, row: TournamentRow, round_no: int) -> None:
+        """Before round ``round_no`` closes: once closed, is it public? Then the engine shows
+        its matches' results; and once nothing of a tournament that ends with it is hidden,
+        the ledger shows its results (idempotent: a failure is retried by the director)."""
+        if not hidden.hides_results(row.config):
+            return
+        with self.store.reading() as conn:
+            rounds = self.store.rounds(conn, row.tournament_id)
+            still = self.hidden_rounds(conn, row, rounds, closing=round_no)
+        self._publish(
+            row,
+            [r for r in rounds if r.round_no == round_no],
+            still,
+            last=round_no >= row.config.rounds,
+        )
+
+    def _publish(
+        self,
+        row: TournamentRow,
+        rounds: Sequence[RoundRow],
+        still: Sequence[int],
+        *,
+        last: bool | None = None,
+    ) -> None:
+        """Show the results of ``rounds`` not ``still`` hidden on the engine; and on the ledger
+        when nothing is hidden any more and the tournament is over (``last``; default: it is
+        finished, or has no round in play, or hides no round in play)."""
+        for round_row in rounds:
+            if round_row.status != "planned" and round_row.round_no not in still:
+                self.table.reveal_results(row.tournament_id, round_row.round_no)
+        if last is None:
+            last = row.status in ("finished", "cancelled") or not row.config.hide_round_results
+        if not still and last:
+            self.ledger.set_results_hidden(row.tournament_id, False)
+
     def actions(self, tournament_id: str) -> mm.ListOperatorActionsResponse:
         with self.store.reading() as conn:
             self._load(conn, tournament_id)
@@ -1035,6 +1127,8 @@ class Tournaments:
         metrics.MATCH_RESULTS.labels("recorded").inc()
         how = "stalled" if reason.startswith("stalled") else status
         metrics.MATCHES_ENDED.labels(how).inc()
+        if status == "dissolved":
+            metrics.MATCHES_DISSOLVED.labels(metrics.dissolved_reason(reason)).inc()
         if how == "finished":
             metrics.LAST_MATCH_FINISHED.set_to_current_time()
             if match.opened_at is not None:
@@ -1126,8 +1220,14 @@ class Tournaments:
                 current = (
                     self.snapshot(conn, self._load(conn, row.tournament_id)) if events else None
                 )
+            public = None
             for event in events:
                 event.tournament.CopyFrom(current)
+                if event.standings and current.hidden_rounds and not operator:
+                    if public is None:  # what a player may see of the standings now
+                        public = self.standings(row.tournament_id, operator=False).standings
+                    del event.standings[:]
+                    event.standings.extend(public)
                 if event.type == EVENT.TOURNAMENT_EVENT_TYPE_TABLE_OPENED:
                     self._fill_seating(event, person)
                 last = event.seq
@@ -1174,8 +1274,6 @@ class Tournaments:
         """Queue a seat task per seat of a match opened on the engine by another client."""
         check_id("match_id", request.match_id)
         if not 1 <= len(request.seats) <= 4:
-        if status == "dissolved":
-            metrics.MATCHES_DISSOLVED.labels(metrics.dissolved_reason(reason)).inc()
             raise InvalidArgument(f"seats: 1-4 seats, got {len(request.seats)}")
         if len({s.seat for s in request.seats}) != len(request.seats):
             raise InvalidArgument("seats: a seat is listed twice")
@@ -1296,8 +1394,6 @@ def placement_lines(match: MatchRow, points: Sequence[int]) -> list[Line]:
     ]
 
 
-def expected_points(
-    matches: Sequence[MatchRow], penalties: Sequence[PenaltyRow], settings: Settings
 def fixed_seat_deltas(match: MatchRow, settings: Settings) -> list[tuple[int, str, int]]:
     """(seat, player, correction) of each seat of an ended match that counts as fixed points
     (a removed or withdrawn player's): what brings the player's whole match (the hands the
@@ -1319,6 +1415,8 @@ def fixed_seat_deltas(match: MatchRow, settings: Settings) -> list[tuple[int, st
     return out
 
 
+def expected_points(
+    matches: Sequence[MatchRow], penalties: Sequence[PenaltyRow], settings: Settings
 ) -> dict[str, int]:
     """Each player's points by matchmaking's own arithmetic (reported scores, placement
     points, fixed points of replaced matches, penalties) — to cross-check the ledger."""
@@ -1331,10 +1429,10 @@ def fixed_seat_deltas(match: MatchRow, settings: Settings) -> list[tuple[int, st
         if settings.placement_points and match.status == "finished":
             for line in placement_lines(match, settings.placement_points):
                 out[line.player_id] = out.get(line.player_id, 0) + line.amount
-    for penalty in penalties:
-        if not penalty.cancelled and penalty.entry_id:
         for _seat, pid, delta in fixed_seat_deltas(match, settings):
             out[pid] = out.get(pid, 0) + delta
+    for penalty in penalties:
+        if not penalty.cancelled and penalty.entry_id:
             out[penalty.player_id] = out.get(penalty.player_id, 0) - penalty.points
     return out
 
@@ -1360,6 +1458,7 @@ def open_request(
         evaluation=seed != 0,  # a chosen seed: the duplicate walls of bot evaluation
     )
     if tournament is not None:
+        request.results_hidden = hidden.opened_hidden(tournament.config, round_no)
         request.rule_profile.CopyFrom(tournament.config.rule_profile)
         request.length.CopyFrom(tournament.config.length)
         request.time_control.CopyFrom(tournament.config.time_control)

@@ -13,7 +13,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hebei.common import convert
 from hebei.common.errors import (
@@ -50,11 +50,13 @@ class HostSettings:
     cold_loads: int = 2
     pause_seconds: float = 120.0  # a match with every seat auto-played waits this long
     rejoin_seconds: float | None = None  # seats' time to come back after a restart (ready)
+    bot_pace: float = 0.0  # the machine's actions at a table with people (Table.pace)
 
     def table_options(self) -> dict:
         return {
             "seat_queue": self.seat_queue,
             "pause_seconds": self.pause_seconds,
+            "bot_pace": self.bot_pace,
             "rejoin_seconds": (
                 self.ready_seconds if self.rejoin_seconds is None else self.rejoin_seconds
             ),
@@ -390,6 +392,18 @@ class TableHost:
         table.conclude(reason)
         return table.info()
 
+    def reveal_results(self, tournament_id: str, round_no: int) -> int:
+        """RevealMatchResults: the stored matches first, then those in memory; the number of
+        matches whose results were hidden."""
+        revealed = self.store.reveal_results(tournament_id, round_no)
+        for match_id in revealed:
+            with self._lock:
+                table = self._tables.get(match_id)
+            if table is not None:
+                with table.lock:
+                    table.spec = replace(table.spec, results_hidden=False)
+        return len(revealed)
+
     def close(self) -> None:
         self.scheduler.stop()
 
@@ -429,6 +443,7 @@ def _row_info(row: StoredMatch, seed_withheld: Callable[[MatchSpec], bool]) -> t
         seed=spec.seed if over and not seed_withheld(spec) else 0,
         evaluation=spec.evaluation,
         concluding=bool(state.get("concluding")),
+        results_hidden=spec.results_hidden,
     )
     spec.fill_time_control(info.time_control)
     if row.ended_at is not None:

@@ -222,6 +222,7 @@ def open_match(request: table_pb2.OpenMatchRequest, *, draw_seed: Callable[[], i
         fingerprint=fingerprint,
         evaluation=request.evaluation,
         claim_window=claim_window(request.time_control),
+        results_hidden=request.results_hidden,
     )
 
 
@@ -275,6 +276,12 @@ def conclude_match(request: table_pb2.ConcludeMatchRequest) -> tuple[str, str]:
     """(match id, reason)."""
     reason = check_text("reason", request.reason, max_length=MAX_REASON_LENGTH)
     return match_id(request.match_id), reason
+
+
+def reveal_match_results(request: table_pb2.RevealMatchResultsRequest) -> tuple[str, int]:
+    """(tournament id, round number; 0: every round)."""
+    tournament_id = check_id("tournament_id", request.tournament_id)
+    return tournament_id, check_int("round_no", request.round_no, lo=0, hi=MAX_ROUND_NO)
 
 
 def spectate(request: table_pb2.SpectateRequest) -> tuple[str, int]:

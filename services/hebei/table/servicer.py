@@ -4,6 +4,9 @@ Every request goes through :mod:`hebei.table.requests` before any work. Streams 
 of their own kind, each per client address (the peer's host) and in total:
 
 - spectators (``Spectate``, anonymous): ``max_spectators`` / ``max_spectators_per_peer``;
+  a Spectate carrying a valid service or operator token (the web gateway's feeds, the bot
+  service's reviews) takes the services' own pool instead, ``max_service_spectators`` (one
+  peer up to all of it): a crowd of anonymous spectators never starves the services;
 - Play streams *before* their Join is accepted: ``max_joining`` / ``max_joining_per_peer``,
   and a Join must come within ``join_seconds``. A joined seat holds no quota (a seat has at
   most one stream: a new Join replaces the old one), so watchers and stray streams can never
@@ -30,7 +33,8 @@ from typing import Any, TypeVar
 
 import grpc
 
-from hebei.common.errors import DomainError, InvalidArgument, Unavailable
+from hebei.common.auth import has_token
+from hebei.common.errors import DomainError, InvalidArgument, PermissionDenied, Unavailable
 from hebei.common.quota import StreamQuota, peer_host
 from hebei.table import metrics, requests
 from hebei.table.host import TableHost
@@ -59,6 +63,19 @@ class TokenBucket:
             self.tokens -= 1
             return True
         return False
+
+
+HIDDEN = "the results of this match are hidden until the organiser reveals them"
+
+
+def shown_to(info: table_pb2.MatchInfo, token_holder: bool) -> table_pb2.MatchInfo:
+    """A match's state as the caller may see it: without a token, a match whose results are
+    hidden shows no score and no seed (the operator and the services see everything)."""
+    if info.results_hidden and not token_holder:
+        for seat in info.seats:
+            seat.score = 0
+        info.seed = 0
+    return info
 
 
 def _refused(rpc: str) -> Callable[[str], None]:
@@ -115,6 +132,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         max_joining_per_peer: int = 32,
         max_spectators: int = 256,
         max_spectators_per_peer: int = 16,
+        max_service_spectators: int = 256,
         join_seconds: float = 10.0,
         rate: float = 50.0,
         burst: int = 100,
@@ -123,6 +141,12 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self.joining = StreamQuota("play", max_joining, max_joining_per_peer, _refused("play"))
         self.spectators = StreamQuota(
             "spectate", max_spectators, max_spectators_per_peer, _refused("spectate")
+        )
+        self.service_spectators = StreamQuota(
+            "spectate (services)",
+            max_service_spectators,
+            max_service_spectators,
+            _refused("spectate"),
         )
         self.join_seconds = join_seconds
         self.rate = rate
@@ -165,12 +189,22 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     async def GetMatch(self, request: table_pb2.GetMatchRequest, context: Any) -> Any:
         match_id = requests.match_id(request.match_id)
         info = await self._off_loop(lambda: self.host.info(match_id))
-        return table_pb2.GetMatchResponse(match=info)
+        return table_pb2.GetMatchResponse(match=shown_to(info, has_token(context)))
 
     async def ListTables(self, request: table_pb2.ListTablesRequest, context: Any) -> Any:
         query = requests.list_tables(request)
         matches, token = await self._off_loop(lambda: self.host.list(query))
-        return table_pb2.ListTablesResponse(matches=matches, next_page_token=token)
+        token_holder = has_token(context)
+        return table_pb2.ListTablesResponse(
+            matches=[shown_to(m, token_holder) for m in matches], next_page_token=token
+        )
+
+    async def RevealMatchResults(
+        self, request: table_pb2.RevealMatchResultsRequest, context: Any
+    ) -> Any:
+        tournament_id, round_no = requests.reveal_match_results(request)
+        count = await self._off_loop(lambda: self.host.reveal_results(tournament_id, round_no))
+        return table_pb2.RevealMatchResultsResponse(revealed=count)
 
     async def Dissolve(self, request: table_pb2.DissolveRequest, context: Any) -> Any:
         match_id, reason, unjoined = requests.dissolve(request)
@@ -236,8 +270,11 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     async def Spectate(self, request: table_pb2.SpectateRequest, context: Any) -> Any:
         match_id, from_seq = requests.spectate(request)
         self._refuse_while_draining("spectate")
-        with self.spectators.slot(peer_host(context.peer())), self._open_stream("spectate"):
+        quota = self.service_spectators if has_token(context) else self.spectators
+        with quota.slot(peer_host(context.peer())), self._open_stream("spectate"):
             table = await self._off_loop(lambda: self.host.get(match_id))
+            if table.spec.results_hidden and table.over and not has_token(context):
+                raise PermissionDenied(HIDDEN)
             step = table.backlog(from_seq) if from_seq else table.subscribe(0)
             while not isinstance(step, Outbound):  # the backlog, a chunk at a time
                 messages, from_seq = step

@@ -347,6 +347,18 @@ class EventStore:
                 conn, f"WHERE {' AND '.join(where)} ORDER BY match_id LIMIT %s", [*params, limit]
             )
 
+    def reveal_results(self, tournament_id: str, round_no: int) -> list[str]:
+        """Clear ``results_hidden`` of the tournament's matches (of ``round_no``; 0: every
+        round); return the ids of those that had it."""
+        with database_errors(), self.pool.connection() as conn:
+            rows = conn.execute(
+                "UPDATE matches SET spec = spec - 'results_hidden'"
+                " WHERE tournament_id = %s AND (%s = 0 OR round_no = %s)"
+                " AND spec ? 'results_hidden' RETURNING match_id",
+                (tournament_id, round_no, round_no),
+            ).fetchall()
+        return [row[0] for row in rows]
+
     def seed_used(self, seed: int) -> bool:
         """True when a match already has this seed (a drawn seed must be fresh)."""
         with database_errors(), self.pool.connection() as conn:

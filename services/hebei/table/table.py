@@ -54,6 +54,7 @@ from hebei.common.errors import (
     Unavailable,
 )
 from hebei.common.validation import MAX_NAME_LENGTH
+from hebei.rules.actions import Action, ActionKind
 from hebei.rules.chain import Chain, Link
 from hebei.rules.errors import IllegalActionError, NotationError, ReplayError
 from hebei.rules.hand import HandState, Phase
@@ -182,6 +183,7 @@ class MatchSpec:
     opened_at: float = field(default_factory=time.time)
     evaluation: bool = False  # the caller chose the seed (duplicate/bot evaluation)
     claim_window: float = 0.0  # seconds from a discard to what follows it, at least
+    results_hidden: bool = False  # no score nor seed for anonymous reads until revealed
 
     def spec_json(self) -> dict:
         spec = {
@@ -195,6 +197,8 @@ class MatchSpec:
             spec["evaluation"] = True
         if self.claim_window:
             spec["claim_window"] = self.claim_window
+        if self.results_hidden:
+            spec["results_hidden"] = True
         return spec
 
     def fill_time_control(self, message: pb.TimeControl) -> None:
@@ -241,6 +245,7 @@ class MatchSpec:
             opened_at=row.opened_at,
             evaluation=bool(spec.get("evaluation", False)),
             claim_window=float(spec.get("claim_window", 0.0)),
+            results_hidden=bool(spec.get("results_hidden", False)),
         )
 
 
@@ -292,7 +297,9 @@ class Seat:
 
     __slots__ = (
         "_public",
+        "answer",
         "answer_seconds",
+        "asked_at",
         "auto_reason",
         "bot_client",
         "clock",
@@ -326,6 +333,10 @@ class Seat:
         self.auto_reason: str | None = None
         self.session: Outbound | None = None
         self.decision_id = 0  # the open decision (see new_decision_id), 0 if none
+        # The bot pace (see Table.pace): since when the seat has had to act (monotonic; None
+        # while it has not, or has not been told), and its answer held until the pace is up.
+        self.asked_at: float | None = None
+        self.answer: Action | None = None
         self.decision_seq = 0  # the log position of the observation that told the seat of it
         self.decisions = 0  # this seat's decisions so far (at least)
         self.deadline_wall = 0.0
@@ -432,6 +443,7 @@ class Table:
         on_end: Callable[[Table], None] | None = None,
         pause_seconds: float = 120.0,
         rejoin_seconds: float = 15.0,
+        bot_pace: float = 0.0,
     ) -> None:
         self.spec = spec
         self.store = store
@@ -440,6 +452,14 @@ class Table:
         self.on_end = on_end
         self.pause_seconds = pause_seconds  # a paused match waits this long for a seat
         self.rejoin_seconds = rejoin_seconds  # a resumed match waits this long for its seats
+        # The bot pace: at a table with a person's seat, the engine applies an action the
+        # machine makes (a bot's, a filler's, an auto-played seat's) no sooner than this long
+        # after the seat was asked, and holds every discard at least this long (the claim
+        # window's floor): the time between events is the same whoever could claim (see
+        # _pace_left). Zero at tables of bots only.
+        people = any(s.kind == pb.SEAT_KIND_PERSON for s in spec.seats)
+        self.pace = bot_pace if people else 0.0
+        self.floor = max(spec.claim_window, self.pace)  # a discard is held this long
         self.lock = threading.RLock()
         self.profile = get_profile(spec.profile)
         self.match = Match(spec.seed, spec.length, self.profile)
@@ -462,6 +482,7 @@ class Table:
         # followed the last discard waits (see _holding); _hold_mark: how many of the hand's
         # events may be logged meanwhile (up to that discard).
         self._hold_until = 0.0
+        self._hold_from = 0.0  # when the hold began (monotonic)
         self._hold_mark = 0
         self._group = Group(spec.match_id)
         self._ready_timer: Timer | None = None
@@ -522,6 +543,7 @@ class Table:
                 evaluation=self.spec.evaluation,
                 paused=self.paused and not self.over,
                 concluding=self.concluding is not None,
+                results_hidden=self.spec.results_hidden,
             )
             self.spec.fill_time_control(message.time_control)
             if self.status == WAITING and self.ready_deadline is not None:
@@ -754,7 +776,7 @@ class Table:
                 "FAILED_PRECONDITION",
                 f"the seat is auto-played ({seat.auto_reason}); send TAKE_OVER first",
             )
-        if not seat.decision_id or decision != seat.decision_id:
+        if not seat.decision_id or decision != seat.decision_id or seat.answer is not None:
             # The same words whether or not the seat has a decision open: a refusal must not
             # tell a seat about a decision it has not been shown (e.g. during a claim window).
             return rejection(
@@ -768,11 +790,15 @@ class Table:
             and self.hand.accepts_false_win(seat.spec.seat)
         ):  # §9 诈胡: only people declare a win they do not have
             return rejection(decision, "FAILED_PRECONDITION", "a bot seat cannot win now")
+        now = time.monotonic()
+        held = self._pace_left(seat, now) > 0
         try:
-            self.hand.apply(seat.spec.seat, action)
+            if held:
+                self._check_legal(seat.spec.seat, action)
+            else:
+                self.hand.apply(seat.spec.seat, action)
         except IllegalActionError as exc:
             return rejection(decision, "FAILED_PRECONDITION", str(exc))
-        now = time.monotonic()
         took = seat.clock.close(now)
         seat.wait_seconds.observe(took)
         session = seat.session
@@ -780,10 +806,65 @@ class Table:
             # Such a stream's last message is the decision it answers (nothing else is sent
             # to it meanwhile): the round trip's part outside the engine's commit and wake-up.
             seat.answer_seconds.observe(now - session.sent_at)
+        if held:  # answered: its clock stopped, applied when the pace is up (_apply_answers)
+            seat.answer = action
+            if seat.timer is not None:
+                seat.timer.cancel()
+                seat.timer = None
+            self._apply_answers()
+            return None
+        seat.asked_at = None
         self._close_decision(seat)
         self._after_apply()
         self._progress()
         return None
+
+    def _check_legal(self, seat_no: int, action: Action) -> None:
+        """Raise IllegalActionError unless ``action`` is one ``hand.apply`` would take now."""
+        hand = self.hand
+        if action in hand.legal_actions(seat_no):
+            return
+        if action.kind is ActionKind.WIN and hand.accepts_false_win(seat_no):
+            return
+        options = ", ".join(str(a) for a in hand.legal_actions(seat_no))
+        raise IllegalActionError(f"seat {seat_no} cannot {action} now (legal: {options})")
+
+    def _paced(self, seat: Seat) -> bool:
+        """Whether the machine makes this seat's actions (a bot seat, a filler bot in a
+        person's seat, an auto-played seat): those wait for the pace; a person's never do."""
+        return seat.spec.kind == pb.SEAT_KIND_BOT or seat.bot_client or seat.auto_reason is not None
+
+    def _pace_left(self, seat: Seat, now: float) -> float:
+        """Seconds before the seat's action may be applied (0 or less: now). The pace counts
+        from the moment the seat was asked: for a claim, the discard (whose hold lasts at
+        least the pace, so every claim is answered, paced, within it)."""
+        if not self.pace or seat.asked_at is None or not self._paced(seat):
+            return 0.0
+        return seat.asked_at + self.pace - now
+
+    def _apply_answers(self) -> bool:
+        """Apply the held answers whose pace is up (True if one was); wake for the others."""
+        now = time.monotonic()
+        later = math.inf
+        for seat in self.seats:
+            if seat.answer is None:
+                continue
+            left = self._pace_left(seat, now)
+            if left > 0:
+                later = min(later, left)
+                continue
+            action, seat.answer, seat.asked_at = seat.answer, None, None
+            self._close_decision(seat)
+            try:
+                self.hand.apply(seat.spec.seat, action)
+            except IllegalActionError:  # checked when it came: the hand cannot have moved
+                log.exception("match %s: a held answer no longer applies", self.match_id)
+                return False
+            self._after_apply()
+            return True
+        if later < math.inf:
+            self._continue_later(later)
+        return False
 
     def on_ready_timeout(self) -> None:
         """The ready check ran out: absent seats are auto-played and the match starts (and
@@ -1034,6 +1115,8 @@ class Table:
         seat is auto-played pauses instead."""
         steps = 0
         while self.status == PLAYING and not self.suspended:
+            if self._apply_answers():  # an answer held for the pace
+                continue
             if self._holding():  # a claim window's floor: the rest comes when it is up
                 self._continue_later(self._hold_until - time.monotonic())
                 return
@@ -1063,6 +1146,11 @@ class Table:
             if seat.spec.kind == pb.SEAT_KIND_BOT and seat.auto_reason in FLEET_GONE:
                 self._pause(FLEET_REASON.format(seat=seat.spec.seat))
                 return
+            pace = self._pace_left(seat, time.monotonic())
+            if pace > 0:
+                self._continue_later(pace)
+                return
+            seat.asked_at = None
             self.hand.apply(seat.spec.seat, self.hand.auto_action(seat.spec.seat), auto=True)
             metrics.AUTO_PLAYS.labels(seat.auto_reason or "auto").inc()
             self._after_apply()
@@ -1133,15 +1221,16 @@ class Table:
             self._log_hand_events()
         finally:
             if mark:
-                self._hold_until = time.monotonic() + self.spec.claim_window
-                self._continue_later(self.spec.claim_window)
+                self._hold_from = time.monotonic()
+                self._hold_until = self._hold_from + self.floor
+                self._continue_later(self.floor)
         self._sync_decisions()
         self._broadcast()
 
     def _new_discard(self) -> int:
-        """With a claim window's floor (``spec.claim_window``): the position after the last
-        discard (or added kong) among the hand's events not yet logged, else 0."""
-        if not self.spec.claim_window or self.hand is None:
+        """With a claim window's floor (``spec.claim_window``, or the bot pace): the position
+        after the last discard (or added kong) among the hand's events not yet logged, else 0."""
+        if not self.floor or self.hand is None:
             return 0
         events = self.hand.events
         for index in range(len(events) - 1, self._hand_logged - 1, -1):
@@ -1163,12 +1252,20 @@ class Table:
         hand = self.match.hand
         to_act = () if hand is None or self.status != PLAYING else hand.to_act()
         autos = []
+        # Asked within a hold: from when the discard was logged (see _pace_left).
+        now = self._hold_from if self._holding() else time.monotonic()
         for seat in self.seats:
             number = seat.spec.seat
             if number not in to_act:
+                seat.asked_at = seat.answer = None
                 if seat.decision_id:
                     self._close_decision(seat)
-            elif seat.auto_reason is not None:
+                continue
+            if seat.asked_at is None and self._hears_now(number):
+                seat.asked_at = now
+            if seat.answer is not None:
+                continue  # answered; applied when the pace is up (_apply_answers)
+            if seat.auto_reason is not None:
                 autos.append(number)
             elif not seat.decision_id:
                 self._open_decision(seat)
@@ -1192,7 +1289,12 @@ class Table:
         )
 
     def _start_clock_if_due(self, seat: Seat) -> None:
-        if not seat.decision_id or seat.timer is not None or not self._clock_runs(seat):
+        if (
+            not seat.decision_id
+            or seat.timer is not None
+            or seat.answer is not None
+            or not self._clock_runs(seat)
+        ):
             return
         now = time.monotonic()
         deadline = seat.clock.open(now)
@@ -1278,6 +1380,7 @@ class Table:
 
     def _finish_match(self, status: str, reason: str) -> None:
         for seat in self.seats:
+            seat.asked_at = seat.answer = None
             self._close_decision(seat)
         for timer in (self._ready_timer, self._pause_timer, self._rejoin_timer):
             if timer is not None:
@@ -1287,12 +1390,12 @@ class Table:
         self.status = status
         self.end_reason = reason
         self.ended_at = time.time()
+        metrics.MATCHES_ENDED.labels(metrics.ended_status(status, reason)).inc()
         if status == FINISHED:
             if self.match.conclusion is not None:  # ended early: the rules replay it so
                 self._log_event(self.match.conclusion_event())
             self._log_event(self.match.end_event())
         else:
-        metrics.MATCHES_ENDED.labels(metrics.ended_status(status, reason)).inc()
             self._log_event({"type": "match_dissolved", "reason": reason})
         result = matchmaking_pb2.ReportMatchResultRequest(
             match_id=self.match_id,

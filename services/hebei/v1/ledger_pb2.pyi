@@ -234,3 +234,17 @@ class AuditResponse(_message.Message):
     problems: _containers.RepeatedScalarFieldContainer[str]
     tournaments_checked: int
     def __init__(self, entries_checked: _Optional[int] = ..., postings_checked: _Optional[int] = ..., unbalanced_entries: _Optional[int] = ..., balance_mismatches: _Optional[int] = ..., tournaments: _Optional[_Iterable[_Union[TournamentSum, _Mapping]]] = ..., ok: _Optional[bool] = ..., problems: _Optional[_Iterable[str]] = ..., tournaments_checked: _Optional[int] = ...) -> None: ...
+
+class SetResultsHiddenRequest(_message.Message):
+    __slots__ = ("tournament_id", "hidden")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    HIDDEN_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    hidden: bool
+    def __init__(self, tournament_id: _Optional[str] = ..., hidden: _Optional[bool] = ...) -> None: ...
+
+class SetResultsHiddenResponse(_message.Message):
+    __slots__ = ("hidden",)
+    HIDDEN_FIELD_NUMBER: _ClassVar[int]
+    hidden: bool
+    def __init__(self, hidden: _Optional[bool] = ...) -> None: ...

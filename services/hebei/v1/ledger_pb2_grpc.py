@@ -94,6 +94,11 @@ class LedgerServiceStub:
                 request_serializer=hebei_dot_v1_dot_ledger__pb2.AuditRequest.SerializeToString,
                 response_deserializer=hebei_dot_v1_dot_ledger__pb2.AuditResponse.FromString,
                 _registered_method=True)
+        self.SetResultsHidden = channel.unary_unary(
+                '/hebei.v1.LedgerService/SetResultsHidden',
+                request_serializer=hebei_dot_v1_dot_ledger__pb2.SetResultsHiddenRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_ledger__pb2.SetResultsHiddenResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerServiceServicer:
@@ -164,14 +169,17 @@ class LedgerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetStandings(self, request, context):
-        """A tournament's standings from the booked entries (settlements and adjustments).
+        """A tournament's standings from the booked entries (settlements and adjustments). While the
+        tournament's results are hidden (SetResultsHidden), an anonymous call is PERMISSION_DENIED
+        (a token sees them).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetHistory(self, request, context):
-        """Journal entries, newest first, filtered and paged.
+        """Journal entries, newest first, filtered and paged. An anonymous call never gets an entry
+        of a tournament whose results are hidden (SetResultsHidden); a token gets them all.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -180,6 +188,15 @@ class LedgerServiceServicer:
     def Audit(self, request, context):
         """Check every entry balances, every balance equals the sum of its postings and every
         tournament (its "#tournament" account included) sums to zero.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetResultsHidden(self, request, context):
+        """Service: hide a tournament's results from anonymous reads (GetStandings, GetHistory) or
+        show them again (matchmaking, for a tournament that hides results until the organiser
+        reveals them). Idempotent.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -222,6 +239,11 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.Audit,
                     request_deserializer=hebei_dot_v1_dot_ledger__pb2.AuditRequest.FromString,
                     response_serializer=hebei_dot_v1_dot_ledger__pb2.AuditResponse.SerializeToString,
+            ),
+            'SetResultsHidden': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetResultsHidden,
+                    request_deserializer=hebei_dot_v1_dot_ledger__pb2.SetResultsHiddenRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_ledger__pb2.SetResultsHiddenResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -438,6 +460,33 @@ class LedgerService:
             '/hebei.v1.LedgerService/Audit',
             hebei_dot_v1_dot_ledger__pb2.AuditRequest.SerializeToString,
             hebei_dot_v1_dot_ledger__pb2.AuditResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetResultsHidden(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.LedgerService/SetResultsHidden',
+            hebei_dot_v1_dot_ledger__pb2.SetResultsHiddenRequest.SerializeToString,
+            hebei_dot_v1_dot_ledger__pb2.SetResultsHiddenResponse.FromString,
             options,
             channel_credentials,
             insecure,

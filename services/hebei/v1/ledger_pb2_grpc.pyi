@@ -82,12 +82,22 @@ class LedgerServiceStub:
     an entry already cancelled under another key is FAILED_PRECONDITION.
     """
     GetStandings: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.LedgerServiceGetStandingsRequest, _ledger_pb2.LedgerServiceGetStandingsResponse]
-    """A tournament's standings from the booked entries (settlements and adjustments)."""
+    """A tournament's standings from the booked entries (settlements and adjustments). While the
+    tournament's results are hidden (SetResultsHidden), an anonymous call is PERMISSION_DENIED
+    (a token sees them).
+    """
     GetHistory: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetHistoryRequest, _ledger_pb2.GetHistoryResponse]
-    """Journal entries, newest first, filtered and paged."""
+    """Journal entries, newest first, filtered and paged. An anonymous call never gets an entry
+    of a tournament whose results are hidden (SetResultsHidden); a token gets them all.
+    """
     Audit: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.AuditRequest, _ledger_pb2.AuditResponse]
     """Check every entry balances, every balance equals the sum of its postings and every
     tournament (its "#tournament" account included) sums to zero.
+    """
+    SetResultsHidden: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.SetResultsHiddenRequest, _ledger_pb2.SetResultsHiddenResponse]
+    """Service: hide a tournament's results from anonymous reads (GetStandings, GetHistory) or
+    show them again (matchmaking, for a tournament that hides results until the organiser
+    reveals them). Idempotent.
     """
 
 @_typing.type_check_only
@@ -144,12 +154,22 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     an entry already cancelled under another key is FAILED_PRECONDITION.
     """
     GetStandings: _aio.UnaryUnaryMultiCallable[_ledger_pb2.LedgerServiceGetStandingsRequest, _ledger_pb2.LedgerServiceGetStandingsResponse]  # type: ignore[assignment]
-    """A tournament's standings from the booked entries (settlements and adjustments)."""
+    """A tournament's standings from the booked entries (settlements and adjustments). While the
+    tournament's results are hidden (SetResultsHidden), an anonymous call is PERMISSION_DENIED
+    (a token sees them).
+    """
     GetHistory: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetHistoryRequest, _ledger_pb2.GetHistoryResponse]  # type: ignore[assignment]
-    """Journal entries, newest first, filtered and paged."""
+    """Journal entries, newest first, filtered and paged. An anonymous call never gets an entry
+    of a tournament whose results are hidden (SetResultsHidden); a token gets them all.
+    """
     Audit: _aio.UnaryUnaryMultiCallable[_ledger_pb2.AuditRequest, _ledger_pb2.AuditResponse]  # type: ignore[assignment]
     """Check every entry balances, every balance equals the sum of its postings and every
     tournament (its "#tournament" account included) sums to zero.
+    """
+    SetResultsHidden: _aio.UnaryUnaryMultiCallable[_ledger_pb2.SetResultsHiddenRequest, _ledger_pb2.SetResultsHiddenResponse]  # type: ignore[assignment]
+    """Service: hide a tournament's results from anonymous reads (GetStandings, GetHistory) or
+    show them again (matchmaking, for a tournament that hides results until the organiser
+    reveals them). Idempotent.
     """
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -233,7 +253,10 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_pb2.LedgerServiceGetStandingsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.LedgerServiceGetStandingsResponse, _abc.Awaitable[_ledger_pb2.LedgerServiceGetStandingsResponse]]:
-        """A tournament's standings from the booked entries (settlements and adjustments)."""
+        """A tournament's standings from the booked entries (settlements and adjustments). While the
+        tournament's results are hidden (SetResultsHidden), an anonymous call is PERMISSION_DENIED
+        (a token sees them).
+        """
 
     @_abc_1.abstractmethod
     def GetHistory(
@@ -241,7 +264,9 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_pb2.GetHistoryRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.GetHistoryResponse, _abc.Awaitable[_ledger_pb2.GetHistoryResponse]]:
-        """Journal entries, newest first, filtered and paged."""
+        """Journal entries, newest first, filtered and paged. An anonymous call never gets an entry
+        of a tournament whose results are hidden (SetResultsHidden); a token gets them all.
+        """
 
     @_abc_1.abstractmethod
     def Audit(
@@ -251,6 +276,17 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_ledger_pb2.AuditResponse, _abc.Awaitable[_ledger_pb2.AuditResponse]]:
         """Check every entry balances, every balance equals the sum of its postings and every
         tournament (its "#tournament" account included) sums to zero.
+        """
+
+    @_abc_1.abstractmethod
+    def SetResultsHidden(
+        self,
+        request: _ledger_pb2.SetResultsHiddenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.SetResultsHiddenResponse, _abc.Awaitable[_ledger_pb2.SetResultsHiddenResponse]]:
+        """Service: hide a tournament's results from anonymous reads (GetStandings, GetHistory) or
+        show them again (matchmaking, for a tournament that hides results until the organiser
+        reveals them). Idempotent.
         """
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

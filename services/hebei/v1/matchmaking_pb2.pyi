@@ -127,7 +127,7 @@ QUICK_PLAY_STATUS_SEATED: QuickPlayStatus
 QUICK_PLAY_STATUS_STARTED: QuickPlayStatus
 
 class TournamentConfig(_message.Message):
-    __slots__ = ("name", "rule_profile", "length", "time_control", "rounds", "filler_bot_policy", "filler_bot_level", "seed", "max_players", "seating", "last_registration_round", "replaced_match", "replaced_match_points", "hide_round_results", "tie_breaks", "placement_points", "stall_timeout", "replace_absent_after", "registration_code", "scheduled_start", "check_in_window", "round_break", "round_time_limit", "no_show_limit", "inactive_players")
+    __slots__ = ("name", "rule_profile", "length", "time_control", "rounds", "filler_bot_policy", "filler_bot_level", "seed", "max_players", "seating", "last_registration_round", "replaced_match", "replaced_match_points", "hide_round_results", "tie_breaks", "placement_points", "stall_timeout", "replace_absent_after", "registration_code", "scheduled_start", "check_in_window", "round_break", "round_time_limit", "no_show_limit", "inactive_players", "hide_last_rounds")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULE_PROFILE_FIELD_NUMBER: _ClassVar[int]
     LENGTH_FIELD_NUMBER: _ClassVar[int]
@@ -153,6 +153,7 @@ class TournamentConfig(_message.Message):
     ROUND_TIME_LIMIT_FIELD_NUMBER: _ClassVar[int]
     NO_SHOW_LIMIT_FIELD_NUMBER: _ClassVar[int]
     INACTIVE_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    HIDE_LAST_ROUNDS_FIELD_NUMBER: _ClassVar[int]
     name: str
     rule_profile: _types_pb2.RuleProfile
     length: _types_pb2.MatchLength
@@ -178,7 +179,8 @@ class TournamentConfig(_message.Message):
     round_time_limit: _duration_pb2.Duration
     no_show_limit: int
     inactive_players: InactivePlayers
-    def __init__(self, name: _Optional[str] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., rounds: _Optional[int] = ..., filler_bot_policy: _Optional[str] = ..., filler_bot_level: _Optional[int] = ..., seed: _Optional[int] = ..., max_players: _Optional[int] = ..., seating: _Optional[_Union[SeatingMode, str]] = ..., last_registration_round: _Optional[int] = ..., replaced_match: _Optional[_Union[ReplacedMatchCounting, str]] = ..., replaced_match_points: _Optional[int] = ..., hide_round_results: _Optional[bool] = ..., tie_breaks: _Optional[_Iterable[_Union[TieBreak, str]]] = ..., placement_points: _Optional[_Iterable[int]] = ..., stall_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., replace_absent_after: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., registration_code: _Optional[str] = ..., scheduled_start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., check_in_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., round_break: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., round_time_limit: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., no_show_limit: _Optional[int] = ..., inactive_players: _Optional[_Union[InactivePlayers, str]] = ...) -> None: ...
+    hide_last_rounds: int
+    def __init__(self, name: _Optional[str] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., rounds: _Optional[int] = ..., filler_bot_policy: _Optional[str] = ..., filler_bot_level: _Optional[int] = ..., seed: _Optional[int] = ..., max_players: _Optional[int] = ..., seating: _Optional[_Union[SeatingMode, str]] = ..., last_registration_round: _Optional[int] = ..., replaced_match: _Optional[_Union[ReplacedMatchCounting, str]] = ..., replaced_match_points: _Optional[int] = ..., hide_round_results: _Optional[bool] = ..., tie_breaks: _Optional[_Iterable[_Union[TieBreak, str]]] = ..., placement_points: _Optional[_Iterable[int]] = ..., stall_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., replace_absent_after: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., registration_code: _Optional[str] = ..., scheduled_start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., check_in_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., round_break: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., round_time_limit: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., no_show_limit: _Optional[int] = ..., inactive_players: _Optional[_Union[InactivePlayers, str]] = ..., hide_last_rounds: _Optional[int] = ...) -> None: ...
 
 class Player(_message.Message):
     __slots__ = ("player_id", "name", "kind", "bot_policy", "bot_level", "removed", "filler", "rating_id", "withdrawn", "first_round", "replaced_by", "status", "status_reason", "missed_rounds", "checked_in")
@@ -295,7 +297,7 @@ class Seating(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., table_endpoint: _Optional[str] = ..., round_no: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("tournament_id", "config", "status", "current_round", "players", "tables", "created_at", "started_at", "finished_at", "rounds", "problems", "status_reason", "registration_code_required", "next_round_at", "round_ends_at", "check_in_opens_at", "check_in_closes_at")
+    __slots__ = ("tournament_id", "config", "status", "current_round", "players", "tables", "created_at", "started_at", "finished_at", "rounds", "problems", "status_reason", "registration_code_required", "next_round_at", "round_ends_at", "check_in_opens_at", "check_in_closes_at", "hidden_rounds")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -313,6 +315,7 @@ class Tournament(_message.Message):
     ROUND_ENDS_AT_FIELD_NUMBER: _ClassVar[int]
     CHECK_IN_OPENS_AT_FIELD_NUMBER: _ClassVar[int]
     CHECK_IN_CLOSES_AT_FIELD_NUMBER: _ClassVar[int]
+    HIDDEN_ROUNDS_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     config: TournamentConfig
     status: TournamentStatus
@@ -330,7 +333,8 @@ class Tournament(_message.Message):
     round_ends_at: _timestamp_pb2.Timestamp
     check_in_opens_at: _timestamp_pb2.Timestamp
     check_in_closes_at: _timestamp_pb2.Timestamp
-    def __init__(self, tournament_id: _Optional[str] = ..., config: _Optional[_Union[TournamentConfig, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., current_round: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., tables: _Optional[_Iterable[_Union[TableAssignment, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rounds: _Optional[_Iterable[_Union[RoundSeating, _Mapping]]] = ..., problems: _Optional[_Iterable[str]] = ..., status_reason: _Optional[str] = ..., registration_code_required: _Optional[bool] = ..., next_round_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., round_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., check_in_opens_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., check_in_closes_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    hidden_rounds: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, tournament_id: _Optional[str] = ..., config: _Optional[_Union[TournamentConfig, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., current_round: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., tables: _Optional[_Iterable[_Union[TableAssignment, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rounds: _Optional[_Iterable[_Union[RoundSeating, _Mapping]]] = ..., problems: _Optional[_Iterable[str]] = ..., status_reason: _Optional[str] = ..., registration_code_required: _Optional[bool] = ..., next_round_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., round_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., check_in_opens_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., check_in_closes_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., hidden_rounds: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("config", "request_id")
@@ -855,3 +859,17 @@ class RequestBotsResponse(_message.Message):
     QUEUED_FIELD_NUMBER: _ClassVar[int]
     queued: int
     def __init__(self, queued: _Optional[int] = ...) -> None: ...
+
+class RevealResultsRequest(_message.Message):
+    __slots__ = ("tournament_id", "reason")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    reason: str
+    def __init__(self, tournament_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RevealResultsResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...

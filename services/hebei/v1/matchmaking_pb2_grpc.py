@@ -162,6 +162,11 @@ class MatchmakingServiceStub:
                 request_serializer=hebei_dot_v1_dot_matchmaking__pb2.RequestBotsRequest.SerializeToString,
                 response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RequestBotsResponse.FromString,
                 _registered_method=True)
+        self.RevealResults = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/RevealResults',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.RevealResultsRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RevealResultsResponse.FromString,
+                _registered_method=True)
 
 
 class MatchmakingServiceServicer:
@@ -362,6 +367,15 @@ class MatchmakingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RevealResults(self, request, context):
+        """Operator: reveal the hidden results (TournamentConfig.hide_last_rounds, and the round in
+        play with hide_round_results) to everyone: standings, the engine's matches, the ledger.
+        Recorded as the operator action "reveal". Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchmakingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -479,6 +493,11 @@ def add_MatchmakingServiceServicer_to_server(servicer, server):
                     servicer.RequestBots,
                     request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RequestBotsRequest.FromString,
                     response_serializer=hebei_dot_v1_dot_matchmaking__pb2.RequestBotsResponse.SerializeToString,
+            ),
+            'RevealResults': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevealResults,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RevealResultsRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.RevealResultsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1115,6 +1134,33 @@ class MatchmakingService:
             '/hebei.v1.MatchmakingService/RequestBots',
             hebei_dot_v1_dot_matchmaking__pb2.RequestBotsRequest.SerializeToString,
             hebei_dot_v1_dot_matchmaking__pb2.RequestBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevealResults(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/RevealResults',
+            hebei_dot_v1_dot_matchmaking__pb2.RevealResultsRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.RevealResultsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -122,6 +122,11 @@ class MatchmakingServiceStub:
     (e.g. by a client in any language with the operator or a service token): one seat task
     per seat is queued; each joins with the seat's token. At most four seats per call.
     """
+    RevealResults: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.RevealResultsRequest, _matchmaking_pb2.RevealResultsResponse]
+    """Operator: reveal the hidden results (TournamentConfig.hide_last_rounds, and the round in
+    play with hide_round_results) to everyone: standings, the engine's matches, the ledger.
+    Recorded as the operator action "reveal". Idempotent.
+    """
 
 @_typing.type_check_only
 class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
@@ -216,6 +221,11 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     """Service: have the bot fleet play seats of a match already opened on the table engine
     (e.g. by a client in any language with the operator or a service token): one seat task
     per seat is queued; each joins with the seat's token. At most four seats per call.
+    """
+    RevealResults: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.RevealResultsRequest, _matchmaking_pb2.RevealResultsResponse]  # type: ignore[assignment]
+    """Operator: reveal the hidden results (TournamentConfig.hide_last_rounds, and the round in
+    play with hide_round_results) to everyone: standings, the engine's matches, the ledger.
+    Recorded as the operator action "reveal". Idempotent.
     """
 
 class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -446,6 +456,17 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         """Service: have the bot fleet play seats of a match already opened on the table engine
         (e.g. by a client in any language with the operator or a service token): one seat task
         per seat is queued; each joins with the seat's token. At most four seats per call.
+        """
+
+    @_abc_1.abstractmethod
+    def RevealResults(
+        self,
+        request: _matchmaking_pb2.RevealResultsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.RevealResultsResponse, _abc.Awaitable[_matchmaking_pb2.RevealResultsResponse]]:
+        """Operator: reveal the hidden results (TournamentConfig.hide_last_rounds, and the round in
+        play with hide_round_results) to everyone: standings, the engine's matches, the ledger.
+        Recorded as the operator action "reveal". Idempotent.
         """
 
 def add_MatchmakingServiceServicer_to_server(servicer: MatchmakingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

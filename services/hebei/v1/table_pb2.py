@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from hebei.v1 import types_pb2 as hebei_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14hebei/v1/table.proto\x12\x08hebei.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14hebei/v1/types.proto\"\xa3\x01\n\x0eSeatAssignment\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12 \n\x04kind\x18\x04 \x01(\x0e\x32\x12.hebei.v1.SeatKind\x12\x12\n\nseat_token\x18\x05 \x01(\t\x12\x12\n\nbot_policy\x18\x06 \x01(\t\x12\x11\n\tbot_level\x18\x07 \x01(\x05\"\xc3\x01\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12 \n\x04kind\x18\x04 \x01(\x0e\x32\x12.hebei.v1.SeatKind\x12\x11\n\tconnected\x18\x05 \x01(\x08\x12\x13\n\x0b\x61uto_played\x18\x06 \x01(\x08\x12\r\n\x05score\x18\x07 \x01(\x03\x12\x11\n\tplayed_by\x18\x08 \x01(\t\x12\x15\n\rperson_joined\x18\t \x01(\x08\"k\n\x12ReplaceSeatRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12\x11\n\tplayed_by\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\"9\n\x13ReplaceSeatResponse\x12\"\n\x05match\x18\x01 \x01(\x0b\x32\x13.hebei.v1.MatchInfo\"8\n\x14\x43oncludeMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\";\n\x15\x43oncludeMatchResponse\x12\"\n\x05match\x18\x01 \x01(\x0b\x32\x13.hebei.v1.MatchInfo\"\xb6\x04\n\tMatchInfo\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x15\n\rtournament_id\x18\x03 \x01(\t\x12\x10\n\x08round_no\x18\x04 \x01(\x05\x12%\n\x06status\x18\x05 \x01(\x0e\x32\x15.hebei.v1.MatchStatus\x12\x0f\n\x07hand_no\x18\x06 \x01(\x05\x12\x14\n\x0chands_played\x18\x07 \x01(\x05\x12!\n\x05seats\x18\x08 \x03(\x0b\x32\x12.hebei.v1.SeatInfo\x12+\n\x0crule_profile\x18\t \x01(\x0b\x32\x15.hebei.v1.RuleProfile\x12%\n\x06length\x18\n \x01(\x0b\x32\x15.hebei.v1.MatchLength\x12+\n\x0ctime_control\x18\x0b \x01(\x0b\x32\x15.hebei.v1.TimeControl\x12-\n\topened_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04seed\x18\x0e \x01(\x04\x12\x13\n\x0b\x65vent_count\x18\x0f \x01(\x04\x12\x12\n\nevaluation\x18\x10 \x01(\x08\x12\x0e\n\x06paused\x18\x11 \x01(\x08\x12\x32\n\x0eready_deadline\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nconcluding\x18\x13 \x01(\x08\"\xab\x02\n\x10OpenMatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x15\n\rtournament_id\x18\x03 \x01(\t\x12\x10\n\x08round_no\x18\x04 \x01(\x05\x12+\n\x0crule_profile\x18\x05 \x01(\x0b\x32\x15.hebei.v1.RuleProfile\x12%\n\x06length\x18\x06 \x01(\x0b\x32\x15.hebei.v1.MatchLength\x12\'\n\x05seats\x18\x07 \x03(\x0b\x32\x18.hebei.v1.SeatAssignment\x12+\n\x0ctime_control\x18\x08 \x01(\x0b\x32\x15.hebei.v1.TimeControl\x12\x0c\n\x04seed\x18\t \x01(\x04\x12\x12\n\nevaluation\x18\n \x01(\x08\"7\n\x11OpenMatchResponse\x12\"\n\x05match\x18\x01 \x01(\x0b\x32\x13.hebei.v1.MatchInfo\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"6\n\x10GetMatchResponse\x12\"\n\x05match\x18\x01 \x01(\x0b\x32\x13.hebei.v1.MatchInfo\"x\n\x11ListTablesRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12%\n\x06status\x18\x02 \x01(\x0e\x32\x15.hebei.v1.MatchStatus\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"S\n\x12ListTablesResponse\x12$\n\x07matches\x18\x01 \x03(\x0b\x32\x13.hebei.v1.MatchInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"t\n\x04Join\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12\x13\n\x0b\x63lient_name\x18\x04 \x01(\t\x12\x16\n\x0e\x64\x65\x63isions_only\x18\x05 \x01(\x08\x12\x0b\n\x03\x62ot\x18\x06 \x01(\x08\"\\\n\x0bPlayRequest\x12\x1e\n\x04join\x18\x01 \x01(\x0b\x32\x0e.hebei.v1.JoinH\x00\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x10.hebei.v1.ActionH\x00\x42\t\n\x07request\"D\n\x0e\x41\x63tionRejected\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\"v\n\x0cPlayResponse\x12,\n\x0bobservation\x18\x01 \x01(\x0b\x32\x15.hebei.v1.ObservationH\x00\x12,\n\x08rejected\x18\x02 \x01(\x0b\x32\x18.hebei.v1.ActionRejectedH\x00\x42\n\n\x08response\"5\n\x0fSpectateRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_seq\x18\x02 \x01(\x04\"2\n\x10SpectateResponse\x12\x1e\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x0f.hebei.v1.Event\"U\n\x0f\x44issolveRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12 \n\x18only_if_no_person_joined\x18\x03 \x01(\x08\"6\n\x10\x44issolveResponse\x12\"\n\x05match\x18\x01 \x01(\x0b\x32\x13.hebei.v1.MatchInfo2\xc1\x04\n\x0cTableService\x12\x44\n\tOpenMatch\x12\x1a.hebei.v1.OpenMatchRequest\x1a\x1b.hebei.v1.OpenMatchResponse\x12\x41\n\x08GetMatch\x12\x19.hebei.v1.GetMatchRequest\x1a\x1a.hebei.v1.GetMatchResponse\x12G\n\nListTables\x12\x1b.hebei.v1.ListTablesRequest\x1a\x1c.hebei.v1.ListTablesResponse\x12\x39\n\x04Play\x12\x15.hebei.v1.PlayRequest\x1a\x16.hebei.v1.PlayResponse(\x01\x30\x01\x12\x43\n\x08Spectate\x12\x19.hebei.v1.SpectateRequest\x1a\x1a.hebei.v1.SpectateResponse0\x01\x12\x41\n\x08\x44issolve\x12\x19.hebei.v1.DissolveRequest\x1a\x1a.hebei.v1.DissolveResponse\x12J\n\x0bReplaceSeat\x12\x1c.hebei.v1.ReplaceSeatRequest\x1a\x1d.hebei.v1.ReplaceSeatResponse\x12P\n\rConcludeMatch\x12\x1e.hebei.v1.ConcludeMatchRequest\x1a\x1f.hebei.v1.ConcludeMatchResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14hebei/v1/table.proto\x12\x08hebei.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14hebei/v1/types.proto\"\xa3\x01\n\x0eSeatAssignment\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12 \n\x04kind\x18\x04 \x01(\x0e\x32\x12.hebei.v1.SeatKind\x12\x12\n\nseat_token\x18\x05 \x01(\t\x12\x12\n\nbot_policy\x18\x06 \x01(\t\x12\x11\n\tbot_level\x18\x07 \x01(\x05\"\xc3\x01\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12 \n\x04kind\x18\x04 \x01(\x0e\x32\x12.hebei.v1.SeatKind\x12\x11\n\tconnected\x18\x05 \x01(\x08\x12\x13\n\x0b\x61uto_played\x18\x06 \x01(\x08\x12\r\n\x05score\x18\x07 \x01(\x03\x12\x11\n\tplayed_by\x18\x08 \x01(\t\x12\x15\n\rperson_joined\x18\t \x01(\x08\"k\n\x12ReplaceSeatRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12\x11\n\tplayed_by\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\"9\n\x13ReplaceSeatResponse\x12\"\n\x05match\x18\x01 \x01(\x0b\x32\x13.hebei.v1.MatchInfo\"8\n\x14\x43oncludeMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\";\n\x15\x43oncludeMatchResponse\x12\"\n\x05match\x18\x01 \x01(\x0b\x32\x13.hebei.v1.MatchInfo\"\xce\x04\n\tMatchInfo\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x15\n\rtournament_id\x18\x03 \x01(\t\x12\x10\n\x08round_no\x18\x04 \x01(\x05\x12%\n\x06status\x18\x05 \x01(\x0e\x32\x15.hebei.v1.MatchStatus\x12\x0f\n\x07hand_no\x18\x06 \x01(\x05\x12\x14\n\x0chands_played\x18\x07 \x01(\x05\x12!\n\x05seats\x18\x08 \x03(\x0b\x32\x12.hebei.v1.SeatInfo\x12+\n\x0crule_profile\x18\t \x01(\x0b\x32\x15.hebei.v1.RuleProfile\x12%\n\x06length\x18\n \x01(\x0b\x32\x15.hebei.v1.MatchLength\x12+\n\x0ctime_control\x18\x0b \x01(\x0b\x32\x15.hebei.v1.TimeControl\x12-\n\topened_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04seed\x18\x0e \x01(\x04\x12\x13\n\x0b\x65vent_count\x18\x0f \x01(\x04\x12\x12\n\nevaluation\x18\x10 \x01(\x08\x12\x0e\n\x06paused\x18\x11 \x01(\x08\x12\x32\n\x0eready_deadline\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nconcluding\x18\x13 \x01(\x08\x12\x16\n\x0eresults_hidden\x18\x14 \x01(\x08\"\xc3\x02\n\x10OpenMatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x15\n\rtournament_id\x18\x03 \x01(\t\x12\x10\n\x08round_no\x18\x04 \x01(\x05\x12+\n\x0crule_profile\x18\x05 \x01(\x0b\x32\x15.hebei.v1.RuleProfile\x12%\n\x06length\x18\x06 \x01(\x0b\x32\x15.hebei.v1.MatchLength\x12\'\n\x05seats\x18\x07 \x03(\x0b\x32\x18.hebei.v1.SeatAssignment\x12+\n\x0ctime_control\x18\x08 \x01(\x0b\x32\x15.hebei.v1.TimeControl\x12\x0c\n\x04seed\x18\t \x01(\x04\x12\x12\n\nevaluation\x18\n \x01(\x08\x12\x16\n\x0eresults_hidden\x18\x0b \x01(\x08\"7\n\x11OpenMatchResponse\x12\"\n\x05match\x18\x01 \x01(\x0b\x32\x13.hebei.v1.MatchInfo\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"6\n\x10GetMatchResponse\x12\"\n\x05match\x18\x01 \x01(\x0b\x32\x13.hebei.v1.MatchInfo\"x\n\x11ListTablesRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12%\n\x06status\x18\x02 \x01(\x0e\x32\x15.hebei.v1.MatchStatus\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"S\n\x12ListTablesResponse\x12$\n\x07matches\x18\x01 \x03(\x0b\x32\x13.hebei.v1.MatchInfo\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"t\n\x04Join\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12\x13\n\x0b\x63lient_name\x18\x04 \x01(\t\x12\x16\n\x0e\x64\x65\x63isions_only\x18\x05 \x01(\x08\x12\x0b\n\x03\x62ot\x18\x06 \x01(\x08\"\\\n\x0bPlayRequest\x12\x1e\n\x04join\x18\x01 \x01(\x0b\x32\x0e.hebei.v1.JoinH\x00\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x10.hebei.v1.ActionH\x00\x42\t\n\x07request\"D\n\x0e\x41\x63tionRejected\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\"v\n\x0cPlayResponse\x12,\n\x0bobservation\x18\x01 \x01(\x0b\x32\x15.hebei.v1.ObservationH\x00\x12,\n\x08rejected\x18\x02 \x01(\x0b\x32\x18.hebei.v1.ActionRejectedH\x00\x42\n\n\x08response\"5\n\x0fSpectateRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_seq\x18\x02 \x01(\x04\"2\n\x10SpectateResponse\x12\x1e\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x0f.hebei.v1.Event\"U\n\x0f\x44issolveRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12 \n\x18only_if_no_person_joined\x18\x03 \x01(\x08\"6\n\x10\x44issolveResponse\x12\"\n\x05match\x18\x01 \x01(\x0b\x32\x13.hebei.v1.MatchInfo\"D\n\x19RevealMatchResultsRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x10\n\x08round_no\x18\x02 \x01(\x05\".\n\x1aRevealMatchResultsResponse\x12\x10\n\x08revealed\x18\x01 \x01(\x05\x32\xa2\x05\n\x0cTableService\x12\x44\n\tOpenMatch\x12\x1a.hebei.v1.OpenMatchRequest\x1a\x1b.hebei.v1.OpenMatchResponse\x12\x41\n\x08GetMatch\x12\x19.hebei.v1.GetMatchRequest\x1a\x1a.hebei.v1.GetMatchResponse\x12G\n\nListTables\x12\x1b.hebei.v1.ListTablesRequest\x1a\x1c.hebei.v1.ListTablesResponse\x12\x39\n\x04Play\x12\x15.hebei.v1.PlayRequest\x1a\x16.hebei.v1.PlayResponse(\x01\x30\x01\x12\x43\n\x08Spectate\x12\x19.hebei.v1.SpectateRequest\x1a\x1a.hebei.v1.SpectateResponse0\x01\x12\x41\n\x08\x44issolve\x12\x19.hebei.v1.DissolveRequest\x1a\x1a.hebei.v1.DissolveResponse\x12J\n\x0bReplaceSeat\x12\x1c.hebei.v1.ReplaceSeatRequest\x1a\x1d.hebei.v1.ReplaceSeatResponse\x12P\n\rConcludeMatch\x12\x1e.hebei.v1.ConcludeMatchRequest\x1a\x1f.hebei.v1.ConcludeMatchResponse\x12_\n\x12RevealMatchResults\x12#.hebei.v1.RevealMatchResultsRequest\x1a$.hebei.v1.RevealMatchResultsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -46,35 +46,39 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CONCLUDEMATCHRESPONSE']._serialized_start=679
   _globals['_CONCLUDEMATCHRESPONSE']._serialized_end=738
   _globals['_MATCHINFO']._serialized_start=741
-  _globals['_MATCHINFO']._serialized_end=1307
-  _globals['_OPENMATCHREQUEST']._serialized_start=1310
-  _globals['_OPENMATCHREQUEST']._serialized_end=1609
-  _globals['_OPENMATCHRESPONSE']._serialized_start=1611
-  _globals['_OPENMATCHRESPONSE']._serialized_end=1666
-  _globals['_GETMATCHREQUEST']._serialized_start=1668
-  _globals['_GETMATCHREQUEST']._serialized_end=1703
-  _globals['_GETMATCHRESPONSE']._serialized_start=1705
-  _globals['_GETMATCHRESPONSE']._serialized_end=1759
-  _globals['_LISTTABLESREQUEST']._serialized_start=1761
-  _globals['_LISTTABLESREQUEST']._serialized_end=1881
-  _globals['_LISTTABLESRESPONSE']._serialized_start=1883
-  _globals['_LISTTABLESRESPONSE']._serialized_end=1966
-  _globals['_JOIN']._serialized_start=1968
-  _globals['_JOIN']._serialized_end=2084
-  _globals['_PLAYREQUEST']._serialized_start=2086
-  _globals['_PLAYREQUEST']._serialized_end=2178
-  _globals['_ACTIONREJECTED']._serialized_start=2180
-  _globals['_ACTIONREJECTED']._serialized_end=2248
-  _globals['_PLAYRESPONSE']._serialized_start=2250
-  _globals['_PLAYRESPONSE']._serialized_end=2368
-  _globals['_SPECTATEREQUEST']._serialized_start=2370
-  _globals['_SPECTATEREQUEST']._serialized_end=2423
-  _globals['_SPECTATERESPONSE']._serialized_start=2425
-  _globals['_SPECTATERESPONSE']._serialized_end=2475
-  _globals['_DISSOLVEREQUEST']._serialized_start=2477
-  _globals['_DISSOLVEREQUEST']._serialized_end=2562
-  _globals['_DISSOLVERESPONSE']._serialized_start=2564
-  _globals['_DISSOLVERESPONSE']._serialized_end=2618
-  _globals['_TABLESERVICE']._serialized_start=2621
-  _globals['_TABLESERVICE']._serialized_end=3198
+  _globals['_MATCHINFO']._serialized_end=1331
+  _globals['_OPENMATCHREQUEST']._serialized_start=1334
+  _globals['_OPENMATCHREQUEST']._serialized_end=1657
+  _globals['_OPENMATCHRESPONSE']._serialized_start=1659
+  _globals['_OPENMATCHRESPONSE']._serialized_end=1714
+  _globals['_GETMATCHREQUEST']._serialized_start=1716
+  _globals['_GETMATCHREQUEST']._serialized_end=1751
+  _globals['_GETMATCHRESPONSE']._serialized_start=1753
+  _globals['_GETMATCHRESPONSE']._serialized_end=1807
+  _globals['_LISTTABLESREQUEST']._serialized_start=1809
+  _globals['_LISTTABLESREQUEST']._serialized_end=1929
+  _globals['_LISTTABLESRESPONSE']._serialized_start=1931
+  _globals['_LISTTABLESRESPONSE']._serialized_end=2014
+  _globals['_JOIN']._serialized_start=2016
+  _globals['_JOIN']._serialized_end=2132
+  _globals['_PLAYREQUEST']._serialized_start=2134
+  _globals['_PLAYREQUEST']._serialized_end=2226
+  _globals['_ACTIONREJECTED']._serialized_start=2228
+  _globals['_ACTIONREJECTED']._serialized_end=2296
+  _globals['_PLAYRESPONSE']._serialized_start=2298
+  _globals['_PLAYRESPONSE']._serialized_end=2416
+  _globals['_SPECTATEREQUEST']._serialized_start=2418
+  _globals['_SPECTATEREQUEST']._serialized_end=2471
+  _globals['_SPECTATERESPONSE']._serialized_start=2473
+  _globals['_SPECTATERESPONSE']._serialized_end=2523
+  _globals['_DISSOLVEREQUEST']._serialized_start=2525
+  _globals['_DISSOLVEREQUEST']._serialized_end=2610
+  _globals['_DISSOLVERESPONSE']._serialized_start=2612
+  _globals['_DISSOLVERESPONSE']._serialized_end=2666
+  _globals['_REVEALMATCHRESULTSREQUEST']._serialized_start=2668
+  _globals['_REVEALMATCHRESULTSREQUEST']._serialized_end=2736
+  _globals['_REVEALMATCHRESULTSRESPONSE']._serialized_start=2738
+  _globals['_REVEALMATCHRESULTSRESPONSE']._serialized_end=2784
+  _globals['_TABLESERVICE']._serialized_start=2787
+  _globals['_TABLESERVICE']._serialized_end=3461
 # @@protoc_insertion_point(module_scope)

@@ -85,7 +85,7 @@ class ConcludeMatchResponse(_message.Message):
     def __init__(self, match: _Optional[_Union[MatchInfo, _Mapping]] = ...) -> None: ...
 
 class MatchInfo(_message.Message):
-    __slots__ = ("table_id", "match_id", "tournament_id", "round_no", "status", "hand_no", "hands_played", "seats", "rule_profile", "length", "time_control", "opened_at", "ended_at", "seed", "event_count", "evaluation", "paused", "ready_deadline", "concluding")
+    __slots__ = ("table_id", "match_id", "tournament_id", "round_no", "status", "hand_no", "hands_played", "seats", "rule_profile", "length", "time_control", "opened_at", "ended_at", "seed", "event_count", "evaluation", "paused", "ready_deadline", "concluding", "results_hidden")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -105,6 +105,7 @@ class MatchInfo(_message.Message):
     PAUSED_FIELD_NUMBER: _ClassVar[int]
     READY_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     CONCLUDING_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_HIDDEN_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     match_id: str
     tournament_id: str
@@ -124,10 +125,11 @@ class MatchInfo(_message.Message):
     paused: bool
     ready_deadline: _timestamp_pb2.Timestamp
     concluding: bool
-    def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., status: _Optional[_Union[_types_pb2.MatchStatus, str]] = ..., hand_no: _Optional[int] = ..., hands_played: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., opened_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seed: _Optional[int] = ..., event_count: _Optional[int] = ..., evaluation: _Optional[bool] = ..., paused: _Optional[bool] = ..., ready_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., concluding: _Optional[bool] = ...) -> None: ...
+    results_hidden: bool
+    def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., status: _Optional[_Union[_types_pb2.MatchStatus, str]] = ..., hand_no: _Optional[int] = ..., hands_played: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., opened_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seed: _Optional[int] = ..., event_count: _Optional[int] = ..., evaluation: _Optional[bool] = ..., paused: _Optional[bool] = ..., ready_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., concluding: _Optional[bool] = ..., results_hidden: _Optional[bool] = ...) -> None: ...
 
 class OpenMatchRequest(_message.Message):
-    __slots__ = ("table_id", "match_id", "tournament_id", "round_no", "rule_profile", "length", "seats", "time_control", "seed", "evaluation")
+    __slots__ = ("table_id", "match_id", "tournament_id", "round_no", "rule_profile", "length", "seats", "time_control", "seed", "evaluation", "results_hidden")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -138,6 +140,7 @@ class OpenMatchRequest(_message.Message):
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     EVALUATION_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_HIDDEN_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     match_id: str
     tournament_id: str
@@ -148,7 +151,8 @@ class OpenMatchRequest(_message.Message):
     time_control: _types_pb2.TimeControl
     seed: int
     evaluation: bool
-    def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatAssignment, _Mapping]]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., seed: _Optional[int] = ..., evaluation: _Optional[bool] = ...) -> None: ...
+    results_hidden: bool
+    def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., rule_profile: _Optional[_Union[_types_pb2.RuleProfile, _Mapping]] = ..., length: _Optional[_Union[_types_pb2.MatchLength, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatAssignment, _Mapping]]] = ..., time_control: _Optional[_Union[_types_pb2.TimeControl, _Mapping]] = ..., seed: _Optional[int] = ..., evaluation: _Optional[bool] = ..., results_hidden: _Optional[bool] = ...) -> None: ...
 
 class OpenMatchResponse(_message.Message):
     __slots__ = ("match",)
@@ -259,3 +263,17 @@ class DissolveResponse(_message.Message):
     MATCH_FIELD_NUMBER: _ClassVar[int]
     match: MatchInfo
     def __init__(self, match: _Optional[_Union[MatchInfo, _Mapping]] = ...) -> None: ...
+
+class RevealMatchResultsRequest(_message.Message):
+    __slots__ = ("tournament_id", "round_no")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ROUND_NO_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    round_no: int
+    def __init__(self, tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ...) -> None: ...
+
+class RevealMatchResultsResponse(_message.Message):
+    __slots__ = ("revealed",)
+    REVEALED_FIELD_NUMBER: _ClassVar[int]
+    revealed: int
+    def __init__(self, revealed: _Optional[int] = ...) -> None: ...

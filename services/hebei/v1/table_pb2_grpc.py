@@ -104,6 +104,11 @@ class TableServiceStub:
                 request_serializer=hebei_dot_v1_dot_table__pb2.ConcludeMatchRequest.SerializeToString,
                 response_deserializer=hebei_dot_v1_dot_table__pb2.ConcludeMatchResponse.FromString,
                 _registered_method=True)
+        self.RevealMatchResults = channel.unary_unary(
+                '/hebei.v1.TableService/RevealMatchResults',
+                request_serializer=hebei_dot_v1_dot_table__pb2.RevealMatchResultsRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_table__pb2.RevealMatchResultsResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -148,14 +153,15 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetMatch(self, request, context):
-        """The public state of one match.
+        """The public state of one match. A match whose results are hidden
+        (MatchInfo.results_hidden) shows an anonymous caller no score and no seed.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListTables(self, request, context):
-        """The matches at the tables, filtered and paged.
+        """The matches at the tables, filtered and paged (hidden results as in GetMatch).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -177,7 +183,8 @@ class TableServiceServicer:
         """Public events of a match, from `from_seq`, then live until the match ends. Anonymous:
         spectator streams have their own quotas, per client address and in total
         (HEBEI_TABLE_MAX_SPECTATORS_PER_PEER, HEBEI_TABLE_MAX_SPECTATORS); beyond them
-        RESOURCE_EXHAUSTED.
+        RESOURCE_EXHAUSTED. An ended match whose results are hidden is PERMISSION_DENIED to an
+        anonymous caller (a token may replay it).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -214,6 +221,14 @@ class TableServiceServicer:
         (`match_concluding`, with the reason) and, before `match_end`, the rules event
         `match_concluded` (with the reason), so the log replays (`hebei replay`) as a match ended
         early. Idempotent; an ended match is returned as it is. NOT_FOUND for an unknown match.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevealMatchResults(self, request, context):
+        """Service: show the results of a tournament's hidden matches (OpenMatchRequest.results_hidden)
+        to anonymous callers from now on: one round's, or (round_no 0) every round's. Idempotent.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -261,6 +276,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.ConcludeMatch,
                     request_deserializer=hebei_dot_v1_dot_table__pb2.ConcludeMatchRequest.FromString,
                     response_serializer=hebei_dot_v1_dot_table__pb2.ConcludeMatchResponse.SerializeToString,
+            ),
+            'RevealMatchResults': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevealMatchResults,
+                    request_deserializer=hebei_dot_v1_dot_table__pb2.RevealMatchResultsRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_table__pb2.RevealMatchResultsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -509,6 +529,33 @@ class TableService:
             '/hebei.v1.TableService/ConcludeMatch',
             hebei_dot_v1_dot_table__pb2.ConcludeMatchRequest.SerializeToString,
             hebei_dot_v1_dot_table__pb2.ConcludeMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevealMatchResults(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.TableService/RevealMatchResults',
+            hebei_dot_v1_dot_table__pb2.RevealMatchResultsRequest.SerializeToString,
+            hebei_dot_v1_dot_table__pb2.RevealMatchResultsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -68,9 +68,11 @@ class TableServiceStub:
     match again with the same request returns it; a different request is ALREADY_EXISTS.
     """
     GetMatch: _grpc.UnaryUnaryMultiCallable[_table_pb2.GetMatchRequest, _table_pb2.GetMatchResponse]
-    """The public state of one match."""
+    """The public state of one match. A match whose results are hidden
+    (MatchInfo.results_hidden) shows an anonymous caller no score and no seed.
+    """
     ListTables: _grpc.UnaryUnaryMultiCallable[_table_pb2.ListTablesRequest, _table_pb2.ListTablesResponse]
-    """The matches at the tables, filtered and paged."""
+    """The matches at the tables, filtered and paged (hidden results as in GetMatch)."""
     Play: _grpc.StreamStreamMultiCallable[_table_pb2.PlayRequest, _table_pb2.PlayResponse]
     """One seat's session. The first client message must be a Join with the seat token, sent
     within a few seconds (UNAUTHENTICATED / PERMISSION_DENIED / INVALID_ARGUMENT otherwise);
@@ -83,7 +85,8 @@ class TableServiceStub:
     """Public events of a match, from `from_seq`, then live until the match ends. Anonymous:
     spectator streams have their own quotas, per client address and in total
     (HEBEI_TABLE_MAX_SPECTATORS_PER_PEER, HEBEI_TABLE_MAX_SPECTATORS); beyond them
-    RESOURCE_EXHAUSTED.
+    RESOURCE_EXHAUSTED. An ended match whose results are hidden is PERMISSION_DENIED to an
+    anonymous caller (a token may replay it).
     """
     Dissolve: _grpc.UnaryUnaryMultiCallable[_table_pb2.DissolveRequest, _table_pb2.DissolveResponse]
     """Operator/service: end a match early (its current hand is not settled)."""
@@ -107,6 +110,10 @@ class TableServiceStub:
     (`match_concluding`, with the reason) and, before `match_end`, the rules event
     `match_concluded` (with the reason), so the log replays (`hebei replay`) as a match ended
     early. Idempotent; an ended match is returned as it is. NOT_FOUND for an unknown match.
+    """
+    RevealMatchResults: _grpc.UnaryUnaryMultiCallable[_table_pb2.RevealMatchResultsRequest, _table_pb2.RevealMatchResultsResponse]
+    """Service: show the results of a tournament's hidden matches (OpenMatchRequest.results_hidden)
+    to anonymous callers from now on: one round's, or (round_no 0) every round's. Idempotent.
     """
 
 @_typing.type_check_only
@@ -149,9 +156,11 @@ class TableServiceAsyncStub(TableServiceStub):
     match again with the same request returns it; a different request is ALREADY_EXISTS.
     """
     GetMatch: _aio.UnaryUnaryMultiCallable[_table_pb2.GetMatchRequest, _table_pb2.GetMatchResponse]  # type: ignore[assignment]
-    """The public state of one match."""
+    """The public state of one match. A match whose results are hidden
+    (MatchInfo.results_hidden) shows an anonymous caller no score and no seed.
+    """
     ListTables: _aio.UnaryUnaryMultiCallable[_table_pb2.ListTablesRequest, _table_pb2.ListTablesResponse]  # type: ignore[assignment]
-    """The matches at the tables, filtered and paged."""
+    """The matches at the tables, filtered and paged (hidden results as in GetMatch)."""
     Play: _aio.StreamStreamMultiCallable[_table_pb2.PlayRequest, _table_pb2.PlayResponse]  # type: ignore[assignment]
     """One seat's session. The first client message must be a Join with the seat token, sent
     within a few seconds (UNAUTHENTICATED / PERMISSION_DENIED / INVALID_ARGUMENT otherwise);
@@ -164,7 +173,8 @@ class TableServiceAsyncStub(TableServiceStub):
     """Public events of a match, from `from_seq`, then live until the match ends. Anonymous:
     spectator streams have their own quotas, per client address and in total
     (HEBEI_TABLE_MAX_SPECTATORS_PER_PEER, HEBEI_TABLE_MAX_SPECTATORS); beyond them
-    RESOURCE_EXHAUSTED.
+    RESOURCE_EXHAUSTED. An ended match whose results are hidden is PERMISSION_DENIED to an
+    anonymous caller (a token may replay it).
     """
     Dissolve: _aio.UnaryUnaryMultiCallable[_table_pb2.DissolveRequest, _table_pb2.DissolveResponse]  # type: ignore[assignment]
     """Operator/service: end a match early (its current hand is not settled)."""
@@ -188,6 +198,10 @@ class TableServiceAsyncStub(TableServiceStub):
     (`match_concluding`, with the reason) and, before `match_end`, the rules event
     `match_concluded` (with the reason), so the log replays (`hebei replay`) as a match ended
     early. Idempotent; an ended match is returned as it is. NOT_FOUND for an unknown match.
+    """
+    RevealMatchResults: _aio.UnaryUnaryMultiCallable[_table_pb2.RevealMatchResultsRequest, _table_pb2.RevealMatchResultsResponse]  # type: ignore[assignment]
+    """Service: show the results of a tournament's hidden matches (OpenMatchRequest.results_hidden)
+    to anonymous callers from now on: one round's, or (round_no 0) every round's. Idempotent.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -239,7 +253,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_pb2.GetMatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_pb2.GetMatchResponse, _abc.Awaitable[_table_pb2.GetMatchResponse]]:
-        """The public state of one match."""
+        """The public state of one match. A match whose results are hidden
+        (MatchInfo.results_hidden) shows an anonymous caller no score and no seed.
+        """
 
     @_abc_1.abstractmethod
     def ListTables(
@@ -247,7 +263,7 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_pb2.ListTablesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_pb2.ListTablesResponse, _abc.Awaitable[_table_pb2.ListTablesResponse]]:
-        """The matches at the tables, filtered and paged."""
+        """The matches at the tables, filtered and paged (hidden results as in GetMatch)."""
 
     @_abc_1.abstractmethod
     def Play(
@@ -272,7 +288,8 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         """Public events of a match, from `from_seq`, then live until the match ends. Anonymous:
         spectator streams have their own quotas, per client address and in total
         (HEBEI_TABLE_MAX_SPECTATORS_PER_PEER, HEBEI_TABLE_MAX_SPECTATORS); beyond them
-        RESOURCE_EXHAUSTED.
+        RESOURCE_EXHAUSTED. An ended match whose results are hidden is PERMISSION_DENIED to an
+        anonymous caller (a token may replay it).
         """
 
     @_abc_1.abstractmethod
@@ -314,6 +331,16 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         (`match_concluding`, with the reason) and, before `match_end`, the rules event
         `match_concluded` (with the reason), so the log replays (`hebei replay`) as a match ended
         early. Idempotent; an ended match is returned as it is. NOT_FOUND for an unknown match.
+        """
+
+    @_abc_1.abstractmethod
+    def RevealMatchResults(
+        self,
+        request: _table_pb2.RevealMatchResultsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.RevealMatchResultsResponse, _abc.Awaitable[_table_pb2.RevealMatchResultsResponse]]:
+        """Service: show the results of a tournament's hidden matches (OpenMatchRequest.results_hidden)
+        to anonymous callers from now on: one round's, or (round_no 0) every round's. Idempotent.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
