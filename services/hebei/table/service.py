@@ -15,7 +15,10 @@ Play stream has to send its Join. The streams are coroutines on the server's one
 ``KEEP_FINISHED`` (64): ended tables kept in memory for reads (about 1 MiB each after 8
 hands); older ones are read back from the log, ``MAX_COLD_LOADS`` (2) at once (more is
 RESOURCE_EXHAUSTED; GetMatch answers them from their stored row without reading the log).
-``LOG_KEY``: the secret that signs the event logs (:mod:`hebei.table.logkey`). The channels to
+``BOT_PACE_SECONDS`` (0.8; 0-5): at a table with a person's seat, the engine applies a
+bot's action (and any other the machine makes) no sooner than this long after the seat was
+asked, and holds every discard that long (see :class:`hebei.table.table.Table`); tables of
+bots only are never paced. ``LOG_KEY``: the secret that signs the event logs (:mod:`hebei.table.logkey`). The channels to
 the ledger and matchmaking use the client TLS settings (``HEBEI_TLS_CA``,
 ``HEBEI_TLS_CLIENT_CERT``/``KEY``, see :mod:`hebei.common.tls`).
 """
@@ -52,6 +55,7 @@ SERVICE_NAME = "hebei.v1.TableService"
 DEFAULT_PORT = 50051
 DEFAULT_METRICS_PORT = 9101
 CALL_TIMEOUT = 5.0
+DEFAULT_BOT_PACE = 0.8  # seconds: a bot's action at a table with people, at the earliest
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +79,7 @@ class TableConfig:
     max_spectators: int = 256
     max_spectators_per_peer: int = 16
     join_seconds: float = 10.0
+    bot_pace: float = 0.0  # HEBEI_TABLE_BOT_PACE_SECONDS (0.8 when read from the environment)
     # The secret signing the event logs; None: the data directory's (loopback only, see
     # hebei.table.logkey).
     log_key: bytes | None = None
@@ -113,6 +118,7 @@ class TableConfig:
             max_spectators=max_spectators,
             max_spectators_per_peer=read.integer("MAX_SPECTATORS_PER_PEER", 16, lo=0, hi=100_000),
             join_seconds=read.number("JOIN_SECONDS", 10.0, lo=0.1, hi=600),
+            bot_pace=read.number("BOT_PACE_SECONDS", DEFAULT_BOT_PACE, lo=0.0, hi=5.0),
             log_key=log_key_from_env(read, server.host),
         )
 
@@ -157,6 +163,7 @@ class TableEngine:
                 cold_loads=config.max_cold_loads,
                 pause_seconds=config.pause_seconds,
                 rejoin_seconds=config.rejoin_seconds,
+                bot_pace=config.bot_pace,
             ),
         )
         self.host.resume_all()
