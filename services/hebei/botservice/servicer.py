@@ -9,15 +9,18 @@ from hebei.botservice.advice import suggest
 from hebei.botservice.review import Decision, Review, parse_log, review_hands
 from hebei.botservice.tablefeed import TableFeed
 from hebei.common import convert
+from hebei.common.auth import has_token
 from hebei.common.errors import InvalidArgument, Unavailable
 from hebei.common.quota import CallQuota, peer_host
 from hebei.v1 import bot_pb2
 
 SERVICE_NAME = "hebei.v1.BotService"
 MAX_DIFFERENCES = 1000
-# Reviews running at once, in all and from one client address (see service.py).
+# Reviews running at once, in all and from one client address (see service.py) ...
 MAX_REVIEWS = 4
-MAX_REVIEWS_PER_PEER = 4  # the web gateway, one address, makes up to 4 advice calls at once
+MAX_REVIEWS_PER_PEER = 1
+# ... and those of the services (calls with a service or operator token: the web gateway)
+MAX_SERVICE_REVIEWS = 2
 
 
 def option_to_proto(rank: int, option: Option) -> bot_pb2.Suggestion:
@@ -77,8 +80,10 @@ class BotServicer:
     """The BotService; ``table`` reads finished matches (None: no table engine configured).
 
     A review replays and ranks every decision of up to 64 hands (about half a second of CPU),
-    so at most ``max_reviews`` run at once, ``max_reviews_per_peer`` from one client address;
-    more are RESOURCE_EXHAUSTED before any work, and Suggest keeps the other threads."""
+    so at most ``max_reviews`` anonymous ones run at once, ``max_reviews_per_peer`` from one
+    client address, and ``max_service_reviews`` of calls carrying a token (the web gateway's:
+    a pool of their own, which no anonymous crowd takes); more are RESOURCE_EXHAUSTED before
+    any work, and Suggest keeps the other threads."""
 
     def __init__(
         self,
@@ -86,9 +91,13 @@ class BotServicer:
         *,
         max_reviews: int = MAX_REVIEWS,
         max_reviews_per_peer: int = MAX_REVIEWS_PER_PEER,
+        max_service_reviews: int = MAX_SERVICE_REVIEWS,
     ) -> None:
         self.table = table
         self.reviews = CallQuota("Review", max_reviews, max_reviews_per_peer)
+        self.service_reviews = CallQuota(
+            "Review (services)", max_service_reviews, max_service_reviews
+        )
 
     def ListPolicies(
         self, request: bot_pb2.ListPoliciesRequest, context: Any
@@ -121,7 +130,8 @@ class BotServicer:
             raise InvalidArgument(f"max_differences must be 0-{MAX_DIFFERENCES}")
         if request.seat not in (0, 1, 2, 3):
             raise InvalidArgument(f"seat must be 0-3, got {request.seat}")
-        with self.reviews.slot(peer_host(context.peer())):
+        quota = self.service_reviews if has_token(context) else self.reviews
+        with quota.slot(peer_host(context.peer())):
             return self._review(request)
 
     def _review(self, request: bot_pb2.ReviewRequest) -> bot_pb2.ReviewResponse:

@@ -1,7 +1,10 @@
 """Read a finished match from the table engine: its public state (GetMatch) and its public
 events (Spectate from the first), as :class:`~hebei.botservice.rebuild.PublicEvent`.
 
-Both RPCs are public on the engine, so the bot service needs no token for them.
+Both RPCs are public on the engine, so the bot service needs no token for them. With its
+service token it reads the events through the engine's service pool (a crowd of spectators
+cannot starve reviews), and only after an anonymous GetMatch showed the match's results are
+not hidden: the token never shows a review more than anyone may see.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import grpc
 from hebei.botservice.rebuild import PublicEvent, rebuild_hands
 from hebei.botservice.review import MAX_EVENTS
 from hebei.common import convert
+from hebei.common.auth import bearer_metadata
 from hebei.common.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from hebei.rules.errors import NotationError
 from hebei.rules.profile import get_profile
@@ -90,10 +94,18 @@ class FinishedMatch:
 class TableFeed:
     """The table engine at ``address`` (a channel from :func:`hebei.common.client.create_channel`)."""
 
-    def __init__(self, channel: grpc.Channel, address: str, timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        channel: grpc.Channel,
+        address: str,
+        timeout: float = 10.0,
+        *,
+        service_token: str | None = None,
+    ) -> None:
         self.stub = table_pb2_grpc.TableServiceStub(channel)
         self.address = address
         self.timeout = timeout
+        self.service_token = service_token
 
     def finished_match(self, match_id: str) -> FinishedMatch:
         """The public state and events of ``match_id``; FailedPrecondition if it has not
@@ -109,8 +121,13 @@ class TableFeed:
                     f"match {match_id} has not ended: its seed, which gives the seat's tiles, "
                     "is published when it ends; review it then, or give the hand log"
                 )
+            token = self.service_token
+            if getattr(info, "results_hidden", False):
+                token = None  # anonymous: the engine decides what anyone may see of it
             stream = self.stub.Spectate(
-                table_pb2.SpectateRequest(match_id=match_id, from_seq=1), timeout=self.timeout
+                table_pb2.SpectateRequest(match_id=match_id, from_seq=1),
+                timeout=self.timeout,
+                metadata=bearer_metadata(token) if token else None,
             )
             events = _read(stream)
         except grpc.RpcError as error:

@@ -17,7 +17,10 @@ with the bot service down, both answer 503 with a one-line message the page show
 - A **review** is of a finished match (its seed is public once it ends), any seat: the bot
   service replays it and compares that seat's decisions with the expert's. A finished match
   never changes, so reviews are kept (:data:`REVIEWS_KEPT`); a client address waits for at
-  most ``max_reviews_per_client`` at once.
+  most ``max_reviews_per_client`` at once, and reviews together take at most half of
+  ``max_advice_calls`` (:func:`review_calls`): the rest is kept for seated people's hints.
+  Review calls carry the gateway's service token when it has one (the bot service's own pool
+  for services: anonymous clients of the bot service never take the web review page's place).
 """
 
 from __future__ import annotations
@@ -122,6 +125,11 @@ def check_open_decision(obs: pb.Observation | None, seat: int) -> pb.Observation
     return obs
 
 
+def review_calls(config: WebConfig) -> int:
+    """How many of the advice calls reviews may take at once: half, at least one."""
+    return max(1, config.max_advice_calls // 2)
+
+
 class Advisor:
     """The gateway's hints and reviews, with their bounds (every method runs on the loop)."""
 
@@ -135,6 +143,7 @@ class Advisor:
         self.hints: dict[str, OrderedDict[int, dict[str, Any]]] = {}  # key -> decision -> hint
         self.busy: set[str] = set()  # seat sessions with a hint being worked out
         self.calls = 0  # Suggest and Review calls in flight
+        self.review_calls = 0  # ... of them Review calls
         self.reviews: OrderedDict[tuple[str, int, int], dict[str, Any]] = OrderedDict()
         self.review_waits = Counter(
             config.max_reviews_per_client, 10_000, what="reviews being worked out"
@@ -159,6 +168,7 @@ class Advisor:
                 "hint_burst": config.hint_burst,
                 "max_advice_calls": config.max_advice_calls,
                 "max_reviews_per_client": config.max_reviews_per_client,
+                "max_review_calls": review_calls(config),
             },
         }
 
@@ -229,7 +239,12 @@ class Advisor:
         release = self.review_waits.acquire(client)
         try:
             self._call_slot()
+            if self.review_calls >= review_calls(self.config):
+                raise HttpError(
+                    429, "the bot service is busy with other reviews: try again shortly"
+                )
             self.calls += 1
+            self.review_calls += 1
             try:
                 reply = await self.backend.call(
                     "botservice",
@@ -241,9 +256,11 @@ class Advisor:
                         max_differences=MAX_REVIEW_ROWS,
                     ),
                     timeout=self.config.review_timeout,
+                    token=self.config.service_token,
                 )
             finally:
                 self.calls -= 1
+                self.review_calls -= 1
         finally:
             release()
         found = review_json(reply, match_id)

@@ -3,8 +3,18 @@ one client from taking them all.
 
 Feeds are shared: every browser watching a table reads the one Spectate stream of that table
 (the engine sees one spectator per table from the gateway). A feed nobody reads is let go after
-:data:`LINGER_SECONDS`; a finished one stays readable for ``ended_keep_seconds``. A seat whose
-page is closed is let go after ``session_idle_seconds`` (the engine then auto-plays it).
+:data:`LINGER_SECONDS`, or at once when another table needs its place; a finished one stays
+readable for ``ended_keep_seconds``. One client address may be the only reader of at most
+``max_tables_per_client`` live feeds. A seat whose page is closed is let go after
+``session_idle_seconds`` (the engine then auto-plays it).
+
+Seats (:meth:`Hub.new_session`): a seat session counts against ``max_sessions`` (and its
+address's ``max_sessions_per_client``) only once the engine accepted its token (sent an
+observation), and only while it lives: a refused token, a finished match, a seat left (DELETE)
+free its place at once. Until the engine answers, it holds a place of the small joining pool
+(``max_joining``, ``max_joining_per_client``), given back within :data:`JOIN_SECONDS`
+whatever happens. A seat's own SSE streams have their own pool (``max_seat_streams`` per seat):
+spectators never take a seated person's stream.
 """
 
 from __future__ import annotations
@@ -19,6 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import grpc
+
+from hebei.common.auth import bearer_metadata
 from hebei.v1 import table_pb2
 from hebei.web.backend import Backend, HttpError
 from hebei.web.config import WebConfig
@@ -34,6 +47,8 @@ log = logging.getLogger(__name__)
 LINGER_SECONDS = 30.0  # a feed nobody reads is let go after this long
 JANITOR_SECONDS = 2.0
 MAX_REMEMBERED_TOURNAMENTS = 64
+JOIN_SECONDS = 30.0  # a seat whose token the engine has not answered is let go after this
+SPECTATE = "/hebei.v1.TableService/Spectate"
 
 
 @dataclass
@@ -85,6 +100,30 @@ class Counter:
         return release
 
 
+class _SpectateToken(grpc.UnaryStreamClientInterceptor):
+    """Sends the gateway's service token with its Spectate calls only (the engine's service
+    pool): its other calls stay anonymous, so they see what anyone sees."""
+
+    def __init__(self, token: str) -> None:
+        self.metadata = bearer_metadata(token)
+
+    def intercept_unary_stream(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
+        if client_call_details.method == SPECTATE:
+            metadata = [*(client_call_details.metadata or ()), *self.metadata]
+            client_call_details = client_call_details._replace(metadata=metadata)
+        return continuation(client_call_details, request)
+
+
+def live_seat(session: SeatSession) -> bool:
+    """Whether a seat session holds a place: open, its stream on, its match not over."""
+    obs = session.obs
+    return (
+        not session.closed
+        and session.feed.ended is None
+        and not (obs is not None and obs.match_finished)
+    )
+
+
 class Hub:
     """Feeds, seats and bounds (every method runs on the event loop)."""
 
@@ -94,8 +133,15 @@ class Hub:
         self.tables: dict[str, Watched] = {}
         self.tournaments: dict[str, Watched] = {}
         self.seats: dict[str, SeatSession] = {}
+        self.opened_at: dict[str, float] = {}  # seat session key -> when it was opened
+        self.readers: dict[str, dict[str, int]] = {}  # table -> client address -> its streams
         self.followers: dict[tuple[str, str], Follower] = {}  # a person's event, by cookie
         self.streams = Counter(config.max_streams_per_client, config.max_streams, what="streams")
+        self.seat_streams = Counter(  # by seat session key: a seat's own pool
+            config.max_seat_streams,
+            config.max_seat_streams * 4 * config.max_sessions,
+            what="streams of this seat",
+        )
         self.quick_play = Counter(
             config.max_quick_play_per_client, config.max_sessions, what="quick-play requests"
         )
@@ -104,6 +150,19 @@ class Hub:
         self._janitor: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stopping = asyncio.Event()  # set at shutdown: SSE responses end at once
+        self._token_channel: grpc.Channel | None = None
+
+    def spectate_channel(self, match: table_pb2.MatchInfo) -> grpc.Channel:
+        """The table engine's channel for a Spectate of ``match``: with the service token (the
+        engine's service pool) unless the match hides its results (then anonymous, so that
+        the gateway sees no more of it than anyone)."""
+        channel = self.backend.channels["table"]
+        token = self.config.service_token
+        if not token or getattr(match, "results_hidden", False):
+            return channel
+        if self._token_channel is None:
+            self._token_channel = grpc.intercept_channel(channel, _SpectateToken(token))
+        return self._token_channel
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -141,6 +200,47 @@ class Hub:
 
     # ----------------------------------------------------------------------- tables
 
+    async def watch_table(self, match_id: str, client: str) -> tuple[Feed, Callable[[], None]]:
+        """The feed of a table for one SSE stream of ``client``, and its release (see the
+        module doc: a client address alone on too many feeds is refused 429)."""
+        readers = self.readers.get(match_id, {})
+        if not set(readers) - {client}:  # nobody else reads it: it would count as the client's
+            alone = sum(
+                1
+                for table, who in self.readers.items()
+                if table != match_id and set(who) == {client} and self._live_table(table)
+            )
+            if alone >= self.config.max_tables_per_client:
+                raise HttpError(
+                    429,
+                    f"your address alone follows {alone} tables already (at most "
+                    f"{self.config.max_tables_per_client}); close one first",
+                )
+        feed = await self.table_feed(match_id)
+        readers = self.readers.setdefault(match_id, {})
+        readers[client] = readers.get(client, 0) + 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if released:
+                return
+            released = True
+            who = self.readers.get(match_id, {})
+            left = who.get(client, 0) - 1
+            if left > 0:
+                who[client] = left
+            else:
+                who.pop(client, None)
+                if not who:
+                    self.readers.pop(match_id, None)
+
+        return feed, release
+
+    def _live_table(self, match_id: str) -> bool:
+        watched = self.tables.get(match_id)
+        return watched is not None and watched.feed.ended is None
+
     async def table_feed(self, match_id: str) -> Feed:
         """The feed of a table, started on first use (404 for an unknown match)."""
         watched = self.tables.get(match_id)
@@ -152,24 +252,35 @@ class Hub:
         watched = self.tables.get(match_id)  # another request may have started it meanwhile
         if watched is not None and (watched.feed.ended is None or watched.finished()):
             return watched.feed
-        live = sum(1 for w in self.tables.values() if w.feed.ended is None)
-        if live >= self.config.max_tables:
-            raise HttpError(
-                429,
-                f"the gateway follows {self.config.max_tables} tables already; "
-                "try again when one ends",
-            )
+        self._make_room(self.tables, match_id)
         if watched is not None:
             watched.producer.stop()
         feed = Feed(self.loop, f"table:{match_id}")
         producer = SpectatorProducer(
-            feed, self.backend.channels["table"], reply.match, self.config.spectator_delay
+            feed, self.spectate_channel(reply.match), reply.match, self.config.spectator_delay
         )
         self.tables[match_id] = Watched(
             feed, producer, lambda: bool(producer.table.state["finished"])
         )
         producer.start()
         return feed
+
+    def _make_room(self, registry: dict[str, Watched], key: str) -> None:
+        """Room for one more live feed: a live feed nobody reads is let go (the longest idle
+        first) when the bound is reached; 429 when every live feed has readers."""
+        live = [(k, w) for k, w in registry.items() if w.feed.ended is None and k != key]
+        if len(live) < self.config.max_tables:
+            return
+        idle = sorted((w.feed.idle_since, k) for k, w in live if not w.feed.subscribers)
+        if not idle:
+            what = "tables" if registry is self.tables else "tournaments"
+            raise HttpError(
+                429,
+                f"the gateway follows {self.config.max_tables} {what} already, each watched; "
+                "try again when one ends",
+            )
+        for _since, k in idle[: len(live) - self.config.max_tables + 1]:
+            registry.pop(k).producer.stop()
 
     # ------------------------------------------------------------------- tournaments
 
@@ -186,11 +297,9 @@ class Hub:
         watched = self.tournaments.get(tournament_id)
         if watched is not None and (watched.feed.ended is None or watched.finished()):
             return watched.feed
+        self._make_room(self.tournaments, tournament_id)
         if watched is not None:
             watched.producer.stop()
-        live = sum(1 for w in self.tournaments.values() if w.feed.ended is None)
-        if live >= self.config.max_tables:
-            raise HttpError(429, "the gateway follows too many tournaments; try again later")
         feed = Feed(self.loop, f"tournament:{tournament_id}")
         producer = TournamentProducer(
             feed, self.backend.channels["matchmaking"], tournament_id, self.config.call_timeout
@@ -255,6 +364,24 @@ class Hub:
         self.seats[session.key] = session
         return session.start()
 
+    async def accepted(self, session: SeatSession, timeout: float) -> None:
+        """Wait until the engine accepted the session's token (its first observation), or
+        refused it (then the session is let go and the refusal raised as HttpError), or
+        ``timeout`` seconds passed (it stays in the joining pool for :data:`JOIN_SECONDS`)."""
+        deadline = time.monotonic() + timeout
+        while session.obs is None and session.feed.ended is None and not session.closed:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            await Feed.wait(session.feed.signal(), min(left, 1.0))
+        if session.obs is None:
+            why = session.feed.ended or "the seat session was closed"
+            self.close_seat(session.key)
+            status, code = 403, "PERMISSION_DENIED"
+            if "not found" in why.lower() or "no match" in why.lower():
+                status, code = 404, "NOT_FOUND"
+            raise HttpError(status, f"the table refused this seat: {why}", code)
+
     def sessions(self) -> list[SeatSession]:
         """Every seat session played through the gateway: by key and by cookie."""
         followed = [f.session for f in self.followers.values() if f.session is not None]
@@ -270,18 +397,29 @@ class Hub:
         *,
         keyed: bool = True,
     ) -> SeatSession:
-        """A seat session within the bounds (not started): per address, the sessions that count
-        (see :attr:`SeatSession.counted`), and in all."""
-        live = [s for s in self.sessions() if not s.closed]
-        mine = sum(1 for s in live if s.owner == owner and s.counted)
-        if mine >= self.config.max_sessions_per_client:
+        """A seat session within the bounds (not started; see the module doc): the joining
+        pool while the engine has not accepted the token, then the seats' pool."""
+        live = [s for s in self.sessions() if live_seat(s)]
+        joining = [s for s in live if s.obs is None]
+        seated = [s for s in live if s.obs is not None]
+        config = self.config
+        mine = sum(1 for s in seated if s.owner == owner)
+        if mine >= config.max_sessions_per_client:
             raise HttpError(
                 429,
                 f"your address plays {mine} seats already (at most "
-                f"{self.config.max_sessions_per_client}); close one first",
+                f"{config.max_sessions_per_client}); leave one first",
             )
-        if len(live) >= self.config.max_sessions:
+        if len(seated) >= config.max_sessions:
             raise HttpError(429, "the gateway plays as many seats as it may; try again later")
+        if sum(1 for s in joining if s.owner == owner) >= config.max_joining_per_client:
+            raise HttpError(
+                429,
+                f"your address has {config.max_joining_per_client} seats waiting for the "
+                "table's answer; try again in a moment",
+            )
+        if len(joining) >= config.max_joining:
+            raise HttpError(429, "too many seats are waiting for the table; try again shortly")
         key = secrets.token_urlsafe(18)
         feed = Feed(self.loop, f"seat:{match_id}:{seat}", history=1024)
         join = table_pb2.Join(
@@ -289,6 +427,7 @@ class Hub:
         )
         session = SeatSession(key, feed, self.backend.channels["table"], join, owner, player_id)
         session.keyed = keyed
+        self.opened_at[key] = time.monotonic()
         return session
 
     def seat(self, key: str) -> SeatSession:
@@ -299,6 +438,7 @@ class Hub:
 
     def close_seat(self, key: str) -> None:
         session = self.seats.pop(key, None)
+        self.opened_at.pop(key, None)
         if session is not None:
             session.close()
 
@@ -330,6 +470,15 @@ class Hub:
                 ):
                     watched.producer.stop()
                     del registry[key]
+        for session in self.sessions():
+            opened = self.opened_at.get(session.key)
+            if opened is not None and (session.obs is not None or session.closed):
+                del self.opened_at[session.key]
+            elif opened is not None and now - opened > JOIN_SECONDS:
+                del self.opened_at[session.key]
+                session.close()  # the engine never answered: its joining place back
+        for key in [k for k in self.opened_at if k not in {s.key for s in self.sessions()}]:
+            del self.opened_at[key]
         for key, session in list(self.seats.items()):
             feed = session.feed
             if feed.subscribers:
@@ -353,7 +502,7 @@ class Hub:
             "tournaments_followed": sum(
                 1 for w in self.tournaments.values() if w.feed.ended is None
             ),
-            "seats_played": sum(1 for s in self.sessions() if not s.closed),
+            "seats_played": sum(1 for s in self.sessions() if live_seat(s)),
             "people_followed": len(self.followers),
             "streams_open": self.streams.count,
             "limits": {
@@ -362,6 +511,8 @@ class Hub:
                 "max_streams_per_client": self.config.max_streams_per_client,
                 "max_sessions": self.config.max_sessions,
                 "max_sessions_per_client": self.config.max_sessions_per_client,
+                "max_tables_per_client": self.config.max_tables_per_client,
+                "max_seat_streams": self.config.max_seat_streams,
                 "stream_seconds": self.config.stream_seconds,
                 "spectator_delay_seconds": self.config.spectator_delay,
             },

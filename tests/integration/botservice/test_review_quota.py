@@ -18,11 +18,12 @@ import pytest
 from hebei.botservice.servicer import SERVICE_NAME, BotServicer
 from hebei.botservice.tablefeed import TableFeed
 from hebei.common import convert
+from hebei.common.auth import bearer_metadata
 from hebei.common.client import create_channel
 from hebei.common.errors import NotFound
 from hebei.common.server import ServiceSpec
 from hebei.v1 import bot_pb2, bot_pb2_grpc, table_pb2_grpc
-from tests.integration.botservice.conftest import serve
+from tests.integration.botservice.conftest import OPERATOR_TOKEN, serve
 from tests.unit.botservice.positions import random_positions
 
 
@@ -104,5 +105,43 @@ def test_reviews_beyond_the_bound_are_refused(
     with pytest.raises(grpc.RpcError) as again:
         stub.Review(busy, timeout=30)
     assert again.value.code() == grpc.StatusCode.NOT_FOUND
+    channel.close()
+    bots.stop(grace=0)
+
+
+def test_one_address_takes_one_review_and_the_services_keep_their_pool(held) -> None:
+    feed = TableFeed(create_channel(held.address, timeout=60.0), held.address, timeout=60.0)
+    servicer = BotServicer(feed, max_reviews=4, max_service_reviews=2)  # per address: default
+    bots = serve(
+        ServiceSpec(SERVICE_NAME, bot_pb2_grpc.add_BotServiceServicer_to_server, servicer),
+        "botservice",
+    )
+    channel = grpc.insecure_channel(f"127.0.0.1:{bots.port}")
+    stub = bot_pb2_grpc.BotServiceStub(channel)
+    busy = bot_pb2.ReviewRequest(match_id="held", seat=0)
+    with futures.ThreadPoolExecutor(4) as pool:
+        try:
+            calls = [pool.submit(stub.Review, busy, timeout=60)]
+            held.wait_for(1)
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.Review(busy, timeout=30)
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "from one client address" in refused.value.details()
+            # The gateway's reviews (a token) are not the anonymous address's.
+            calls += [
+                pool.submit(stub.Review, busy, timeout=60, metadata=bearer_metadata(OPERATOR_TOKEN))
+                for _ in range(2)
+            ]
+            held.wait_for(3)
+            with pytest.raises(grpc.RpcError) as full:
+                stub.Review(busy, timeout=30, metadata=bearer_metadata(OPERATOR_TOKEN))
+            assert full.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "Review (services) calls" in full.value.details()
+        finally:
+            held.release.set()
+        for call in calls:
+            with pytest.raises(grpc.RpcError) as done:
+                call.result()
+            assert done.value.code() == grpc.StatusCode.NOT_FOUND
     channel.close()
     bots.stop(grace=0)
