@@ -76,7 +76,7 @@ from hebei.web.backend import Backend, HttpError, http_error
 from hebei.web.config import WebConfig
 from hebei.web.feeds import Feed
 from hebei.web.hub import Hub
-from hebei.web.limits import Bucket
+from hebei.web.limits import Bucket, TrustedProxies
 from hebei.web.tables import SeatSession
 from hebei.web.views import match_json, round_json, standings_json, tournament_json
 
@@ -120,8 +120,63 @@ METRICS_SHOWN = (
 
 
 def client_of(request: Request) -> str:
-    """The client address bounds count (an IPv6 client by its /64: see client_key)."""
+    """The client address bounds count (an IPv6 client by its /64: see client_key): the
+    peer's, or behind a trusted proxy the client it names (see :class:`ClientAddress`)."""
     return client_key(request.client.host) if request.client else "unknown"
+
+
+class ClientAddress:
+    """Puts the real client's address in ``scope["client"]`` for every route and bound: the
+    peer's own, or, from a trusted proxy (``HEBEI_WEB_TRUSTED_PROXIES``), the client its
+    ``X-Forwarded-For`` / ``Forwarded`` header names (see :class:`TrustedProxies`)."""
+
+    def __init__(self, app: ASGIApp, proxies: TrustedProxies) -> None:
+        self.app = app
+        self.proxies = proxies
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        peer = scope.get("client")
+        if scope["type"] == "http" and peer and self.proxies.networks:
+            headers = {
+                k.decode("latin-1").lower(): v.decode("latin-1")
+                for k, v in scope.get("headers", ())
+                if k.lower() in (b"x-forwarded-for", b"forwarded")
+            }
+            host = self.proxies.client(peer[0], headers)
+            if host != peer[0]:
+                scope = {**scope, "client": (host, 0)}
+        await self.app(scope, receive, send)
+
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def check_state_change(request: Request) -> None:
+    """Every state-changing request of the gateway: from its own pages (Origin,
+    Sec-Fetch-Site) and, for a body-carrying method, sent as JSON even with an empty body (a
+    form or a ``text/plain`` fetch of another site cannot), else 403 or 415."""
+    from hebei.web.people import check_json_type, check_same_origin
+
+    check_same_origin(request)
+    if request.method != "DELETE":
+        check_json_type(request)
+
+
+class StateChangeGuard:
+    """:func:`check_state_change` before any route that is not a plain read."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in SAFE_METHODS:
+            try:
+                check_state_change(Request(scope))
+            except HttpError as error:
+                response = error_response(error.status, error.message, error.code)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def error_response(status: int, message: str, code: str) -> JSONResponse:
@@ -141,11 +196,9 @@ async def read_json(request: Request) -> dict[str, Any]:
                 raise HttpError(413, f"the body must be at most {MAX_BODY_BYTES} bytes")
     except ClientDisconnect:  # gone mid-body (or too slow: see hebei.web.server)
         raise HttpError(408, "the body did not arrive in full") from None
+    check_state_change(request)  # also keeps other sites' forms from posting here
     if not body.strip():
         return {}
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind != "application/json":  # also keeps other sites' forms from posting here
-        raise HttpError(415, "send the body as application/json")
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested deep
@@ -305,7 +358,13 @@ class Gateway:
             background=BackgroundTask(finish),
         )
 
-    def _stream_slot(self, request: Request) -> Callable[[], None]:
+    def _stream_slot(
+        self, request: Request, session: SeatSession | None = None
+    ) -> Callable[[], None]:
+        """A stream's place: a seat's own pool for a seat session's stream (never taken by
+        spectators), else the spectators' pool of the client's address."""
+        if session is not None:
+            return self.hub.seat_streams.acquire(session.key)
         return self.hub.streams.acquire(client_of(request))
 
     # ------------------------------------------------------------------- routes: tables
@@ -359,11 +418,16 @@ class Gateway:
         last_event_id(request)  # a bad id is refused before anything is held
         release = self._stream_slot(request)
         try:
-            feed = await self.hub.table_feed(match_id)
+            feed, unread = await self.hub.watch_table(match_id, client_of(request))
         except BaseException:
             release()
             raise
-        return self.sse(request, feed, release)
+
+        def release_both() -> None:
+            unread()
+            release()
+
+        return self.sse(request, feed, release_both)
 
     # ------------------------------------------------------------------- routes: seats
 
@@ -426,6 +490,7 @@ class Gateway:
         if not TOKEN.fullmatch(token):
             raise HttpError(400, "seat_token must be 16-256 printable characters")
         session = self.hub.open_seat(match_id, seat, token, client_of(request))
+        await self.hub.accepted(session, self.config.call_timeout)
         return JSONResponse(self._seat_json(session), status_code=201)
 
     def _seat_json(self, session: SeatSession) -> dict[str, Any]:
@@ -444,7 +509,7 @@ class Gateway:
     async def seat_events(self, request: Request) -> Response:
         session = self.hub.seat(request.path_params["key"])
         last_event_id(request)
-        release = self._stream_slot(request)
+        release = self._stream_slot(request, session)
         return self.sse(request, session.feed, release)
 
     async def seat_command(self, request: Request) -> Response:
@@ -790,7 +855,12 @@ def create_app(config: WebConfig, backend: Backend | None = None) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(SecurityHeaders), Middleware(RequestMetrics, routes=routes)],
+        middleware=[
+            Middleware(ClientAddress, proxies=TrustedProxies(config.trusted_proxies)),
+            Middleware(SecurityHeaders),
+            Middleware(RequestMetrics, routes=routes),
+            Middleware(StateChangeGuard),
+        ],
         exception_handlers={
             HttpError: _http_error,
             HTTPException: _starlette_error,
