@@ -218,6 +218,8 @@ class Standing:
     penalty_points: int = 0
     placement_points: int = 0
     replacement_points: int = 0
+    award_points: int = 0
+    correction_points: int = 0
 
 
 @dataclass(frozen=True)
@@ -1126,9 +1128,9 @@ LIMIT %(limit)s
 """
 
 # Effective entries only (neither reversals nor reversed). Hand, win and match counts come from
-# settlements ("hand" postings); the best match sums a match's hands, kongs, placement and
-# replacement points, never penalties nor entries without a match; the tournament's own
-# account is not ranked.
+# settlements ("hand" postings); the best match sums a match's hands, kongs, placement,
+# replacement and correction points, never penalties, awards nor entries without a match;
+# the tournament's own account is not ranked.
 _STANDINGS = """
 WITH effective AS (
     SELECT e.entry_id, e.match_id, e.settlement
@@ -1154,7 +1156,7 @@ WITH effective AS (
 ), matches AS (
     SELECT account_id, max(points) AS best_match_points
     FROM (SELECT account_id, match_id, sum(amount) AS points FROM lines
-          WHERE component <> 'penalty' AND match_id <> ''
+          WHERE component NOT IN ('penalty', 'award') AND match_id <> ''
           GROUP BY account_id, match_id) per_match
     GROUP BY account_id
 ), components AS (
@@ -1162,7 +1164,9 @@ WITH effective AS (
            sum(amount) FILTER (WHERE component = 'kong') AS kong_points,
            sum(amount) FILTER (WHERE component = 'penalty') AS penalty_points,
            sum(amount) FILTER (WHERE component = 'placement') AS placement_points,
-           sum(amount) FILTER (WHERE component = 'replacement') AS replacement_points
+           sum(amount) FILTER (WHERE component = 'replacement') AS replacement_points,
+           sum(amount) FILTER (WHERE component = 'award') AS award_points,
+           sum(amount) FILTER (WHERE component = 'correction') AS correction_points
     FROM lines WHERE component <> 'hand'
     GROUP BY account_id
 ), rows AS (
@@ -1176,7 +1180,9 @@ WITH effective AS (
            coalesce(components.kong_points, 0) AS kong_points,
            coalesce(components.penalty_points, 0) AS penalty_points,
            coalesce(components.placement_points, 0) AS placement_points,
-           coalesce(components.replacement_points, 0) AS replacement_points
+           coalesce(components.replacement_points, 0) AS replacement_points,
+           coalesce(components.award_points, 0) AS award_points,
+           coalesce(components.correction_points, 0) AS correction_points
     FROM accounts a
     LEFT JOIN hands USING (account_id)
     LEFT JOIN wins USING (account_id)
@@ -1189,7 +1195,8 @@ SELECT rank() OVER (ORDER BY points DESC, hands_won DESC, hands_dealt_in ASC,
                              best_match_points DESC)::int,
        player_id, points, hands_won::int, self_draw_wins::int, hands_dealt_in::int,
        best_match_points::bigint, hands_played::int, matches_played::int, kong_points::bigint,
-       penalty_points::bigint, placement_points::bigint, replacement_points::bigint
+       penalty_points::bigint, placement_points::bigint, replacement_points::bigint,
+       award_points::bigint, correction_points::bigint
 FROM rows
 ORDER BY 1, player_id
 LIMIT %(limit)s

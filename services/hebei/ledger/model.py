@@ -41,6 +41,8 @@ from hebei.v1 import ledger_pb2, types_pb2
 __all__ = [
     "ADJUSTMENT_COMPONENTS",
     "ADJUSTMENT_KINDS",
+    "AWARD",
+    "CORRECTION",
     "MAX_AMOUNT",
     "MAX_ENTRY_ID",
     "MAX_ID_LENGTH",
@@ -82,8 +84,20 @@ ADJUSTMENT_KINDS = frozenset(ledger_pb2.AdjustmentKind.keys())
 PENALTY = "ADJUSTMENT_KIND_PENALTY"
 PLACEMENT = "ADJUSTMENT_KIND_PLACEMENT"
 REPLACEMENT = "ADJUSTMENT_KIND_REPLACEMENT"
+AWARD = "ADJUSTMENT_KIND_AWARD"
+CORRECTION = "ADJUSTMENT_KIND_CORRECTION"
 # The posting component of each kind of adjustment (settlements post "hand" and "kong").
-ADJUSTMENT_COMPONENTS = {PENALTY: "penalty", PLACEMENT: "placement", REPLACEMENT: "replacement"}
+ADJUSTMENT_COMPONENTS = {
+    PENALTY: "penalty",
+    PLACEMENT: "placement",
+    REPLACEMENT: "replacement",
+    AWARD: "award",
+    CORRECTION: "correction",
+}
+# Kinds that need no match: the organiser's penalties and awards never count in a match.
+_WITHOUT_MATCH = frozenset({PENALTY, AWARD})
+# Kinds among the players of one match only, without the tournament account.
+_AMONG_PLAYERS = frozenset({PLACEMENT, CORRECTION})
 
 # The limits of ledger.proto's service comment.
 MAX_ID_LENGTH = 128  # tournament, table, match and player ids
@@ -796,7 +810,7 @@ class Adjustment:
             raise InvalidArgument(f"{path}.round_no: must be 0 or more, got {self.round_no}")
         if self.kind not in ADJUSTMENT_COMPONENTS:
             raise InvalidArgument(f"{path}.kind: missing")
-        if self.kind != PENALTY and not self.match_id:
+        if self.kind not in _WITHOUT_MATCH and not self.match_id:
             raise InvalidArgument(f"{path}.match_id: missing, a {self.kind} belongs to a match")
         low, high = _ADJUSTMENT_LINES
         if not low <= len(self.lines) <= high:
@@ -819,15 +833,16 @@ class Adjustment:
         """The lines each kind takes (see hebei.v1.AdjustmentKind)."""
         players = [line for line in self.lines if line.player_id != TOURNAMENT_ACCOUNT]
         with_tournament = len(players) < len(self.lines)
-        if self.kind == PLACEMENT:
+        what = "placement points" if self.kind == PLACEMENT else "a correction's points"
+        if self.kind in _AMONG_PLAYERS:
             if with_tournament:
                 raise InvalidArgument(
-                    f"{path}.lines: placement points are shared among the players of the "
+                    f"{path}.lines: {what} are shared among the players of the "
                     f"match, without {TOURNAMENT_ACCOUNT!r}"
                 )
             if len(self.lines) > _PLACEMENT_LINES:
                 raise InvalidArgument(
-                    f"{path}.lines: at most {_PLACEMENT_LINES} players share placement points, "
+                    f"{path}.lines: at most {_PLACEMENT_LINES} players share {what}, "
                     f"got {len(self.lines)}"
                 )
             return
@@ -841,6 +856,13 @@ class Adjustment:
                 if line.player_id != TOURNAMENT_ACCOUNT and line.amount > 0:
                     raise InvalidArgument(
                         f"{path}.lines[{index}].amount: a penalty takes points, got "
+                        f"{line.amount} for {show(line.player_id)}"
+                    )
+        if self.kind == AWARD:
+            for index, line in enumerate(self.lines):
+                if line.player_id != TOURNAMENT_ACCOUNT and line.amount < 0:
+                    raise InvalidArgument(
+                        f"{path}.lines[{index}].amount: an award gives points, got "
                         f"{line.amount} for {show(line.player_id)}"
                     )
 

@@ -111,6 +111,8 @@ def _standing_to_proto(standing: Standing) -> types_pb2.Standing:
         penalty_points=standing.penalty_points,
         placement_points=standing.placement_points,
         replacement_points=standing.replacement_points,
+        award_points=standing.award_points,
+        correction_points=standing.correction_points,
     )
 
 

@@ -57,7 +57,7 @@ import psycopg
 
 from hebei.common.db import check_idle_connection
 from hebei.common.errors import DomainError, FailedPrecondition, NotFound
-from hebei.matchmaking import metrics, seating
+from hebei.matchmaking import corrections, metrics, seating
 from hebei.matchmaking.gateways import Line
 from hebei.matchmaking.settings import Settings
 from hebei.matchmaking.store import MatchRow, PlayerRow, RatingRow, RoundRow, TournamentRow
@@ -909,8 +909,9 @@ class Director:
             every_match = self.ts.store.matches(conn, tournament_id)
             penalties = self.ts.store.penalties(conn, tournament_id)
             players = self.ts.store.players(conn, tournament_id)
+            corrected = corrections.active_lines(conn, tournament_id)
         ledger_rows = self.ts.ledger.standings(tournament_id)
-        expected = expected_points(every_match, penalties, Settings(row.config))
+        expected = expected_points(every_match, penalties, Settings(row.config), corrected)
         actual = {s.player_id: s.points for s in ledger_rows}
         differ = sorted(
             pid

@@ -29,7 +29,7 @@ from hebei.common.auth import (
 )
 from hebei.common.quota import CallQuota, FailureLimit, RecentResults, StreamQuota, peer_host
 from hebei.common.validation import MAX_NAME_LENGTH, check_text
-from hebei.matchmaking import metrics
+from hebei.matchmaking import corrections, metrics
 from hebei.matchmaking.quickplay import QuickPlay
 from hebei.matchmaking.registration import RegistrationGate
 from hebei.matchmaking.tournaments import Tournaments, WrongRegistrationCode
@@ -247,6 +247,15 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
 
     def ListOperatorActions(self, request: mm.ListOperatorActionsRequest, context: Any) -> Any:
         return self.ts.actions(request.tournament_id)
+
+    def CorrectMatchResult(self, request: mm.CorrectMatchResultRequest, context: Any) -> Any:
+        correction = corrections.correct_match_result(self.ts, request, self._actor(context))
+        return mm.CorrectMatchResultResponse(correction=correction)
+
+    def UndoCorrection(self, request: mm.UndoCorrectionRequest, context: Any) -> Any:
+        return corrections.undo_correction(
+            self.ts, request.tournament_id, request.reason, self._actor(context)
+        )
 
     def RevealResults(self, request: mm.RevealResultsRequest, context: Any) -> Any:
         tournament = self.ts.reveal(request.tournament_id, request.reason, self._actor(context))

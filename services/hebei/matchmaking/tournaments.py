@@ -34,7 +34,7 @@ from hebei.common.validation import (
     check_int,
     check_text,
 )
-from hebei.matchmaking import hidden, metrics, seating
+from hebei.matchmaking import corrections, hidden, metrics, seating
 from hebei.matchmaking.gateways import BotFleet, LedgerGateway, Line, TableGateway
 from hebei.matchmaking.registration import (
     CODE_PROBLEM,
@@ -877,7 +877,9 @@ class Tournaments:
     def assign_penalty(self, request: mm.AssignPenaltyRequest, actor: str) -> mm.Penalty:
         """A penalty booked in the ledger against the tournament's own account."""
         check_id("request_id", request.request_id, required=False)
-        check_int("points", request.points, lo=1, hi=MAX_PENALTY)
+        check_int("points", request.points, lo=-MAX_PENALTY, hi=MAX_PENALTY)
+        if request.points == 0:
+            raise InvalidArgument("points: 1 to 1,000,000 taken, or -1 to -1,000,000 awarded")
         reason = check_text("reason", request.reason, max_length=MAX_REASON_LENGTH, required=True)
         by = check_text(
             "assigned_by", request.assigned_by, max_length=MAX_NAME_LENGTH, required=True
@@ -913,7 +915,9 @@ class Tournaments:
             penalty.entry_id = self.ledger.post_adjustment(
                 key=f"penalty:{penalty.penalty_id}",
                 tournament_id=penalty.tournament_id,
-                kind=ledger_pb2.ADJUSTMENT_KIND_PENALTY,
+                kind=ledger_pb2.ADJUSTMENT_KIND_PENALTY
+                if penalty.points > 0
+                else ledger_pb2.ADJUSTMENT_KIND_AWARD,
                 lines=[
                     Line(penalty.player_id, -penalty.points),
                     Line(TOURNAMENT_ACCOUNT, penalty.points),
@@ -928,9 +932,9 @@ class Tournaments:
                 self._action(
                     conn,
                     penalty.tournament_id,
-                    "penalty",
+                    "penalty" if penalty.points > 0 else "award",
                     actor,
-                    f"{penalty.points} points by {penalty.assigned_by}: {penalty.reason}",
+                    f"{abs(penalty.points)} points by {penalty.assigned_by}: {penalty.reason}",
                     penalty.player_id,
                 )
         self.changes.notify()
@@ -1047,6 +1051,7 @@ class Tournaments:
             return mm.ListOperatorActionsResponse(
                 actions=self.store.actions(conn, tournament_id),
                 penalties=[penalty_message(p) for p in self.store.penalties(conn, tournament_id)],
+                corrections=[c.message() for c in corrections.corrections(conn, tournament_id)],
             )
 
     # -- matches -------------------------------------------------------------------------------
@@ -1416,11 +1421,17 @@ def fixed_seat_deltas(match: MatchRow, settings: Settings) -> list[tuple[int, st
 
 
 def expected_points(
-    matches: Sequence[MatchRow], penalties: Sequence[PenaltyRow], settings: Settings
+    matches: Sequence[MatchRow],
+    penalties: Sequence[PenaltyRow],
+    settings: Settings,
+    corrected: Sequence[Line] = (),
 ) -> dict[str, int]:
     """Each player's points by matchmaking's own arithmetic (reported scores, placement
-    points, fixed points of replaced matches, penalties) — to cross-check the ledger."""
+    points, fixed points of replaced matches, penalties and awards, the corrections in force
+    ``corrected``) — to cross-check the ledger."""
     out: dict[str, int] = {}
+    for line in corrected:
+        out[line.player_id] = out.get(line.player_id, 0) + line.amount
     for match in matches:
         if not match.ended or match.scores is None:
             continue

@@ -25,6 +25,8 @@ class AdjustmentKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ADJUSTMENT_KIND_PENALTY: _ClassVar[AdjustmentKind]
     ADJUSTMENT_KIND_PLACEMENT: _ClassVar[AdjustmentKind]
     ADJUSTMENT_KIND_REPLACEMENT: _ClassVar[AdjustmentKind]
+    ADJUSTMENT_KIND_AWARD: _ClassVar[AdjustmentKind]
+    ADJUSTMENT_KIND_CORRECTION: _ClassVar[AdjustmentKind]
 ENTRY_KIND_UNSPECIFIED: EntryKind
 ENTRY_KIND_SETTLEMENT: EntryKind
 ENTRY_KIND_REVERSAL: EntryKind
@@ -34,6 +36,8 @@ ADJUSTMENT_KIND_UNSPECIFIED: AdjustmentKind
 ADJUSTMENT_KIND_PENALTY: AdjustmentKind
 ADJUSTMENT_KIND_PLACEMENT: AdjustmentKind
 ADJUSTMENT_KIND_REPLACEMENT: AdjustmentKind
+ADJUSTMENT_KIND_AWARD: AdjustmentKind
+ADJUSTMENT_KIND_CORRECTION: AdjustmentKind
 
 class AdjustmentLine(_message.Message):
     __slots__ = ("player_id", "amount")

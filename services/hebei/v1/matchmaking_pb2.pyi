@@ -791,12 +791,14 @@ class ListOperatorActionsRequest(_message.Message):
     def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
 
 class ListOperatorActionsResponse(_message.Message):
-    __slots__ = ("actions", "penalties")
+    __slots__ = ("actions", "penalties", "corrections")
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     PENALTIES_FIELD_NUMBER: _ClassVar[int]
+    CORRECTIONS_FIELD_NUMBER: _ClassVar[int]
     actions: _containers.RepeatedCompositeFieldContainer[OperatorAction]
     penalties: _containers.RepeatedCompositeFieldContainer[Penalty]
-    def __init__(self, actions: _Optional[_Iterable[_Union[OperatorAction, _Mapping]]] = ..., penalties: _Optional[_Iterable[_Union[Penalty, _Mapping]]] = ...) -> None: ...
+    corrections: _containers.RepeatedCompositeFieldContainer[MatchCorrection]
+    def __init__(self, actions: _Optional[_Iterable[_Union[OperatorAction, _Mapping]]] = ..., penalties: _Optional[_Iterable[_Union[Penalty, _Mapping]]] = ..., corrections: _Optional[_Iterable[_Union[MatchCorrection, _Mapping]]] = ...) -> None: ...
 
 class Rating(_message.Message):
     __slots__ = ("rating_id", "name", "mu", "sigma", "ordinal", "matches", "rank")
@@ -873,3 +875,69 @@ class RevealResultsResponse(_message.Message):
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     tournament: Tournament
     def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+
+class MatchCorrection(_message.Message):
+    __slots__ = ("correction_id", "tournament_id", "match_id", "round_no", "seat_deltas", "player_ids", "reason", "ruled_by", "corrected_at", "entry_id", "undone", "undo_reason")
+    CORRECTION_ID_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ROUND_NO_FIELD_NUMBER: _ClassVar[int]
+    SEAT_DELTAS_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    RULED_BY_FIELD_NUMBER: _ClassVar[int]
+    CORRECTED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    UNDONE_FIELD_NUMBER: _ClassVar[int]
+    UNDO_REASON_FIELD_NUMBER: _ClassVar[int]
+    correction_id: str
+    tournament_id: str
+    match_id: str
+    round_no: int
+    seat_deltas: _containers.RepeatedScalarFieldContainer[int]
+    player_ids: _containers.RepeatedScalarFieldContainer[str]
+    reason: str
+    ruled_by: str
+    corrected_at: _timestamp_pb2.Timestamp
+    entry_id: str
+    undone: bool
+    undo_reason: str
+    def __init__(self, correction_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., match_id: _Optional[str] = ..., round_no: _Optional[int] = ..., seat_deltas: _Optional[_Iterable[int]] = ..., player_ids: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ..., ruled_by: _Optional[str] = ..., corrected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entry_id: _Optional[str] = ..., undone: _Optional[bool] = ..., undo_reason: _Optional[str] = ...) -> None: ...
+
+class CorrectMatchResultRequest(_message.Message):
+    __slots__ = ("tournament_id", "match_id", "seat_deltas", "reason", "ruled_by", "request_id")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_DELTAS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    RULED_BY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    match_id: str
+    seat_deltas: _containers.RepeatedScalarFieldContainer[int]
+    reason: str
+    ruled_by: str
+    request_id: str
+    def __init__(self, tournament_id: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_deltas: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., ruled_by: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class CorrectMatchResultResponse(_message.Message):
+    __slots__ = ("correction",)
+    CORRECTION_FIELD_NUMBER: _ClassVar[int]
+    correction: MatchCorrection
+    def __init__(self, correction: _Optional[_Union[MatchCorrection, _Mapping]] = ...) -> None: ...
+
+class UndoCorrectionRequest(_message.Message):
+    __slots__ = ("tournament_id", "reason")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    reason: str
+    def __init__(self, tournament_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class UndoCorrectionResponse(_message.Message):
+    __slots__ = ("correction", "penalty")
+    CORRECTION_FIELD_NUMBER: _ClassVar[int]
+    PENALTY_FIELD_NUMBER: _ClassVar[int]
+    correction: MatchCorrection
+    penalty: Penalty
+    def __init__(self, correction: _Optional[_Union[MatchCorrection, _Mapping]] = ..., penalty: _Optional[_Union[Penalty, _Mapping]] = ...) -> None: ...

@@ -167,6 +167,16 @@ class MatchmakingServiceStub:
                 request_serializer=hebei_dot_v1_dot_matchmaking__pb2.RevealResultsRequest.SerializeToString,
                 response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RevealResultsResponse.FromString,
                 _registered_method=True)
+        self.CorrectMatchResult = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/CorrectMatchResult',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.CorrectMatchResultRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.CorrectMatchResultResponse.FromString,
+                _registered_method=True)
+        self.UndoCorrection = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/UndoCorrection',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionResponse.FromString,
+                _registered_method=True)
 
 
 class MatchmakingServiceServicer:
@@ -324,7 +334,9 @@ class MatchmakingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AssignPenalty(self, request, context):
-        """Operator: a penalty, booked in the ledger as its own entry and counted in the standings.
+        """Operator: a penalty (points > 0) or an award (points < 0: the player gains them), booked in
+        the ledger as its own entry (ADJUSTMENT_KIND_PENALTY or ADJUSTMENT_KIND_AWARD) and counted
+        in the standings.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -371,6 +383,27 @@ class MatchmakingServiceServicer:
         """Operator: reveal the hidden results (TournamentConfig.hide_last_rounds, and the round in
         play with hide_round_results) to everyone: standings, the engine's matches, the ledger.
         Recorded as the operator action "reveal". Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CorrectMatchResult(self, request, context):
+        """Operator: a referee's ruling on an ended match of the tournament: points moved among its
+        seats (per-seat deltas summing to zero), booked in the ledger as a new entry
+        (ADJUSTMENT_KIND_CORRECTION; the match's result as reported is never edited) and counted
+        in the standings and the match's total. Recorded as the operator action "correct_result"
+        with who and why. Idempotent by request_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UndoCorrection(self, request, context):
+        """Operator: undo the tournament's last correction still in force — a correction of a match
+        result, a penalty or an award — by reversing its ledger entry (a new entry), with a
+        reason; recorded as the operator action "undo_correction". FAILED_PRECONDITION when none
+        is left.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -498,6 +531,16 @@ def add_MatchmakingServiceServicer_to_server(servicer, server):
                     servicer.RevealResults,
                     request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RevealResultsRequest.FromString,
                     response_serializer=hebei_dot_v1_dot_matchmaking__pb2.RevealResultsResponse.SerializeToString,
+            ),
+            'CorrectMatchResult': grpc.unary_unary_rpc_method_handler(
+                    servicer.CorrectMatchResult,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.CorrectMatchResultRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.CorrectMatchResultResponse.SerializeToString,
+            ),
+            'UndoCorrection': grpc.unary_unary_rpc_method_handler(
+                    servicer.UndoCorrection,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1161,6 +1204,60 @@ class MatchmakingService:
             '/hebei.v1.MatchmakingService/RevealResults',
             hebei_dot_v1_dot_matchmaking__pb2.RevealResultsRequest.SerializeToString,
             hebei_dot_v1_dot_matchmaking__pb2.RevealResultsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CorrectMatchResult(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/CorrectMatchResult',
+            hebei_dot_v1_dot_matchmaking__pb2.CorrectMatchResultRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.CorrectMatchResultResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UndoCorrection(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/UndoCorrection',
+            hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -108,7 +108,10 @@ class MatchmakingServiceStub:
     GetSeating: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.GetSeatingRequest, _matchmaking_pb2.GetSeatingResponse]
     """The seating of the rounds seated so far, each with its quality report."""
     AssignPenalty: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.AssignPenaltyRequest, _matchmaking_pb2.AssignPenaltyResponse]
-    """Operator: a penalty, booked in the ledger as its own entry and counted in the standings."""
+    """Operator: a penalty (points > 0) or an award (points < 0: the player gains them), booked in
+    the ledger as its own entry (ADJUSTMENT_KIND_PENALTY or ADJUSTMENT_KIND_AWARD) and counted
+    in the standings.
+    """
     CancelPenalty: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.CancelPenaltyRequest, _matchmaking_pb2.CancelPenaltyResponse]
     """Operator: cancel a penalty (its ledger entry is reversed), with a reason."""
     DissolveTable: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.DissolveTableRequest, _matchmaking_pb2.DissolveTableResponse]
@@ -126,6 +129,19 @@ class MatchmakingServiceStub:
     """Operator: reveal the hidden results (TournamentConfig.hide_last_rounds, and the round in
     play with hide_round_results) to everyone: standings, the engine's matches, the ledger.
     Recorded as the operator action "reveal". Idempotent.
+    """
+    CorrectMatchResult: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.CorrectMatchResultRequest, _matchmaking_pb2.CorrectMatchResultResponse]
+    """Operator: a referee's ruling on an ended match of the tournament: points moved among its
+    seats (per-seat deltas summing to zero), booked in the ledger as a new entry
+    (ADJUSTMENT_KIND_CORRECTION; the match's result as reported is never edited) and counted
+    in the standings and the match's total. Recorded as the operator action "correct_result"
+    with who and why. Idempotent by request_id.
+    """
+    UndoCorrection: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.UndoCorrectionRequest, _matchmaking_pb2.UndoCorrectionResponse]
+    """Operator: undo the tournament's last correction still in force — a correction of a match
+    result, a penalty or an award — by reversing its ledger entry (a new entry), with a
+    reason; recorded as the operator action "undo_correction". FAILED_PRECONDITION when none
+    is left.
     """
 
 @_typing.type_check_only
@@ -208,7 +224,10 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     GetSeating: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.GetSeatingRequest, _matchmaking_pb2.GetSeatingResponse]  # type: ignore[assignment]
     """The seating of the rounds seated so far, each with its quality report."""
     AssignPenalty: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.AssignPenaltyRequest, _matchmaking_pb2.AssignPenaltyResponse]  # type: ignore[assignment]
-    """Operator: a penalty, booked in the ledger as its own entry and counted in the standings."""
+    """Operator: a penalty (points > 0) or an award (points < 0: the player gains them), booked in
+    the ledger as its own entry (ADJUSTMENT_KIND_PENALTY or ADJUSTMENT_KIND_AWARD) and counted
+    in the standings.
+    """
     CancelPenalty: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.CancelPenaltyRequest, _matchmaking_pb2.CancelPenaltyResponse]  # type: ignore[assignment]
     """Operator: cancel a penalty (its ledger entry is reversed), with a reason."""
     DissolveTable: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.DissolveTableRequest, _matchmaking_pb2.DissolveTableResponse]  # type: ignore[assignment]
@@ -226,6 +245,19 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     """Operator: reveal the hidden results (TournamentConfig.hide_last_rounds, and the round in
     play with hide_round_results) to everyone: standings, the engine's matches, the ledger.
     Recorded as the operator action "reveal". Idempotent.
+    """
+    CorrectMatchResult: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.CorrectMatchResultRequest, _matchmaking_pb2.CorrectMatchResultResponse]  # type: ignore[assignment]
+    """Operator: a referee's ruling on an ended match of the tournament: points moved among its
+    seats (per-seat deltas summing to zero), booked in the ledger as a new entry
+    (ADJUSTMENT_KIND_CORRECTION; the match's result as reported is never edited) and counted
+    in the standings and the match's total. Recorded as the operator action "correct_result"
+    with who and why. Idempotent by request_id.
+    """
+    UndoCorrection: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.UndoCorrectionRequest, _matchmaking_pb2.UndoCorrectionResponse]  # type: ignore[assignment]
+    """Operator: undo the tournament's last correction still in force — a correction of a match
+    result, a penalty or an award — by reversing its ledger entry (a new entry), with a
+    reason; recorded as the operator action "undo_correction". FAILED_PRECONDITION when none
+    is left.
     """
 
 class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -413,7 +445,10 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaking_pb2.AssignPenaltyRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaking_pb2.AssignPenaltyResponse, _abc.Awaitable[_matchmaking_pb2.AssignPenaltyResponse]]:
-        """Operator: a penalty, booked in the ledger as its own entry and counted in the standings."""
+        """Operator: a penalty (points > 0) or an award (points < 0: the player gains them), booked in
+        the ledger as its own entry (ADJUSTMENT_KIND_PENALTY or ADJUSTMENT_KIND_AWARD) and counted
+        in the standings.
+        """
 
     @_abc_1.abstractmethod
     def CancelPenalty(
@@ -467,6 +502,31 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         """Operator: reveal the hidden results (TournamentConfig.hide_last_rounds, and the round in
         play with hide_round_results) to everyone: standings, the engine's matches, the ledger.
         Recorded as the operator action "reveal". Idempotent.
+        """
+
+    @_abc_1.abstractmethod
+    def CorrectMatchResult(
+        self,
+        request: _matchmaking_pb2.CorrectMatchResultRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.CorrectMatchResultResponse, _abc.Awaitable[_matchmaking_pb2.CorrectMatchResultResponse]]:
+        """Operator: a referee's ruling on an ended match of the tournament: points moved among its
+        seats (per-seat deltas summing to zero), booked in the ledger as a new entry
+        (ADJUSTMENT_KIND_CORRECTION; the match's result as reported is never edited) and counted
+        in the standings and the match's total. Recorded as the operator action "correct_result"
+        with who and why. Idempotent by request_id.
+        """
+
+    @_abc_1.abstractmethod
+    def UndoCorrection(
+        self,
+        request: _matchmaking_pb2.UndoCorrectionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.UndoCorrectionResponse, _abc.Awaitable[_matchmaking_pb2.UndoCorrectionResponse]]:
+        """Operator: undo the tournament's last correction still in force — a correction of a match
+        result, a penalty or an award — by reversing its ledger entry (a new entry), with a
+        reason; recorded as the operator action "undo_correction". FAILED_PRECONDITION when none
+        is left.
         """
 
 def add_MatchmakingServiceServicer_to_server(servicer: MatchmakingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

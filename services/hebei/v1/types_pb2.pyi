@@ -477,7 +477,7 @@ class Observation(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., hand_no: _Optional[int] = ..., seat: _Optional[int] = ..., dealer: _Optional[int] = ..., prevailing_wind: _Optional[_Union[Tile, str]] = ..., concealed: _Optional[_Iterable[_Union[Tile, str]]] = ..., drawn: _Optional[_Union[Tile, str]] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., wall_count: _Optional[int] = ..., current_seat: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., last_discard: _Optional[_Union[Tile, str]] = ..., last_discarder: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., decision_id: _Optional[int] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., time_bank: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., last_event: _Optional[_Union[Event, _Mapping]] = ..., settlement: _Optional[_Union[Settlement, _Mapping]] = ..., match_finished: _Optional[bool] = ..., rule_profile: _Optional[_Union[RuleProfile, _Mapping]] = ..., length: _Optional[_Union[MatchLength, _Mapping]] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("rank", "player_id", "player_name", "points", "hands_won", "self_draw_wins", "hands_dealt_in", "best_match_points", "hands_played", "matches_played", "kong_points", "penalty_points", "placement_points", "replacement_points")
+    __slots__ = ("rank", "player_id", "player_name", "points", "hands_won", "self_draw_wins", "hands_dealt_in", "best_match_points", "hands_played", "matches_played", "kong_points", "penalty_points", "placement_points", "replacement_points", "award_points", "correction_points")
     RANK_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -492,6 +492,8 @@ class Standing(_message.Message):
     PENALTY_POINTS_FIELD_NUMBER: _ClassVar[int]
     PLACEMENT_POINTS_FIELD_NUMBER: _ClassVar[int]
     REPLACEMENT_POINTS_FIELD_NUMBER: _ClassVar[int]
+    AWARD_POINTS_FIELD_NUMBER: _ClassVar[int]
+    CORRECTION_POINTS_FIELD_NUMBER: _ClassVar[int]
     rank: int
     player_id: str
     player_name: str
@@ -506,4 +508,6 @@ class Standing(_message.Message):
     penalty_points: int
     placement_points: int
     replacement_points: int
-    def __init__(self, rank: _Optional[int] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., points: _Optional[int] = ..., hands_won: _Optional[int] = ..., self_draw_wins: _Optional[int] = ..., hands_dealt_in: _Optional[int] = ..., best_match_points: _Optional[int] = ..., hands_played: _Optional[int] = ..., matches_played: _Optional[int] = ..., kong_points: _Optional[int] = ..., penalty_points: _Optional[int] = ..., placement_points: _Optional[int] = ..., replacement_points: _Optional[int] = ...) -> None: ...
+    award_points: int
+    correction_points: int
+    def __init__(self, rank: _Optional[int] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., points: _Optional[int] = ..., hands_won: _Optional[int] = ..., self_draw_wins: _Optional[int] = ..., hands_dealt_in: _Optional[int] = ..., best_match_points: _Optional[int] = ..., hands_played: _Optional[int] = ..., matches_played: _Optional[int] = ..., kong_points: _Optional[int] = ..., penalty_points: _Optional[int] = ..., placement_points: _Optional[int] = ..., replacement_points: _Optional[int] = ..., award_points: _Optional[int] = ..., correction_points: _Optional[int] = ...) -> None: ...

@@ -104,6 +104,10 @@ class LedgerRequests:
                 player_id=rng.choice(["", *PLAYERS]), tournament_id=rng.choice(["", "cup"]),
                 match_id=rng.choice(["", *MATCHES]),
             )  # fmt: skip
+        if method == "SetResultsHidden":
+            return ledger_pb2.SetResultsHiddenRequest(
+                tournament_id=rng.choice(["cup", "other"]), hidden=rng.random() < 0.5
+            )
         assert method == "Audit", method
         return ledger_pb2.AuditRequest(tournament_id=rng.choice(["", "cup"]))
 
