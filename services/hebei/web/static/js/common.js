@@ -72,6 +72,22 @@ export function tileLabel(name) {
   return suit === "z" ? HONORS[rank - 1] : `${rank}${SUITS[suit]}`;
 }
 
+const NUMERALS = ["一", "二", "三", "四", "五", "六", "七", "八", "九"];
+
+/** A tile's own name, as a person reads it: "六条", "东"; hidden: "a hidden tile". */
+export function tileName(name) {
+  if (!name) return "a hidden tile";
+  const rank = Number(name[0]);
+  const suit = name[1];
+  return suit === "z" ? HONORS[rank - 1] : `${NUMERALS[rank - 1]}${SUITS[suit]}`;
+}
+
+/** Text for people: every tile notation in it ("6s", "1z") written as the tile's name. */
+export function tileWords(text) {
+  return String(text ?? "").replace(/\b([1-9])([mps])\b|\b([1-7])z\b/g,
+    (match) => tileName(match));
+}
+
 /** One tile as an element; `name` null draws its back. */
 export function tile(name, size = "") {
   const classes = ["tile"];
@@ -85,10 +101,10 @@ export function tile(name, size = "") {
   classes.push(`s-${suit}`);
   if (suit === "z") {
     classes.push(`z${rank}`);
-    return el("span", { class: classes.join(" "), title: name, dataset: { tile: name } },
+    return el("span", { class: classes.join(" "), title: tileName(name), dataset: { tile: name } },
       el("b", {}, HONORS[rank - 1]));
   }
-  return el("span", { class: classes.join(" "), title: name, dataset: { tile: name } },
+  return el("span", { class: classes.join(" "), title: `${tileName(name)} (${name})`, dataset: { tile: name } },
     el("b", {}, String(rank)), el("i", {}, SUITS[suit]));
 }
 

@@ -99,13 +99,47 @@ export class Feed {
       this.status("reconnecting");
       return; // the browser resumes with Last-Event-ID by itself
     }
-    // Closed for good (an HTTP error): open it again ourselves, after a growing wait.
+    // Closed for good (an HTTP error): ask the route why. A refusal that will not change (an
+    // unknown or expired link: 4xx but 408 and 429) ends the feed with the gateway's words;
+    // anything else is opened again after a growing wait.
     this.failures += 1;
     this.status("disconnected");
-    const wait = Math.min(10000, 500 * 2 ** Math.min(this.failures, 5));
-    setTimeout(() => {
-      if (!this.ended && this.source === source) this.start(this.lastId);
-    }, wait);
+    // Without an onFail handler (the tournament page reopens its seat's feed by itself), retry.
+    (this.handlers.onFail ? this.why() : Promise.resolve(null)).then((refusal) => {
+      if (this.ended || this.source !== source) return;
+      if (refusal) {
+        this.ended = true;
+        this.status("ended");
+        this.handlers.onFail(refusal.message, refusal.status);
+        return;
+      }
+      const wait = Math.min(10000, 500 * 2 ** Math.min(this.failures, 5));
+      setTimeout(() => {
+        if (!this.ended && this.source === source) this.start(this.lastId);
+      }, wait);
+    });
+  }
+
+  /** The route's answer when it refuses for good: {status, message}; null otherwise. */
+  async why() {
+    const stop = new AbortController();
+    try {
+      const response = await fetch(this.url, { headers: { Accept: "application/json" }, signal: stop.signal });
+      const final = response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status);
+      if (!final) return null;
+      let message = `${response.status} ${response.statusText}`;
+      try {
+        const data = await response.json();
+        if (data && data.error) message = data.error;
+      } catch (error) {
+        // not JSON: the status line says it
+      }
+      return { status: response.status, message };
+    } catch (error) {
+      return null; // the gateway is unreachable: try again
+    } finally {
+      stop.abort(); // an open stream (the route answers): not read here
+    }
   }
 
   /** Drop the connection and resume after the last applied id (what a network drop does). */

@@ -2,6 +2,8 @@
 import { $, api, el, fill, seatLabel } from "./common.js";
 
 const field = (form, name) => form.elements.namedItem(name).value;
+// The level chosen first: the expert's default is 3 (README, "Bots: ... the expert's strength").
+const PREFERRED_LEVEL = { expert: 3 };
 
 async function loadBots() {
   const policy = $("#policy");
@@ -16,7 +18,8 @@ async function loadBots() {
   fill(policy, bots.policies.map((p) => el("option", { value: p.name, selected: p.name === bots.default.policy }, p.name)));
   const levels = () => {
     const chosen = bots.policies.find((p) => p.name === policy.value);
-    fill(level, chosen.levels.map((l) => el("option", { value: l, selected: l === bots.default.level }, String(l))));
+    const preferred = PREFERRED_LEVEL[chosen.name] ?? bots.default.level;
+    fill(level, chosen.levels.map((l) => el("option", { value: l, selected: l === preferred }, String(l))));
   };
   policy.addEventListener("change", levels);
   levels();

@@ -3,7 +3,7 @@
 // (table.js) and a person's tournament page (tournament.js) show it: mountTable() builds the
 // markup, startTable() follows a feed; the seat's routes are under `seatBase`
 // (/api/seats/KEY, or /api/tournaments/ID/me/seat by the registration's cookie).
-import { $, api, el, fill, params, signed, tile, WINDS } from "./common.js";
+import { $, api, el, fill, params, signed, tile, tileName, tileWords, WINDS } from "./common.js";
 import { Feed } from "./feed.js";
 
 const query = params();
@@ -11,16 +11,30 @@ let seatBase = null; // where the seat's commands, auto-play and hints go; null:
 const POSITIONS = ["bottom", "right", "top", "left"]; // play order runs counter-clockwise
 const WIN_KINDS = { self_draw: "self-draw 自摸", discard: "discard 点炮", rob_kong: "robbing a kong 抢杠胡" };
 const MELDS = { pong: "碰", exposed_kong: "杠", added_kong: "加杠", concealed_kong: "暗杠", chow: "吃" };
+const MELD_WORDS = { pong: "pong", exposed_kong: "kong", added_kong: "added kong", concealed_kong: "concealed kong", chow: "chow" };
+// A discard is marked as it arrives for this long (the newest of each seat), so a person can
+// follow the bots' play; the table's last discard keeps its outline until the next one.
+const ARRIVAL_MS = 1600;
+// A click on a decision that came less than this after the person's previous click is not
+// taken: the second click of a double click answers nothing (the controls are off meanwhile).
+const SETTLE_MS = 350;
+const TITLE = document.title;
 
 const page = {
   feed: null,
   state: null,
   pendingKong: false,
-  sending: false,
+  answered: null, // the decision id the person answered: its controls stay off until a new one
+  answeredAt: 0,
+  armedAt: 0, // when the open decision's controls may be used (see SETTLE_MS)
+  controls: "", // what the hand and the buttons were built from (rebuilt only when it changes)
   log: [],
   hint: null, // the expert's hint for the open decision (GET /api/seats/KEY/hint)
-  settlement: null, // the last hand's settlement, and when it came (see SETTLEMENT_MS)
-  settlementAt: 0,
+  settlement: null, // the last hand's settlement, shown until the person closes it
+  closed: 0, // the hand number of the settlement the person closed
+  arrivals: {}, // seat -> {count, at}: each seat's discards and when its newest arrived
+  lastDiscard: null, // {seat, index}: the table's newest discard
+  store: null, // sessionStorage key of this table's log and settlement (survive a reload)
   playedBy: {}, // seat -> "filler for Lin": a bot in a person's seat (from matchmaking)
 };
 // Measurements for the tests and the README: engine event time -> DOM updated (ms).
@@ -38,10 +52,48 @@ function playedBy(view) {
   return view.played_by || page.playedBy[view.seat] || "";
 }
 
+/** A seat as sentences name it: "you", or its player with the seat wind ("Lin 南"), so two
+ * people of one name at a table are told apart. */
 function seatName(state, seat) {
-  if (seat === state.viewer) return "You";
+  if (seat === state.viewer) return "you";
   const view = state.seats[seat];
-  return view ? playedBy(view) || view.name : `Seat ${seat}`;
+  if (!view) return `Seat ${seat}`;
+  const wind = view.wind ? ` ${WINDS[view.wind] || ""}` : ` (seat ${seat})`;
+  return `${playedBy(view) || view.name}${wind}`;
+}
+
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** The decision open for the person: options to answer or tiles to discard. */
+function deciding(state) {
+  return state.mode === "seat" && !state.finished && !state.auto && Boolean(state.decision_id)
+    && (state.options.length > 0 || state.hand.some((t) => t.discard));
+}
+
+/** Whether the open decision's controls are off: answered already, or just arrived (a double
+ * click's second click). */
+function controlsOff(state) {
+  return !deciding(state) || page.answered === state.decision_id || Date.now() < page.armedAt;
+}
+
+function noteArrivals(state) {
+  const now = Date.now();
+  for (const view of state.seats) {
+    const known = page.arrivals[view.seat];
+    const count = view.discards.length;
+    if (known && count > known.count) {
+      page.arrivals[view.seat] = { count, at: now };
+      page.lastDiscard = { seat: view.seat, index: count - 1 };
+    } else if (!known || count < known.count) {
+      page.arrivals[view.seat] = { count, at: 0 }; // the first state, or a new hand: no arrival
+    }
+  }
+  if (state.offer) {
+    const view = state.seats[state.offer.from];
+    if (view && view.discards.length) page.lastDiscard = { seat: view.seat, index: view.discards.length - 1 };
+  }
+  const last = page.lastDiscard;
+  if (last && (!state.seats[last.seat] || state.seats[last.seat].discards.length <= last.index)) page.lastDiscard = null;
 }
 
 function renderSeat(state, view, position) {
@@ -63,16 +115,24 @@ function renderSeat(state, view, position) {
     el("span", { class: "score", title: "match score" }, signed(view.score)));
   const hidden = view.seat === state.viewer ? [] : Array.from({ length: view.concealed }, () => tile(null, "mini"));
   const concealed = el("div", { class: "concealed", title: `${view.concealed} tiles in hand` },
-    hidden, el("span", { class: "muted" }, ` ${view.concealed}`));
+    el("span", { class: "backs" }, hidden), el("span", { class: "count" }, ` ${view.concealed} in hand`));
   const melds = el("div", { class: "melds" }, view.melds.map((meld) =>
-    el("span", { class: "meld", dataset: { kind: meld.kind }, title: meld.kind },
-      el("span", { class: "muted" }, `${MELDS[meld.kind] || meld.name} `),
+    el("span", { class: "meld", dataset: { kind: meld.kind }, title: MELD_WORDS[meld.kind] || meld.kind },
+      el("span", { class: "label" }, `${MELDS[meld.kind] || meld.name} `),
       meld.tiles ? meld.tiles.map((name) => tile(name, "small")) // a chow: its run
         : (meld.kind === "pong" ? [1, 2, 3] : [1, 2, 3, 4]).map((i) =>
           tile(meld.kind === "concealed_kong" && (i === 1 || i === 4) ? null : meld.tile, "small")))));
+  const arrival = page.arrivals[view.seat];
+  const since = arrival && arrival.at ? Date.now() - arrival.at : Infinity;
   const discards = el("div", { class: "discards" }, view.discards.map((name, i) => {
     const node = tile(name, "small");
-    if (state.offer && state.offer.from === view.seat && i === view.discards.length - 1) node.classList.add("last");
+    const last = page.lastDiscard && page.lastDiscard.seat === view.seat && page.lastDiscard.index === i;
+    if (last) node.classList.add("last");
+    if (i === view.discards.length - 1 && since < ARRIVAL_MS) {
+      node.classList.add("fresh");
+      // re-rendered within the animation: it goes on where it was rather than starting again
+      node.style.animationDelay = `-${since}ms`;
+    }
     return node;
   }));
   fill(node, who, concealed, melds, discards);
@@ -92,52 +152,97 @@ function renderCenter(state) {
   const offer = $("#offer");
   if (state.offer && ["claim", "rob_kong"].includes(state.phase)) {
     const verb = state.phase === "rob_kong" ? "adds a kong with" : "discarded";
-    fill(offer, `${seatName(state, state.offer.from)} ${verb} `, tile(state.offer.tile, "small"));
+    fill(offer, `${capital(seatName(state, state.offer.from))} ${verb} `, tile(state.offer.tile, "small"),
+      ` ${tileName(state.offer.tile)}`);
   } else if (state.phase === "turn" && !state.finished) {
-    fill(offer, state.current_seat === state.viewer ? "Your turn" : `${seatName(state, state.current_seat)}'s turn`);
+    fill(offer, state.current_seat === state.viewer ? "Your turn" : `${capital(seatName(state, state.current_seat))}: turn`);
   } else {
     fill(offer);
   }
+}
+
+/** What the person may do now, in words (the buttons and the keys say the rest). */
+function promptText(state) {
+  if (state.auto) return "托管 auto-play: the engine plays your seat. Press “I'm back” (or t) to play again.";
+  if (!deciding(state)) return "";
+  const words = state.options.filter((o) => o.kind !== "pass").map((o) => tileWords(o.label.replace(/^\S+ /, "")).toLowerCase());
+  const discard = state.hand.some((t) => t.discard);
+  if (state.offer && ["claim", "rob_kong"].includes(state.phase)) {
+    const verb = state.phase === "rob_kong" ? "adds a kong with" : "discarded";
+    const choices = [...words, "pass"].join(", ").replace(/, ([^,]*)$/, " or $1");
+    return `${capital(seatName(state, state.offer.from))} ${verb} ${tileName(state.offer.tile)}: ${choices}?`;
+  }
+  const also = words.length ? `, or ${words.join(", ")}` : "";
+  return discard ? `Your turn: choose a tile to discard${also}.` : `Your turn: ${words.join(", ")}.`;
+}
+
+function handButtons(state, off) {
+  return state.hand.map((item) => {
+    const face = tile(item.tile);
+    if (item.discard) face.classList.add("can");
+    const label = `${item.discard ? "discard " : ""}${tileName(item.tile)}${item.drawn ? " (drawn)" : ""}`;
+    return el("button", {
+      type: "button", class: item.drawn ? "slot drawn" : "slot", "aria-label": label,
+      disabled: !item.discard || off, "aria-disabled": !item.discard || off ? "true" : null,
+      dataset: { focus: `tile-${item.tile}-${item.drawn ? "d" : ""}` },
+      onclick: item.discard ? () => send(item.tile) : null,
+    }, face, el("kbd", {}, item.key));
+  });
 }
 
 function renderHand(state) {
   const area = $("#hand-area");
   area.classList.toggle("hidden", state.mode !== "seat");
   if (state.mode !== "seat") return;
-  fill($("#hand"), state.hand.map((item) => {
-    const node = tile(item.tile);
-    if (item.discard) {
-      node.classList.add("can");
-      node.addEventListener("click", () => send(item.tile));
+  const off = controlsOff(state);
+  area.classList.toggle("answered", deciding(state) && off);
+  // Rebuilt only when something on them changed: a focused button keeps its focus (Enter and
+  // Space on it do what it says) across the table's other updates.
+  const signature = JSON.stringify([state.hand, state.options, off]);
+  if (signature !== page.controls) {
+    page.controls = signature;
+    const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.focus : null;
+    fill($("#hand"), handButtons(state, off));
+    fill($("#option-buttons"), state.options.map((option) =>
+      el("button", {
+        type: "button", class: option.kind === "pass" ? "" : "primary", disabled: off,
+        dataset: { command: option.command, kind: option.kind, focus: `option-${option.command}` },
+        onclick: () => send(option.command),
+      }, tileWords(option.label), el("kbd", {}, option.key))));
+    if (focused) {
+      const again = document.querySelector(`#hand-area [data-focus="${focused}"]`);
+      if (again) again.focus();
     }
-    return el("span", { class: item.drawn ? "slot drawn" : "slot" }, node, el("kbd", {}, item.key));
-  }));
-  fill($("#option-buttons"), state.options.map((option) =>
-    el("button", {
-      type: "button", class: option.kind === "pass" ? "" : "primary",
-      dataset: { command: option.command, kind: option.kind }, onclick: () => send(option.command),
-    }, option.label, el("kbd", {}, option.key))));
+  }
   const auto = $("#auto");
   auto.textContent = `托管 Auto-play: ${state.auto ? "on" : "off"}`;
   auto.dataset.on = state.auto ? "1" : "0";
   auto.disabled = state.finished || state.phase === "waiting";
-  fill($("#prompt"), state.prompt || (state.auto ? "The engine plays your seat (托管): press t to take over." : ""));
+  $("#back").classList.toggle("hidden", !state.auto || state.finished);
+  fill($("#prompt"), promptText(state));
 }
-
-// The engine deals the next hand as soon as one ends, so a hand's settlement stays on the
-// page this long into the next hand (beside it: the table goes on), not a moment.
-const SETTLEMENT_MS = 15000;
 
 function shownSettlement(state) {
   if (state.settlement && ["hand_end", "match_end"].includes(state.phase)) {
     if (!page.settlement || page.settlement.hand_no !== state.settlement.hand_no) {
-      page.settlementAt = Date.now();
+      page.settlement = state.settlement;
+      save();
     }
-    page.settlement = state.settlement;
-    return state.settlement;
   }
-  const recent = page.settlement && Date.now() - page.settlementAt < SETTLEMENT_MS;
-  return recent && state.hand_no === page.settlement.hand_no + 1 ? page.settlement : null;
+  if (state.finished && page.settlement) return page.settlement;
+  return page.settlement && page.closed !== page.settlement.hand_no ? page.settlement : null;
+}
+
+/** A win's payment, in words: who pays what, and where the figures come from. */
+function payment(state, win) {
+  const payers = (win.deltas || []).map((delta, seat) => ({ seat, delta })).filter((p) => p.delta < 0);
+  const paid = payers.length
+    ? ` Paid: ${payers.map((p) => `${seatName(state, p.seat)} ${-p.delta}`).join(", ")}.` : "";
+  if (win.points) {
+    return `${win.points} points: the pattern's points, doubled by each doubling below; every other seat pays them, the dealer (or everyone, to a winning dealer) twice.${paid}`;
+  }
+  return `${win.base + win.bonus} from each payer: the base payment ${win.base} (every win's, by how it was won) `
+    + `plus the bonus ${win.bonus} (the bonus items below add up to it${win.bonus ? "" : ": none applied"}).${paid}`;
 }
 
 function renderSettlement(state) {
@@ -148,39 +253,56 @@ function renderSettlement(state) {
     return;
   }
   box.classList.remove("hidden");
-  const title = el("h2", {}, `Hand ${settlement.hand_no} settlement`);
+  box.dataset.hand = String(settlement.hand_no);
+  const title = el("div", { class: "settlement-head" },
+    el("h2", {}, `Hand ${settlement.hand_no} settlement`),
+    state.finished ? null : el("button", { type: "button", class: "close", onclick: closeSettlement }, "Close", el("kbd", {}, "Esc")));
   const wins = settlement.wins.map((win) => el("div", { class: "win" },
     el("div", {},
-      el("strong", {}, `${seatName(state, win.winner)} won by ${WIN_KINDS[win.kind] || win.kind}`),
+      el("strong", {}, `${capital(seatName(state, win.winner))} won by ${WIN_KINDS[win.kind] || win.kind}`),
       win.discarder !== null && win.discarder !== undefined ? ` from ${seatName(state, win.discarder)}` : "",
-      " on ", tile(win.tile, "small"),
-      win.points ? ` · ${win.points} points` : ` · base ${win.base} + bonus ${win.bonus}`),
-    el("div", {}, "hand: ", win.concealed.map((name) => tile(name, "small")),
+      " on ", tile(win.tile, "small"), ` ${tileName(win.tile)}`),
+    el("p", { class: "payment" }, payment(state, win)),
+    el("div", {}, "Hand: ", win.concealed.map((name) => tile(name, "small")),
       win.melds.map((meld) => el("span", { class: "meld" }, ` ${MELDS[meld.kind] || ""} `,
         (meld.tiles || [meld.tile]).map((name) => tile(name, "small"))))),
     el("ul", { class: "fans" }, win.fans.length
-      ? win.fans.map((fan) => el("li", { dataset: { fan: fan.id } }, `${fan.name} ${fan.id} · ${
-        fan.doubling ? `×${fan.fan}` : win.points ? `${fan.fan} points` : `${fan.fan} fan`}`))
-      : el("li", {}, "(no bonus items)"))));
+      ? win.fans.map((fan) => el("li", { dataset: { fan: fan.id } }, `${fan.name} (${fan.id.replace(/_/g, " ")}): ${
+        fan.doubling ? `doubles the points (×${fan.fan})` : win.points ? `${fan.fan} points` : `bonus ${fan.fan}`}`))
+      : el("li", {}, "No bonus item applied."))));
   const draw = settlement.outcome === "exhaustive_draw"
-    ? el("p", {}, "荒庄 exhaustive draw: nobody won; kong payments are void.") : null;
+    ? el("p", {}, "荒庄 exhaustive draw: the wall ran out and nobody won; kong payments are void.") : null;
   const falseWins = (settlement.false_wins || []).map((seat) => el("p", { class: "false-win" },
     `诈胡 false win: ${seatName(state, seat)} declared a win without a winning hand and pays every other seat.`));
   const results = el("table", { class: "list" },
-    el("thead", {}, el("tr", {}, ["Seat", "Player", "Hand", "Kong", "Total", "Score"].map((h, i) =>
-      el("th", { class: i > 1 ? "num" : "" }, h)))),
+    el("thead", {}, el("tr", {}, ["Player", "Hand", "Kong", "Total", "Score"].map((h, i) =>
+      el("th", { class: i > 0 ? "num" : "" }, h)))),
     el("tbody", {}, settlement.results.map((r) => el("tr", {},
-      el("td", {}, String(r.seat)), el("td", {}, seatName(state, r.seat)),
+      el("td", {}, capital(seatName(state, r.seat))),
       el("td", { class: "num" }, signed(r.hand)), el("td", { class: "num" }, signed(r.kong)),
       el("td", { class: "num" }, el("strong", {}, signed(r.total))),
       el("td", { class: "num" }, String(state.seats[r.seat] ? state.seats[r.seat].score : ""))))));
+  const note = el("p", { class: "small-print" }, "Hand: points from the win; Kong: each kong's payment; ",
+    "Score: the match so far.");
   const end = state.finished
     ? el("p", { class: "final" }, el("strong", {}, "Final scores: "),
-      state.seats.map((s) => `${seatName(state, s.seat)} ${signed(s.score)}`).join(" · "),
-      state.seed ? ` · seed ${state.seed} (published for audit)` : "",
+      state.seats.map((s) => `${capital(seatName(state, s.seat))} ${signed(s.score)}`).join(" · "),
       " · ", el("a", { href: reviewUrl(state), class: "review" }, "review the play against the expert"))
     : null;
-  fill(box, title, draw, falseWins, wins, results, end);
+  fill(box, title, draw, falseWins, wins, results, note, end);
+}
+
+function closeSettlement() {
+  if (!page.settlement) return;
+  page.closed = page.settlement.hand_no;
+  save();
+  if (page.state) renderSettlement(page.state);
+}
+
+function renderTitle(state) {
+  if (state.mode !== "seat") return;
+  const mine = deciding(state) && page.answered !== state.decision_id;
+  document.title = mine ? `● Your turn · ${TITLE}` : state.auto && !state.finished ? `托管 · ${TITLE}` : TITLE;
 }
 
 function render(state) {
@@ -188,13 +310,15 @@ function render(state) {
   board.dataset.phase = state.phase;
   board.dataset.hand = String(state.hand_no);
   board.dataset.mode = state.mode;
+  noteArrivals(state);
   const viewer = viewerSeat(state);
   state.seats.forEach((view) => renderSeat(state, view, POSITIONS[(view.seat - viewer + 4) % 4]));
   renderCenter(state);
   renderHand(state);
   renderHint(state);
   renderSettlement(state);
-  if ($("#title")) fill($("#title"), `${state.table_id || ""} · ${state.match_id}`);
+  renderTitle(state);
+  if ($("#title")) fill($("#title"), state.table_id || "");
   if (state.finished && state.match_id && $("#review-link")) {
     const link = $("#review-link");
     link.href = reviewUrl(state);
@@ -243,17 +367,17 @@ function renderHint(state) {
   }
   box.classList.remove("hidden");
   if (hint.error) {
-    fill(box, el("span", { class: "error" }, hint.error));
+    fill(box, el("span", { class: "error" }, tileWords(hint.error)));
     return;
   }
   const [best, ...others] = hint.suggestions;
   box.dataset.decision = hint.decision_id;
   fill(box,
     el("div", { class: "best", dataset: { kind: best.kind, tile: best.tile || "" } },
-      `Expert (level ${hint.level}) suggests: ${best.label}${best.then ? `, then ${best.then}` : ""} — ${best.reason}`),
+      tileWords(`Expert (level ${hint.level}) suggests: ${best.label}${best.then ? `, then ${best.then}` : ""} — ${best.reason}`)),
     figures(best),
     others.length ? el("ol", { start: 2 }, others.map((s) => el("li", { dataset: { kind: s.kind, tile: s.tile || "" } },
-      `${s.label}: ${s.reason}`, figures(s)))) : null);
+      tileWords(`${s.label}: ${s.reason}`), figures(s)))) : null);
   if (best.kind === "discard") {
     const node = document.querySelector(`#hand .tile.can[data-tile="${best.tile}"]`);
     if (node) node.classList.add("suggested");
@@ -267,8 +391,8 @@ function renderHint(state) {
 async function askHint() {
   const state = page.state;
   if (!seatBase || !state) return;
-  if (!state.decision_id) {
-    page.hint = { decision_id: "", error: "Nothing to decide right now: a hint is for your open decision." };
+  if (!state.decision_id || state.auto) {
+    page.hint = { decision_id: state.decision_id || "", error: "Nothing to decide right now: a hint is for your open decision." };
   } else {
     try {
       page.hint = await api(`${seatBase}/hint`);
@@ -279,6 +403,16 @@ async function askHint() {
   if (page.state) renderHint(page.state);
 }
 
+/** The clock of the person's open decision: the move's own time, then the time bank. */
+function clock(state) {
+  const now = Date.now();
+  const bank = Math.max(0, state.time_bank_ms || 0);
+  const moveEnds = state.deadline_ms - bank; // the engine's deadline is the move's time plus the bank
+  const move = Math.max(0, Math.ceil((moveEnds - now) / 1000));
+  const bankLeft = Math.max(0, Math.ceil(Math.min(bank, state.deadline_ms - now) / 1000));
+  return { move, bank: bankLeft, urgent: move === 0 && bankLeft <= 5 };
+}
+
 function tick() {
   const state = page.state;
   const timer = $("#timer");
@@ -286,46 +420,117 @@ function tick() {
     fill(timer);
     return;
   }
-  if (state.deadline_ms && state.options.length + state.hand.filter((t) => t.discard).length > 0) {
-    const left = Math.max(0, Math.round((state.deadline_ms - Date.now()) / 1000));
-    fill(timer, `${left} s`);
-    timer.classList.toggle("urgent", left <= 5);
+  if (state.deadline_ms && deciding(state)) {
+    const { move, bank, urgent } = clock(state);
+    fill(timer,
+      el("span", { class: "move", title: "this move's time" }, String(move)), " + ",
+      el("span", { class: "bank", title: "your time bank" }, String(bank)), " s",
+      el("span", { class: "clock-words" }, move ? "move + time bank" : "time bank; at 0 the engine plays your seat (托管)"));
+    timer.classList.toggle("urgent", urgent);
+    timer.title = "Your move's time, then your time bank for the match; when both run out the engine plays your seat (托管 auto-play) until you press “I'm back”.";
   } else if (state.turn_since_ms && state.phase === "turn") {
-    fill(timer, `${Math.max(0, Math.round((Date.now() - state.turn_since_ms) / 1000))} s`);
+    fill(timer, el("span", { class: "clock-words" },
+      `${capital(seatName(state, state.current_seat))}: ${Math.max(0, Math.round((Date.now() - state.turn_since_ms) / 1000))} s on this turn`));
     timer.classList.remove("urgent");
   } else {
     fill(timer);
   }
+  renderArmed(state);
 }
 
-function addLog(lines) {
-  for (const line of lines) page.log.unshift(line);
-  page.log.length = Math.min(page.log.length, 60);
+/** The controls of a decision come on SETTLE_MS after it came (see send). */
+function renderArmed(state) {
+  if (state.mode === "seat" && page.armedAt && Date.now() >= page.armedAt) {
+    page.armedAt = 0;
+    renderHand(state);
+    renderTitle(state);
+  }
+}
+
+function storageKey(state) {
+  return `hebei.table.${state.match_id}.${state.mode === "seat" ? state.viewer : "watch"}`;
+}
+
+/** The table's log and settlement, kept in the tab: a reload shows them again. */
+function save() {
+  if (!page.store) return;
+  try {
+    sessionStorage.setItem(page.store, JSON.stringify({ log: page.log, settlement: page.settlement, closed: page.closed }));
+  } catch (error) {
+    // storage full or off: the page works without it
+  }
+}
+
+function restore(state) {
+  page.store = storageKey(state);
+  let kept = null;
+  try {
+    kept = JSON.parse(sessionStorage.getItem(page.store) || "null");
+  } catch (error) {
+    kept = null;
+  }
+  if (!kept) return;
+  page.log = [...page.log, ...(kept.log || [])].slice(0, 60);
+  page.settlement = page.settlement || kept.settlement || null;
+  page.closed = kept.closed || 0;
+  showLog();
+}
+
+function showLog() {
   fill($("#log"), page.log.map((line) => el("li", {}, line)));
 }
 
-function notice(text) {
-  fill($("#notice"), text || "");
+function addLog(lines) {
+  for (const line of lines) page.log.unshift(tileWords(line));
+  page.log.length = Math.min(page.log.length, 60);
+  showLog();
+  save();
 }
 
+function notice(text) {
+  fill($("#notice"), tileWords(text || ""));
+}
+
+/** Answer the open decision: the command carries the decision id it answers, and a second
+ * answer to the same decision (a double click, a key pressed twice) is not sent. */
 async function send(command) {
-  if (!seatBase) return;
+  const state = page.state;
+  if (!seatBase || !state || controlsOff(state)) return;
+  const decision = state.decision_id;
+  page.answered = decision;
+  page.answeredAt = Date.now();
+  renderHand(state);
+  renderTitle(state);
+  const id = Number(decision);
   try {
-    await api(`${seatBase}/commands`, { method: "POST", body: { command } });
+    await api(`${seatBase}/commands`, {
+      method: "POST", body: { command, decision_id: Number.isSafeInteger(id) ? id : decision },
+    });
     notice("");
   } catch (error) {
+    if (error.status !== 409 && page.answered === decision && page.state) {
+      page.answered = null; // not taken (the gateway unreachable, a typo): answer again
+      renderHand(page.state);
+    }
     notice(error.message);
   }
 }
 
-async function toggleAuto() {
+async function toggleAuto(on) {
   if (!seatBase || !page.state) return;
+  const want = typeof on === "boolean" ? on : !page.state.auto;
   try {
-    await api(`${seatBase}/auto`, { method: "POST", body: { on: !page.state.auto } });
-    notice(page.state.auto ? "Taking over from auto-play…" : "Auto-play on (托管): the engine plays your seat.");
+    await api(`${seatBase}/auto`, { method: "POST", body: { on: want } });
+    notice(want ? "Auto-play on (托管): the engine plays your seat." : "Taking your seat back from auto-play…");
   } catch (error) {
     notice(error.message);
   }
+}
+
+/** A focused control (a button, a link, a field) takes Enter and Space itself. */
+function controlFocused() {
+  const active = document.activeElement;
+  return Boolean(active && active !== document.body && active.matches("button, a[href], input, select, textarea, summary, [tabindex]"));
 }
 
 function onKey(event) {
@@ -333,6 +538,11 @@ function onKey(event) {
   if ($("#board") && $("#board").closest(".hidden")) return; // the table is not shown
   if (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName)) return;
   const key = event.key.toLowerCase();
+  if ((key === "enter" || key === " ") && controlFocused()) return;
+  if (key === "escape") {
+    closeSettlement();
+    return;
+  }
   if (page.pendingKong && /^[1-9]$/.test(key)) {
     page.pendingKong = false;
     send(`k${key}`);
@@ -365,6 +575,20 @@ function onKey(event) {
   event.preventDefault();
 }
 
+/** The bar at the bottom (hand and buttons) takes room the page leaves free under the board. */
+function reserveBar(area) {
+  const set = () => document.documentElement.style.setProperty("--bar-h",
+    area.offsetParent === null ? "0px" : `${Math.ceil(area.getBoundingClientRect().height)}px`);
+  new ResizeObserver(set).observe(area);
+  set();
+}
+
+const KEYS = [
+  ["1-9 a-e", "discard the tile at that place (the drawn tile is last)"], ["h", "win 胡"], ["p", "pong 碰"],
+  ["k", "kong 杠 (k then 1 or 2 when there are two)"], ["x, Enter", "pass 过"], ["t", "auto-play 托管 on/off"],
+  ["s", "the expert's hint 提示"], ["?", "show or hide these keys"], ["Esc", "close the settlement"],
+];
+
 /** The table's markup, built into `root` (the same on every page that shows a table). */
 export function mountTable(root) {
   const seat = (pos) => el("div", { class: `seat pos-${pos}`, dataset: { pos } });
@@ -373,29 +597,31 @@ export function mountTable(root) {
     el("div", { id: "board", class: "board", "aria-live": "off" },
       seat("top"), seat("left"),
       el("div", { class: "center", id: "center" },
-        el("div", { class: "info", id: "info" }, "Waiting for the table…"),
+        el("div", { class: "info", id: "info" }, "Connecting to the table…"),
         el("div", { class: "offer", id: "offer" }), el("div", { class: "timer", id: "timer" })),
       seat("right"), seat("bottom")),
     el("section", { id: "hand-area", class: "hand-area hidden", "aria-label": "Your hand" },
+      el("div", { class: "prompt", id: "prompt", "aria-live": "polite" }),
       el("div", { class: "hand", id: "hand" }),
       el("div", { class: "options", id: "options" },
         el("span", { id: "option-buttons" }),
+        el("button", { id: "back", type: "button", class: "primary back hidden", onclick: () => toggleAuto(false) },
+          "I'm back: play my seat", el("kbd", {}, "t")),
         option("hint", "s", "提示 Hint", "s"),
         option("auto", "t", "托管 Auto-play: off"),
         option("help-button", "?", "Keys")),
-      el("div", { class: "prompt", id: "prompt" }),
       el("div", { class: "status-line notice", id: "notice", role: "status" }),
-      el("div", { id: "hint-box", class: "hint hidden", role: "status", "aria-label": "The expert's hint" }),
-      el("p", { id: "help", class: "muted hidden" }, "Keys: 1-9 a-e discard the tile at that position (the drawn ",
-        "tile is last) · h win (胡) · p pong (碰) · k kong (杠; k then 1 or 2 when there are two) · ",
-        "x or Enter pass (过) · t auto-play (托管) on/off · s the expert's hint (提示) · ? these keys. ",
-        "Clicking a tile discards it.")),
-    el("section", { id: "settlement", class: "card settlement hidden", "aria-label": "Settlement" }),
+      el("div", { id: "hint-box", class: "hint hidden", role: "status", "aria-label": "The expert's hint" })),
+    el("section", { id: "settlement", class: "card settlement hidden", role: "region", "aria-label": "Settlement" }),
+    el("section", { id: "help", class: "card keys", "aria-label": "Keys" }, el("h2", {}, "Keys"),
+      el("dl", {}, KEYS.flatMap(([key, what]) => [el("dt", {}, el("kbd", {}, key)), el("dd", {}, what)])),
+      el("p", { class: "muted" }, "Clicking or tapping a tile discards it; a focused button takes Enter and Space.")),
     el("section", { class: "card table-log" }, el("h2", {}, "What happened"), el("ul", { id: "log", class: "log" })));
   document.addEventListener("keydown", onKey);
-  $("#auto").addEventListener("click", toggleAuto);
+  $("#auto").addEventListener("click", () => toggleAuto());
   $("#hint").addEventListener("click", askHint);
   $("#help-button").addEventListener("click", () => $("#help").classList.toggle("hidden"));
+  reserveBar($("#hand-area"));
   setInterval(tick, 250);
 }
 
@@ -406,19 +632,33 @@ export function setPlayedBy(map) {
   if (page.state) render(page.state);
 }
 
+/** Where a decision's controls come on: at once, or SETTLE_MS after a click that answered the
+ * one before (the second click of a double click lands on nothing). */
+function arm(previous, state) {
+  const fresh = state.decision_id && (!previous || previous.decision_id !== state.decision_id);
+  if (fresh && page.answered && Date.now() - page.answeredAt < SETTLE_MS) page.armedAt = page.answeredAt + SETTLE_MS;
+}
+
 /**
  * Follow a table's feed: `url` its SSE route, `base` the seat's routes (null: watching).
- * Handlers: onEnd(reason), onStatus(text). Returns the feed (close() it to stop).
+ * Handlers: onEnd(reason), onStatus(text), onFail(message, status) (a link refused for good:
+ * without it the feed retries). Returns the feed (close() it to stop).
  */
 export function startTable(url, base, handlers = {}) {
   if (page.feed) page.feed.close();
   seatBase = base;
-  Object.assign(page, { state: null, log: [], hint: null, settlement: null, settlementAt: 0 });
+  Object.assign(page, {
+    state: null, log: [], hint: null, settlement: null, closed: 0, answered: null, armedAt: 0,
+    controls: "", arrivals: {}, lastDiscard: null, store: null,
+  });
   fill($("#log"));
   notice("");
   page.feed = new Feed(url, {
     onState(state, delta) {
+      const previous = page.state;
       page.state = state;
+      if (!page.store) restore(state);
+      arm(previous, state);
       render(state);
       if (delta && delta.event && delta.event.time_ms) {
         const rendered = Date.now();
@@ -443,6 +683,10 @@ export function startTable(url, base, handlers = {}) {
     onStatus(text) {
       if (handlers.onStatus) handlers.onStatus(text);
     },
+    onFail: handlers.onFail ? (message, status) => {
+      fill($("#info"), tileWords(message));
+      handlers.onFail(message, status);
+    } : null,
   }).start();
   window.hebeiFeed = page.feed;
   return page.feed;

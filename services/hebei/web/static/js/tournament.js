@@ -64,7 +64,7 @@ function renderStandings(standings, tournament) {
   el("td", { class: "num hide-narrow" }, String(row.best_match)),
   el("td", { class: "num hide-narrow" }, String(row.penalty_points)),
   el("td", { class: "num hide-narrow" }, String(row.placement_points)),
-  el("td", { class: "hide-narrow" }, row.decided_by || ""),
+  el("td", { class: "hide-narrow" }, row.decided_by === "seed_draw" ? "" : (row.decided_by || "").replace(/_/g, " ")),
   el("td", {}, STATUS[row.status] ? el("span", { class: "badge warn" }, STATUS[row.status]) : "active"))));
   const notes = [];
   if (standings.round_no) notes.push(`after round ${standings.round_no}`);
@@ -78,7 +78,7 @@ function renderStandings(standings, tournament) {
 function quality(q) {
   return `repeat pairs ${q.repeat_pairs} · in a row ${q.consecutive_repeats} · most met ${q.max_pair_meetings}` +
     ` · wind spread ${q.wind_spread} · standings spread ${q.standings_spread}` +
-    ` · ${q.seconds} s${q.deadline_hit ? " (deadline)" : ""}`;
+    "";
 }
 
 function renderRounds(rounds) {
