@@ -236,7 +236,7 @@ class PersonRoutes:
             session_id is not None and session_id != follower.session_id()
         ):
             raise HttpError(404, "that is not your open table now (a new round, or a new session)")
-        return self.g.sse(request, session.feed, self.g._stream_slot(request))
+        return self.g.sse(request, session.feed, self.g._stream_slot(request, session))
 
     async def seat_command(self, request: Request) -> Response:
         data = await self._body(request)
