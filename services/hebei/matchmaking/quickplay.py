@@ -27,7 +27,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -79,6 +79,33 @@ class Ticket:
     ended: bool = False  # the stream has ended (set under QuickPlay._lock)
 
 
+DEFAULT_NAME = "Player {n}"  # a person who gave no name, numbered at their table
+
+
+def distinct_names(people: list[PlayerRow]) -> list[PlayerRow]:
+    """The people of one table with names nobody else there has: one who gave none is "Player
+    1", "Player 2", ... (a number no one at the table holds), and a name given twice gets
+    " 2", " 3", ... after it, so a page's "X's turn" always names one seat."""
+    given = {p.name for p in people if p.name}
+    taken: set[str] = set()
+    number = 0
+    named = []
+    for person in people:
+        name = person.name
+        if not name:
+            number += 1
+            while DEFAULT_NAME.format(n=number) in given | taken:
+                number += 1
+            name = DEFAULT_NAME.format(n=number)
+        base, suffix = name, 2
+        while name in taken:
+            name = f"{base[: MAX_NAME_LENGTH - 1 - len(str(suffix))]} {suffix}"
+            suffix += 1
+        taken.add(name)
+        named.append(person if name == person.name else replace(person, name=name))
+    return named
+
+
 class QuickPlay:
     """The quick-play queue (see the module docstring)."""
 
@@ -104,7 +131,7 @@ class QuickPlay:
 
     def ticket(self, request: mm.QuickPlayRequest) -> Ticket:
         """Check a request and make its ticket (InvalidArgument naming the bad field)."""
-        name = check_text("name", request.name, max_length=MAX_NAME_LENGTH, required=True)
+        name = check_text("name", request.name, max_length=MAX_NAME_LENGTH)
         profile = check_text("rule_profile.name", request.rule_profile.name, max_length=32)
         try:
             get_profile(profile or "main")
@@ -116,9 +143,9 @@ class QuickPlay:
             else pb.MatchLength(hands=QUICK_HANDS)
         )
         policy, level = check_policy("bot", request.bot_policy, request.bot_level)
-        player = PlayerRow(
-            "", f"q-{secrets.token_hex(6)}", 0, name, "person", rating_id=f"person:{name}"
-        )
+        player_id = f"q-{secrets.token_hex(6)}"
+        rating_id = f"person:{name}" if name else f"guest:quick:{player_id}"
+        player = PlayerRow("", player_id, 0, name, "person", rating_id=rating_id)
         key = (profile or "main", length.SerializeToString(deterministic=True))
         return Ticket(player, key, policy, level)
 
@@ -302,6 +329,8 @@ class QuickPlay:
     def _open(self, group: list[Ticket]) -> None:
         """Store the match, open it on the engine, queue its bots, tell the tickets."""
         first = group[0]
+        for ticket, player in zip(group, distinct_names([t.player for t in group]), strict=True):
+            ticket.player = player
         seated = [t.player for t in group]
         for number in range(len(seated), 4):
             seated.append(

@@ -49,6 +49,7 @@ import json
 import logging
 import re
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -75,6 +76,7 @@ from hebei.web.advice import Advisor
 from hebei.web.backend import Backend, HttpError, http_error
 from hebei.web.config import WebConfig
 from hebei.web.feeds import Feed
+from hebei.web.history import remember
 from hebei.web.hub import Hub
 from hebei.web.limits import Bucket, TrustedProxies
 from hebei.web.tables import SeatSession
@@ -87,6 +89,8 @@ MAX_BODY_BYTES = 8 * 1024
 MAX_NAME = 32
 MAX_REASON = 256
 MAX_HANDS = 16
+DEFAULT_LEVEL = 3  # quick play's expert level unless asked (the expert's own default)
+UNNAMED = frozenset({"", "you"})  # the lobby's placeholder is no name: distinct defaults
 ID = re.compile(r"^[!-~]{1,128}$")  # printable ASCII, no spaces
 TOKEN = re.compile(r"^[!-~]{16,256}$")
 KEEPALIVE_SECONDS = 15.0
@@ -237,6 +241,29 @@ def check_id(name: str, value: str) -> str:
     return value
 
 
+def actor_of(request: Request) -> str:
+    """Who acts, as the operator page names them: ``X-Hebei-Actor`` percent-encoded (UTF-8,
+    as ``hebei.common.auth.actor_metadata`` sends it: a header carries ASCII only), decoded
+    here, at most 64 characters; "" when absent or not printable."""
+    raw = request.headers.get("x-hebei-actor", "")[:1024]
+    actor = urllib.parse.unquote(raw, errors="replace").strip()[:64]
+    return actor if actor.isprintable() and "\ufffd" not in actor else ""
+
+
+def decision_of(data: dict[str, Any]) -> int | None:
+    """The ``decision_id`` a command answers (the page's ``state.decision_id``: a string of
+    digits, as JSON numbers lose precision past 2^53; an integer is taken too), None if
+    absent."""
+    value = data.get("decision_id")
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.isdigit() and len(value) <= 20:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**64:
+        raise HttpError(400, "decision_id must be the decision's id (a positive integer)")
+    return value
+
+
 def last_event_id(request: Request) -> int | None:
     raw = request.headers.get("last-event-id") or request.query_params.get("last_event_id")
     if raw is None or raw == "":
@@ -379,7 +406,7 @@ class Gateway:
             {
                 "policies": [{"name": n, "levels": list(v)} for n, v in POLICY_LEVELS.items()],
                 "max_hands": MAX_HANDS,
-                "default": {"policy": "expert", "level": 2, "hands": 1},
+                "default": {"policy": "expert", "level": DEFAULT_LEVEL, "hands": 1},
             }
         )
 
@@ -436,7 +463,9 @@ class Gateway:
         from hebei.bots.policies import POLICY_LEVELS
 
         data = await read_json(request)
-        name = text_field(data, "name", max_length=MAX_NAME, required=False) or "You"
+        name = text_field(data, "name", max_length=MAX_NAME, required=False)
+        if name.casefold() in UNNAMED:  # no name: matchmaking gives "Player 1", "Player 2", ...
+            name = ""
         policy = text_field(data, "policy", max_length=32, required=False) or "expert"
         if policy not in POLICY_LEVELS:
             raise HttpError(400, f"policy must be one of {', '.join(POLICY_LEVELS)}")
@@ -458,7 +487,7 @@ class Gateway:
             client_of(request),
             reply.player_id,
         )
-        return JSONResponse(self._seat_json(session), status_code=201)
+        return self._seated(request, session)
 
     def _seat_me(self, request_message: mm.QuickPlayRequest) -> mm.QuickPlayResponse:
         """QuickPlay until seated (blocking: runs in the call pool)."""
@@ -491,7 +520,13 @@ class Gateway:
             raise HttpError(400, "seat_token must be 16-256 printable characters")
         session = self.hub.open_seat(match_id, seat, token, client_of(request))
         await self.hub.accepted(session, self.config.call_timeout)
-        return JSONResponse(self._seat_json(session), status_code=201)
+        return self._seated(request, session)
+
+    def _seated(self, request: Request, session: SeatSession) -> Response:
+        """A seat session opened for this browser (201): its match joins My matches."""
+        response = JSONResponse(self._seat_json(session), status_code=201)
+        remember(response, request, session)
+        return response
 
     def _seat_json(self, session: SeatSession) -> dict[str, Any]:
         return {
@@ -518,9 +553,11 @@ class Gateway:
         return await self.command(session, await read_json(request))
 
     async def command(self, session: SeatSession, data: dict[str, Any]) -> Response:
-        """``{command}`` for a seat session (by key, or a person's by cookie)."""
+        """``{command, decision_id}`` for a seat session (by key, or a person's by cookie): the
+        action answers that decision, or nothing is sent (409 DECISION_OVER: it was answered or
+        closed). Without ``decision_id`` (older clients) it answers the decision open now."""
         command = text_field(data, "command", max_length=16, required=False)
-        return JSONResponse(session.command(command), status_code=202)
+        return JSONResponse(session.command(command, decision_of(data)), status_code=202)
 
     async def seat_auto(self, request: Request) -> Response:
         self.posts.take(client_of(request))
@@ -548,8 +585,7 @@ class Gateway:
                 f"a hint is only for your own seat ({session.seat}): "
                 "no one at a table sees another seat's tiles",
             )
-        if session.closed or session.feed.ended:
-            raise HttpError(409, "this seat's session has ended")
+        session.check_live()
         if len(self.advisor.hints) > 2 * self.config.max_sessions:  # every seat that asked
             self.advisor.forget({s.key for s in self.hub.sessions()})
         return JSONResponse(await self.advisor.hint(key, session.seat, session.obs))
@@ -643,10 +679,7 @@ class Gateway:
         token = header[7:].strip() if header[:7].lower() == "bearer " else ""
         if not token or len(token) > 512 or not same_token(expected, token):
             raise HttpError(401, "the operator token is missing or wrong")
-        actor = request.headers.get("x-hebei-actor", "").strip()[:64]
-        if not actor.isprintable():
-            actor = ""
-        return token, actor or "web operator"
+        return token, actor_of(request) or "web operator"
 
     async def overview(self, request: Request) -> Response:
         self.operator(request)
@@ -823,11 +856,13 @@ def create_app(config: WebConfig, backend: Backend | None = None) -> Starlette:
             gateway.backend.close()
 
     g = gateway
+    from hebei.web.history import History
     from hebei.web.me import PersonRoutes
     from hebei.web.metrics import RequestMetrics, watch
 
     routes = [
         *PersonRoutes(gateway).routes(),
+        *History(gateway).routes(),
         Route("/api/health", g.health),
         Route("/api/bots", g.bots),
         Route("/api/tables", g.list_tables),

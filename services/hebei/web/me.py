@@ -36,6 +36,7 @@ from starlette.routing import Route
 
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.web.backend import HttpError
+from hebei.web.history import remember
 from hebei.web.people import (
     Credentials,
     Follower,
@@ -236,7 +237,9 @@ class PersonRoutes:
             session_id is not None and session_id != follower.session_id()
         ):
             raise HttpError(404, "that is not your open table now (a new round, or a new session)")
-        return self.g.sse(request, session.feed, self.g._stream_slot(request, session))
+        response = self.g.sse(request, session.feed, self.g._stream_slot(request, session))
+        remember(response, request, session, follower.credentials.tournament_id)
+        return response
 
     async def seat_command(self, request: Request) -> Response:
         data = await self._body(request)

@@ -39,6 +39,7 @@ SEAT_CHANGES = frozenset(
     }
 )
 MAX_COMMAND_LENGTH = 16
+DECISION_OVER = "that decision is over"  # a command for a decision answered or closed (409)
 
 
 class SpectatorProducer(Producer):
@@ -159,6 +160,7 @@ class SeatSession:
         self.obs: pb.Observation | None = None
         self.count = 0
         self.closed = False
+        self.answered = 0  # the last decision id a command answered through this session
         # A session reached by its key (quick play) counts against its address's seat bound
         # at once; a cookie session (a tournament person's, see hebei.web.people) only once
         # the engine accepted its token (sent an observation).
@@ -234,18 +236,29 @@ class SeatSession:
 
     # ------------------------------------------------------------- from the loop
 
-    def command(self, text: str) -> dict[str, Any]:
-        """A key or typed command (``p``, ``h``, ``k2``, ``5m``, ``3``, ``x``, ``t``) against the
-        open decision; sends the action, or raises HttpError 409 saying why not."""
+    def check_live(self) -> None:
+        """410 (with why) once the session has ended: the page shows it and stops."""
+        if self.closed or self.feed.ended:
+            why = self.feed.ended or "the page left the table"
+            raise HttpError(410, f"this seat's session has ended: {why}", "GONE")
+
+    def command(self, text: str, decision_id: int | None = None) -> dict[str, Any]:
+        """A key or typed command (``p``, ``h``, ``k2``, ``5m``, ``3``, ``x``, ``t``) against
+        decision ``decision_id`` (None: the one open now, for clients that send none); sends
+        the action with that decision's id, or raises HttpError saying why not: 409
+        ``DECISION_OVER`` when that decision is not open any more or was answered already (a
+        stale or second click: nothing is sent)."""
         text = text.strip()
         if len(text) > MAX_COMMAND_LENGTH:
             raise HttpError(400, f"a command is at most {MAX_COMMAND_LENGTH} characters")
-        if self.closed or self.feed.ended:
-            raise HttpError(409, "this seat's session has ended")
+        self.check_live()
         with self._lock:
             obs = self.obs
         if obs is None:
             raise HttpError(409, "the table has not sent this seat anything yet")
+        acting = decision_id is not None and decision_id != 0
+        if acting and (decision_id != obs.decision_id or decision_id == self.answered):
+            raise HttpError(409, DECISION_OVER, "DECISION_OVER")
         view = None
         if obs.decision_id and obs.legal_actions and not _auto_played(obs):
             try:
@@ -255,6 +268,7 @@ class SeatSession:
         command = parse_command(text, view)
         if command.kind is CommandKind.ACT and command.action is not None:
             action = convert.action_to_proto(command.action, obs.decision_id)
+            self.answered = obs.decision_id
             self.stream.send(action)
             return {"sent": _action_json(action)}
         if command.kind is CommandKind.TOGGLE_AUTO:
@@ -271,6 +285,7 @@ class SeatSession:
 
     def toggle_auto(self, on: bool) -> dict[str, Any]:
         """Hand the seat over to auto-play (托管) or take it back."""
+        self.check_live()
         if self.obs is None or self.obs.phase == pb.PHASE_WAITING:
             raise HttpError(409, "The match has not started yet.")
         kind = pb.ACTION_KIND_HAND_OVER if on else pb.ACTION_KIND_TAKE_OVER

@@ -31,6 +31,7 @@ from hebei.web.config import WebConfig
 from hebei.web.server import RunningGateway, start_gateway
 from tests.conftest import unique_name
 
+BOT_PACE = "0.05"  # seconds: HEBEI_TABLE_BOT_PACE_SECONDS of the web tests' engine
 SCHEMA_VARIABLES = ("HEBEI_LEDGER_SCHEMA", "HEBEI_TABLE_SCHEMA", "HEBEI_MATCHMAKING_SCHEMA")
 
 _lock = threading.Lock()
@@ -47,6 +48,9 @@ def acquire_stack(database_url: str, broker_url: str) -> Stack:
                 HEBEI_MATCHMAKING_QUICK_PLAY_WAIT_SECONDS="0.3",
                 HEBEI_BOTS_WARM_HANDS="0",
                 HEBEI_TABLE_MAX_SPECTATORS_PER_PEER="64",
+                # Bots at tables with people wait this long (0.8 s unless set): small here, so
+                # that the tests' quick-play matches do not take minutes.
+                HEBEI_TABLE_BOT_PACE_SECONDS=BOT_PACE,
             )
             folder = Path(tempfile.mkdtemp(prefix="hebei-web-"))
             options = StackOptions(
@@ -288,7 +292,8 @@ def play_out(
         if state is not None and state["decision_id"] and state["decision_id"] != answered:
             command = choose(state, pong=True)
             if command is not None:
-                reply = client.post(commands, json={"command": command}, headers=headers)
+                body = {"command": command, "decision_id": state["decision_id"]}
+                reply = client.post(commands, json=body, headers=headers)
                 assert reply.status_code in (202, 409), reply.text
                 answered = state["decision_id"]
         time.sleep(0.05)

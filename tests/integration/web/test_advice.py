@@ -141,7 +141,7 @@ def test_hints_for_my_seat_then_a_review_of_the_match(web_stack) -> None:
         reader.wait_for(lambda m: m.event == "end", 60)
         assert hinted >= 3 and played_otherwise >= 1, (hinted, played_otherwise)
         ended = client.get(f"/api/seats/{key}/hint")
-        assert ended.status_code == 409 and ended.json()["error"]
+        assert ended.status_code == 410 and ended.json()["error"]
 
         started = time.perf_counter()
         review = client.get(f"/api/tables/{match_id}/review", params={"seat": seat["seat"]})

@@ -22,7 +22,10 @@ function say(text, bad = false) {
 
 async function call(path, options = {}) {
   const creds = credentials();
-  return api(path, { ...options, token: creds && creds.token, actor: creds && creds.actor });
+  // A header carries ASCII only: the name goes percent-encoded (UTF-8), as the CLI's
+  // hebei.common.auth.actor_metadata sends it, and the gateway decodes it (评估员 works).
+  const actor = creds && creds.actor ? encodeURIComponent(creds.actor) : undefined;
+  return api(path, { ...options, token: creds && creds.token, actor });
 }
 
 function health(status) {
