@@ -811,7 +811,7 @@ class Table:
             if seat.timer is not None:
                 seat.timer.cancel()
                 seat.timer = None
-            self._apply_answers()
+            self._progress()  # wakes when the pace is up (_apply_answers)
             return None
         seat.asked_at = None
         self._close_decision(seat)
