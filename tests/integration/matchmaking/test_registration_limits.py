@@ -13,7 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from hebei.cli import app, commands  # noqa: F401  (commands: registers the sub-commands)
+from hebei.common.config import ConfigError
 from hebei.matchmaking.registration import CODE_ALPHABET, CodeLocked
+from hebei.matchmaking.service import MatchmakingConfig
 from hebei.matchmaking.settings import DEFAULT_MAX_PLAYERS
 from hebei.matchmaking.tournaments import WrongRegistrationCode
 from hebei.v1 import matchmaking_pb2 as mm
@@ -224,3 +226,43 @@ def test_a_new_code_is_long_enough_and_the_cli_makes_a_strong_one(
         grpc.StatusCode.PERMISSION_DENIED
     )
     assert anonymous.Register(_person(tid, "Mei", code)).player.name == "Mei"
+
+
+def test_the_registration_bounds_are_read_from_the_environment() -> None:
+    base = {
+        "HEBEI_OPERATOR_TOKEN": "op-token-0123456789",
+        "HEBEI_MATCHMAKING_TABLE_ADDRESS": "127.0.0.1:1",
+        "HEBEI_MATCHMAKING_LEDGER_ADDRESS": "127.0.0.1:2",
+    }
+    config = MatchmakingConfig.from_env(base)
+    assert (config.max_tournament_code_failures, config.tournament_code_failure_seconds) == (
+        50,
+        3600.0,
+    )
+    assert (
+        config.max_registrations_per_address,
+        config.max_registrations_per_address_and_tournament,
+        config.registration_seconds,
+    ) == (60, 20, 600.0)
+    chosen = MatchmakingConfig.from_env(
+        {
+            **base,
+            "HEBEI_MATCHMAKING_MAX_TOURNAMENT_CODE_FAILURES": "7",
+            "HEBEI_MATCHMAKING_TOURNAMENT_CODE_FAILURE_SECONDS": "90",
+            "HEBEI_MATCHMAKING_MAX_REGISTRATIONS_PER_ADDRESS": "500",
+            "HEBEI_MATCHMAKING_MAX_REGISTRATIONS_PER_ADDRESS_AND_TOURNAMENT": "300",
+            "HEBEI_MATCHMAKING_REGISTRATION_SECONDS": "60",
+        }
+    )
+    assert (chosen.max_tournament_code_failures, chosen.tournament_code_failure_seconds) == (7, 90)
+    assert chosen.max_registrations_per_address_and_tournament == 300
+    for name, value in (
+        ("MAX_TOURNAMENT_CODE_FAILURES", "0"),
+        ("TOURNAMENT_CODE_FAILURE_SECONDS", "0"),
+        ("MAX_REGISTRATIONS_PER_ADDRESS", "many"),
+        ("MAX_REGISTRATIONS_PER_ADDRESS_AND_TOURNAMENT", "100001"),
+        ("REGISTRATION_SECONDS", "86401"),
+    ):
+        with pytest.raises(ConfigError) as bad:
+            MatchmakingConfig.from_env({**base, f"HEBEI_MATCHMAKING_{name}": value})
+        assert f"HEBEI_MATCHMAKING_{name} must be" in str(bad.value)
