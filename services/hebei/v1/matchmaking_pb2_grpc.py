@@ -203,11 +203,16 @@ class MatchmakingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Register(self, request, context):
-        """Register a person, or a bot by policy name and level, while registration is open. A
-        tournament created with a registration code needs it (or the operator token), else
+        """Register a person, or (operator) a bot by policy name and level, while registration is
+        open. A tournament created with a registration code needs it (or the operator token), else
         PERMISSION_DENIED once the tournament is found, before anything else is checked. A client
         address that sent 10 wrong codes (HEBEI_MATCHMAKING_MAX_CODE_FAILURES) in the last 60 s
-        (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older.
+        (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older;
+        so is every code for a tournament that took 50 wrong ones in an hour from every address
+        together (HEBEI_MATCHMAKING_MAX_TOURNAMENT_CODE_FAILURES). Without the operator token: a
+        person's rating_id is the service's, and one client address makes 60 calls in 10 minutes,
+        20 for one tournament (HEBEI_MATCHMAKING_MAX_REGISTRATIONS_PER_ADDRESS...), then
+        RESOURCE_EXHAUSTED with the wait.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -49,11 +49,16 @@ class MatchmakingServiceStub:
     CreateTournament: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.CreateTournamentRequest, _matchmaking_pb2.CreateTournamentResponse]
     """Operator: create a tournament, open for registration. Idempotent by request_id."""
     Register: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.RegisterRequest, _matchmaking_pb2.RegisterResponse]
-    """Register a person, or a bot by policy name and level, while registration is open. A
-    tournament created with a registration code needs it (or the operator token), else
+    """Register a person, or (operator) a bot by policy name and level, while registration is
+    open. A tournament created with a registration code needs it (or the operator token), else
     PERMISSION_DENIED once the tournament is found, before anything else is checked. A client
     address that sent 10 wrong codes (HEBEI_MATCHMAKING_MAX_CODE_FAILURES) in the last 60 s
-    (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older.
+    (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older;
+    so is every code for a tournament that took 50 wrong ones in an hour from every address
+    together (HEBEI_MATCHMAKING_MAX_TOURNAMENT_CODE_FAILURES). Without the operator token: a
+    person's rating_id is the service's, and one client address makes 60 calls in 10 minutes,
+    20 for one tournament (HEBEI_MATCHMAKING_MAX_REGISTRATIONS_PER_ADDRESS...), then
+    RESOURCE_EXHAUSTED with the wait.
     """
     Unregister: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.UnregisterRequest, _matchmaking_pb2.UnregisterResponse]
     """Withdraw a registration before the tournament starts; after the start, withdraw from the
@@ -165,11 +170,16 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     CreateTournament: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.CreateTournamentRequest, _matchmaking_pb2.CreateTournamentResponse]  # type: ignore[assignment]
     """Operator: create a tournament, open for registration. Idempotent by request_id."""
     Register: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.RegisterRequest, _matchmaking_pb2.RegisterResponse]  # type: ignore[assignment]
-    """Register a person, or a bot by policy name and level, while registration is open. A
-    tournament created with a registration code needs it (or the operator token), else
+    """Register a person, or (operator) a bot by policy name and level, while registration is
+    open. A tournament created with a registration code needs it (or the operator token), else
     PERMISSION_DENIED once the tournament is found, before anything else is checked. A client
     address that sent 10 wrong codes (HEBEI_MATCHMAKING_MAX_CODE_FAILURES) in the last 60 s
-    (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older.
+    (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older;
+    so is every code for a tournament that took 50 wrong ones in an hour from every address
+    together (HEBEI_MATCHMAKING_MAX_TOURNAMENT_CODE_FAILURES). Without the operator token: a
+    person's rating_id is the service's, and one client address makes 60 calls in 10 minutes,
+    20 for one tournament (HEBEI_MATCHMAKING_MAX_REGISTRATIONS_PER_ADDRESS...), then
+    RESOURCE_EXHAUSTED with the wait.
     """
     Unregister: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.UnregisterRequest, _matchmaking_pb2.UnregisterResponse]  # type: ignore[assignment]
     """Withdraw a registration before the tournament starts; after the start, withdraw from the
@@ -290,11 +300,16 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaking_pb2.RegisterRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaking_pb2.RegisterResponse, _abc.Awaitable[_matchmaking_pb2.RegisterResponse]]:
-        """Register a person, or a bot by policy name and level, while registration is open. A
-        tournament created with a registration code needs it (or the operator token), else
+        """Register a person, or (operator) a bot by policy name and level, while registration is
+        open. A tournament created with a registration code needs it (or the operator token), else
         PERMISSION_DENIED once the tournament is found, before anything else is checked. A client
         address that sent 10 wrong codes (HEBEI_MATCHMAKING_MAX_CODE_FAILURES) in the last 60 s
-        (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older.
+        (HEBEI_MATCHMAKING_CODE_FAILURE_SECONDS) is RESOURCE_EXHAUSTED until the oldest is older;
+        so is every code for a tournament that took 50 wrong ones in an hour from every address
+        together (HEBEI_MATCHMAKING_MAX_TOURNAMENT_CODE_FAILURES). Without the operator token: a
+        person's rating_id is the service's, and one client address makes 60 calls in 10 minutes,
+        20 for one tournament (HEBEI_MATCHMAKING_MAX_REGISTRATIONS_PER_ADDRESS...), then
+        RESOURCE_EXHAUSTED with the wait.
         """
 
     @_abc_1.abstractmethod
