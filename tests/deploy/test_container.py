@@ -195,7 +195,9 @@ def test_the_web_gateway_is_health_checked_over_http_and_calls_the_services():
     metrics = dict(item.split("=") for item in env["HEBEI_WEB_METRICS"].split(","))
     assert metrics == {s: f"{s}:{DEFAULT_PORTS[s][1]}" for s in ("table", "matchmaking", "ledger")}
     assert env["HEBEI_OPERATOR_TOKEN"]  # unlocks the operators' view
-    assert not {"HEBEI_DATABASE_URL", "HEBEI_SERVICE_TOKEN", "HEBEI_TABLE_LOG_KEY"} & set(env)
+    assert env["HEBEI_SERVICE_TOKEN"]  # the services' own pools (README, "Security")
+    assert env["HEBEI_WEB_TRUSTED_PROXIES"]  # the TLS proxy in front names the clients
+    assert not {"HEBEI_DATABASE_URL", "HEBEI_TABLE_LOG_KEY"} & set(env)
     assert web["read_only"] is True and web["cap_drop"] == ["ALL"]
 
 
