@@ -1453,8 +1453,9 @@ _SWISS_FAR = 10
 """One annealing move in this many swaps with any table, however far in the ranking."""
 _SWISS_HOT = 8.0
 """The annealing's starting temperature (places of the ranking)."""
-_SWISS_ITERATIONS = 30_000
-"""Annealing moves of a swiss round (about 0.1-0.3 s on a quiet machine at any size)."""
+_SWISS_PER_TABLE, _SWISS_ITERATIONS = 1000, 20_000
+"""Annealing moves of a swiss round: this many a table, at most that many (about 0.1 s on a
+quiet machine at any size)."""
 
 
 def greedy_swiss(players: Sequence[str], standings: Mapping[str, float]) -> tuple[Table, ...]:
@@ -1716,7 +1717,7 @@ def _swiss_search(
 ) -> _SwissSearch:
     """The swiss search run from ``initial``: annealing, then passes of best swaps."""
     search = _SwissSearch(initial, rank, state, allowed, round_no, filler)
-    search.anneal(_SWISS_ITERATIONS, rng, clock)
+    search.anneal(min(_SWISS_ITERATIONS, _SWISS_PER_TABLE * len(initial)), rng, clock)
     search.improve(passes=8, clock=clock)
     return search
 
