@@ -120,6 +120,7 @@ METRICS_JOBS = {
     "matchmaking": "hebei-matchmaking",
     "botservice": "hebei-botservice",
     "bots": "hebei-bots",
+    "web": "hebei-web",
 }
 # A start lost a port race (the services' own words, and Prometheus's).
 PORT_TAKEN = ("cannot listen on", "cannot serve metrics on", "bind: address already in use")
@@ -961,6 +962,8 @@ class Stack:
             if c.address and c.metrics_address and c.name in METRICS_JOBS
         }
         targets[METRICS_JOBS["bots"]] = self.bot_metrics_addresses
+        if self.web_metrics_address:
+            targets[METRICS_JOBS["web"]] = [self.web_metrics_address]
         folder = self.data_dir / "prometheus"
         folder.mkdir(parents=True, exist_ok=True)
         config = folder / "prometheus.yml"
