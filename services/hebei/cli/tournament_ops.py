@@ -1,5 +1,6 @@
-"""``hebei tournament create|register|start|status|standings|watch|ratings|penalty|pause|
-resume|cancel|remove|preview|swap|actions|join``: run a tournament on a matchmaking service.
+"""``hebei tournament create|register|start|status|standings|watch|ratings|penalty|award|
+correct|undo|reveal|dissolve|export|pause|resume|cancel|remove|preview|swap|actions|join``: run
+a tournament on a matchmaking service.
 
 The service is found from ``--address``/``--token``, else ``$HEBEI_MATCHMAKING_ADDRESS`` /
 ``$HEBEI_OPERATOR_TOKEN``, else the stack ``hebei up`` runs (its discovery file). The work is
@@ -100,23 +101,30 @@ def _print_json(message: Any) -> None:
 
 
 def standings_table(response: Any, title: str) -> Table:
-    """The ranking with the tie-break that decided each place."""
+    """The ranking with the tie-break that decided each place, matches played, penalties,
+    awards and corrections, and each player's status."""
+    from hebei.common.exports import player_status as status_word
+
     table = Table(title=title)
-    left = ("player", "decided by")
-    for column in ("rank", "player", "points", "won", "dealt in", "best match", "decided by"):
-        table.add_column(column, justify="left" if column in left else "right")
-    rows = response.ranking or []
-    for row in rows:
+    left = ("player", "status", "decided by")
+    columns = ("rank", "player", "status", "points", "matches", "won", "dealt in",
+               "best match", "penalties", "awards", "corrections", "decided by")  # fmt: skip
+    for column in columns:
+        table.add_column(column, justify="left" if column in left else "right", overflow="fold")
+    for row in response.ranking or []:
         s = row.standing
-        status = _status_name(row.status) if row.status not in (0, 1) else "left"
-        note = " (filler)" if row.filler else f" ({status})" if row.withdrawn else ""
         table.add_row(
             str(s.rank) if s.rank else "–",
-            f"{s.player_name or s.player_id}{note}",
+            s.player_name or s.player_id,
+            status_word(row),
             str(s.points),
+            str(s.matches_played),
             str(s.hands_won),
             str(s.hands_dealt_in),
             str(s.best_match_points),
+            str(s.penalty_points),
+            str(s.award_points),
+            str(s.correction_points),
             row.decided_by or "",
         )
     return table
@@ -207,19 +215,16 @@ def quality_table(rounds: list[Any], title: str = "seating quality by round") ->
 
 
 def tables_table(tables: list[Any], title: str) -> Table:
-    table = Table(title=title)
-    for column in ("table", "East", "South", "West", "North", "hands", "status"):
-        table.add_column(column)
-    from hebei.v1 import types_pb2 as pb
+    """A round's tables: full names (folded, never cut) and the status in words ("planned"
+    for a table not yet opened)."""
+    from hebei.common.exports import WINDS, match_status
 
+    table = Table(title=title)
+    for column in ("table", *WINDS, "hands", "status"):
+        table.add_column(column, overflow="fold", min_width=len(column))
     for t in tables:
-        names = [s.player_name for s in sorted(t.seats, key=lambda s: s.seat)]
-        table.add_row(
-            t.table_id or t.match_id,
-            *names,
-            str(t.hands_played),
-            pb.MatchStatus.Name(t.status).removeprefix("MATCH_STATUS_").lower(),
-        )
+        names = [s.player_name or s.player_id for s in sorted(t.seats, key=lambda s: s.seat)]
+        table.add_row(t.table_id or t.match_id, *names, str(t.hands_played), match_status(t.status))
     return table
 
 
@@ -405,6 +410,8 @@ def schedule_config(config: Any, options: dict[str, str], no_show_limit: int, in
         "check_in_window": ("--check-in", 60, day),
         "round_break": ("--break", 0, day),
         "round_time_limit": ("--round-time-limit", 60, day),
+        "stall_timeout": ("--stall-timeout", 10, day),
+        "replace_absent_after": ("--replace-absent-after", 0, 3600),
     }
     for name, (option, low, high) in bounds.items():
         if options.get(name):
@@ -457,6 +464,19 @@ def create_command(
         help="A replaced player's match counts these points, ±1,000,000.",
     ),
     hide: bool = typer.Option(False, "--hide-results", help="Hide round results until it ends."),
+    hide_last: int = typer.Option(
+        0,
+        "--hide-last-rounds",
+        help="Hide the last N rounds' results from all but the operator until `reveal`.",
+    ),
+    stall_timeout: str = typer.Option(
+        "", "--stall-timeout", help="Dissolve a match with no event this long, 10s-24h (10m)."
+    ),
+    replace_absent: str = typer.Option(
+        "",
+        "--replace-absent-after",
+        help="A filler bot plays an absent person's seat after this long, 0s-1h (30s).",
+    ),
     tie_breaks: str = typer.Option(
         "", "--tie-breaks", help=f"Comma list of {', '.join(TIE_BREAKS)}."
     ),
@@ -522,6 +542,7 @@ def create_command(
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--max-players", max_players, 0, MAX_PLAYERS)
     check_range("--late-until", late, 0, MAX_ROUNDS)
+    check_range("--hide-last-rounds", hide_last, 0, rounds)
     if not 0 <= claim_window <= MAX_CLAIM_WINDOW_SECONDS:  # also refuses nan
         fail(f"--claim-window must be 0-{MAX_CLAIM_WINDOW_SECONDS:g} seconds, got {claim_window:g}")
     if fixed is not None:
@@ -530,6 +551,7 @@ def create_command(
     config = mm.TournamentConfig(
         name=name, rounds=rounds, seed=seed, filler_bot_policy=policy, filler_bot_level=level,
         max_players=max_players, last_registration_round=late, hide_round_results=hide,
+        hide_last_rounds=hide_last,
         seating=mm.SeatingMode.Value(f"SEATING_MODE_{mode.upper()}"),
         registration_code=_new_registration_code(registration_code),
     )  # fmt: skip
@@ -551,7 +573,8 @@ def create_command(
     schedule = {
         "start_at": start_at, "check_in_window": check_in, "round_break": round_break,
         "round_time_limit": round_time_limit, "move_seconds": move_seconds,
-        "time_bank": time_bank,
+        "time_bank": time_bank, "stall_timeout": stall_timeout,
+        "replace_absent_after": replace_absent,
     }  # fmt: skip
     schedule_config(config, schedule, no_show_limit, inactive)
     for item in filter(None, (t.strip() for t in tie_breaks.split(","))):
@@ -835,17 +858,184 @@ def penalty_command(
         if not player_id or points <= 0:
             fail("give PLAYER_ID and POINTS (or --cancel PENALTY_ID)")
         check_range("POINTS", points, 1, MAX_PENALTY)
-        request = mm.AssignPenaltyRequest(
-            tournament_id=tournament_id, player_id=player_id, points=points, reason=reason,
-            assigned_by=by, request_id=request_id,
-        )  # fmt: skip
-        penalty = conn.call("AssignPenalty", request, actor=by).penalty
+        penalty = _assign(conn, tournament_id, player_id, points, reason, by, request_id)
+    _print_penalty(penalty, as_json)
+
+
+def _assign(conn, tournament_id, player_id, points, reason, by, request_id) -> Any:
+    """AssignPenalty: ``points`` > 0 taken, < 0 awarded."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.AssignPenaltyRequest(
+        tournament_id=tournament_id, player_id=player_id, points=points, reason=reason,
+        assigned_by=by, request_id=request_id,
+    )  # fmt: skip
+    return conn.call("AssignPenalty", request, actor=by).penalty
+
+
+def _print_penalty(penalty: Any, as_json: bool) -> None:
     if as_json:
         _print_json(penalty)
+        return
+    state = "cancelled" if penalty.cancelled else "booked"
+    what = f"{penalty.points} points from" if penalty.points > 0 else f"{-penalty.points} to"
+    print(f"{penalty.penalty_id}: {what} {penalty.player_id}, {state}"
+          f" (ledger entry {penalty.entry_id})")  # fmt: skip
+
+
+@tournament_app.command("award")
+def award_command(
+    tournament_id: str = typer.Argument(...),
+    player_id: str = typer.Argument(..., help="The player."),
+    points: int = typer.Argument(..., help="Points given, 1-1,000,000."),
+    reason: str = typer.Option(..., "--reason"),
+    by: str = typer.Option("operator", "--by", help="Who awards them."),
+    request_id: str = typer.Option("", "--request-id"),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Award points (booked in the ledger against the tournament's account); `undo` or
+    `penalty --cancel ID` takes it back."""
+    from hebei.matchmaking.tournaments import MAX_PENALTY
+
+    check_range("POINTS", points, 1, MAX_PENALTY)
+    conn = _common(address, token)
+    _print_penalty(
+        _assign(conn, tournament_id, player_id, -points, reason, by, request_id), as_json
+    )
+
+
+@tournament_app.command("correct")
+def correct_command(
+    tournament_id: str = typer.Argument(...),
+    match_id: str = typer.Argument(..., help="The ended match."),
+    deltas: str = typer.Argument(..., help="Points moved per seat 0-3, e.g. 8,-8,0,0 (sum 0)."),
+    reason: str = typer.Option(..., "--reason"),
+    by: str = typer.Option("operator", "--by", help="Who rules."),
+    request_id: str = typer.Option("", "--request-id"),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Correct a match's result (a referee's ruling), booked in the ledger as a new entry."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    try:
+        seat_deltas = [int(x) for x in deltas.split(",")]
+    except ValueError:
+        fail(f"DELTAS must be four integers like 8,-8,0,0, got {deltas!r:.40}")
+    request = mm.CorrectMatchResultRequest(
+        tournament_id=tournament_id, match_id=match_id, seat_deltas=seat_deltas, reason=reason,
+        ruled_by=by, request_id=request_id,
+    )  # fmt: skip
+    correction = _common(address, token).call("CorrectMatchResult", request, actor=by).correction
+    if as_json:
+        _print_json(correction)
     else:
-        state = "cancelled" if penalty.cancelled else "booked"
-        print(f"{penalty.penalty_id}: {penalty.points} points from {penalty.player_id}, {state}"
-              f" (ledger entry {penalty.entry_id})")  # fmt: skip
+        print(f"{correction.correction_id}: {correction.match_id} corrected by"
+              f" {','.join(map(str, correction.seat_deltas))} (ledger entry"
+              f" {correction.entry_id})")  # fmt: skip
+
+
+@tournament_app.command("undo")
+def undo_command(
+    tournament_id: str = typer.Argument(...),
+    reason: str = typer.Option(..., "--reason"),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    actor: str = ActorOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Undo the last correction, penalty or award still in force (its entry reversed)."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.UndoCorrectionRequest(tournament_id=tournament_id, reason=reason)
+    response = _common(address, token).call("UndoCorrection", request, actor=actor)
+    if as_json:
+        _print_json(response)
+    elif response.HasField("correction"):
+        print(f"correction {response.correction.correction_id} of"
+              f" {response.correction.match_id} undone")  # fmt: skip
+    else:
+        print(f"penalty {response.penalty.penalty_id} ({response.penalty.points}) undone")
+
+
+@tournament_app.command("reveal")
+def reveal_command(
+    tournament_id: str = typer.Argument(...),
+    reason: str = typer.Option("", "--reason"),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    actor: str = ActorOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Reveal the hidden rounds' results (--hide-last-rounds) to everyone."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.RevealResultsRequest(tournament_id=tournament_id, reason=reason)
+    _operator_call("RevealResults", request, address, token, actor, as_json)
+
+
+@tournament_app.command("dissolve")
+def dissolve_command(
+    tournament_id: str = typer.Argument(...),
+    match_id: str = typer.Argument(..., help="The match (see `status`)."),
+    reason: str = typer.Option(..., "--reason"),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    actor: str = ActorOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Dissolve one match of the tournament (booked as dissolved; the round goes on)."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.DissolveTableRequest(tournament_id=tournament_id, match_id=match_id, reason=reason)
+    table = _common(address, token).call("DissolveTable", request, actor=actor).table
+    if as_json:
+        _print_json(table)
+    else:
+        Console().print(tables_table([table], f"{match_id} dissolved"))
+
+
+@tournament_app.command("export")
+def export_command(
+    tournament_id: str = typer.Argument(...),
+    what: str = typer.Option("results", "--what", help="results or seating (every round)."),
+    fmt: str = typer.Option("csv", "--format", help="csv or json."),
+    out: str = typer.Option("", "--out", help="Write to this file (default: stdout)."),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+) -> None:
+    """Export the results (every standings column, statuses) or every round's seating as CSV
+    or JSON (README "Exports" lists the columns)."""
+    from hebei.common import exports
+    from hebei.common.seating import every_round
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    if what not in ("results", "seating"):
+        fail(f"--what must be results or seating, got {what!r:.40}")
+    if fmt not in ("csv", "json"):
+        fail(f"--format must be csv or json, got {fmt!r:.40}")
+    conn = _common(address, token)
+    extra = {}
+    if what == "results":
+        response = conn.call("GetStandings", mm.GetStandingsRequest(tournament_id=tournament_id))
+        rows, columns = exports.result_rows(response), exports.RESULT_COLUMNS
+        extra["round_no"] = response.round_no
+    else:
+        rounds = every_round(lambda request: conn.call("GetSeating", request), tournament_id)
+        rows, columns = exports.seating_rows(rounds), exports.SEATING_COLUMNS
+    text = (
+        exports.as_csv(columns, rows)
+        if fmt == "csv"
+        else exports.as_json(what, tournament_id, rows, **extra) + "\n"
+    )
+    if out:
+        with open(out, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+    else:
+        typer.echo(text, nl=False)
 
 
 @tournament_app.command("status")

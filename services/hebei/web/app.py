@@ -856,6 +856,7 @@ def create_app(config: WebConfig, backend: Backend | None = None) -> Starlette:
             gateway.backend.close()
 
     g = gateway
+    from hebei.web.exports import ExportRoutes
     from hebei.web.history import History
     from hebei.web.me import PersonRoutes
     from hebei.web.metrics import RequestMetrics, watch
@@ -882,6 +883,7 @@ def create_app(config: WebConfig, backend: Backend | None = None) -> Starlette:
         Route("/api/tournaments/{tournament}/seating", g.tournament_seating),
         Route("/api/tournaments/{tournament}/standings", g.tournament_standings),
         Route("/api/tournaments/{tournament}/events", g.tournament_events),
+        *ExportRoutes(g).routes(),  # hebei.web.exports: CSV/JSON exports, printable pages
         Route("/api/operator/overview", g.overview),
         Route("/api/operator/tables/{match}/dissolve", g.dissolve, methods=["POST"]),
         Route("/api/operator/tournaments/{tournament}/pause", g.pause, methods=["POST"]),

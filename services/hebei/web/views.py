@@ -740,6 +740,8 @@ def standings_json(response: mm.GetStandingsResponse) -> dict[str, Any]:
                 "hands_played": s.hands_played,
                 "matches_played": s.matches_played,
                 "penalty_points": row.penalty_points,
+                "award_points": s.award_points,
+                "correction_points": s.correction_points,
                 "placement_points": row.placement_points,
                 "decided_by": row.decided_by,
                 "filler": row.filler,
