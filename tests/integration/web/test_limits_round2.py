@@ -207,3 +207,23 @@ def test_a_cross_site_post_changes_nothing(
         )
         assert left.status_code == 403
     assert health(web.url)["seats_played"] == before
+
+
+def test_a_seat_whose_match_ended_frees_its_place_at_once(web_stack: Stack) -> None:
+    """A finished seat used to count for ``ended_keep_seconds`` (600 s): four matches in ten
+    minutes locked a person out."""
+    with (
+        gateway(web_stack, max_sessions_per_client=1) as running,
+        client_at(running.url, "127.0.0.41") as person,
+    ):
+        seated = quick_play(person)
+        operator = {"authorization": f"Bearer {web_stack.operator_token}"}
+        ended = person.post(
+            f"/api/operator/tables/{seated['match_id']}/dissolve",
+            json={"reason": "a test ends it"},
+            headers=operator,
+        )
+        assert ended.status_code == 200, ended.text
+        assert wait_for(lambda: health(running.url)["seats_played"] == 0, timeout=120)
+        quick_play(person)  # the page still reads the old seat; it holds no place
+        assert person.get(f"/api/seats/{seated['key']}").json()["ended"]
