@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -119,3 +120,30 @@ def test_stop_without_calls_does_not_wait_for_grace() -> None:
     started = time.monotonic()
     running.server.stop()
     assert time.monotonic() - started < 5
+
+
+def test_the_drain_answers_calls_and_ends_once_none_arrives() -> None:
+    running = start_canned_server()
+    answered: list[float] = []  # when each call made during the drain was answered
+    done = threading.Event()
+
+    def calls() -> None:
+        with create_channel(running.target, token=OPERATOR_TOKEN, timeout=30) as channel:
+            stub = ledger_pb2_grpc.LedgerServiceStub(channel)
+            for _ in range(20):
+                stub.GetHistory(ledger_pb2.GetHistoryRequest())
+                answered.append(time.monotonic())
+                time.sleep(0.05)
+        done.set()
+
+    running.server.drain()  # NOT_SERVING, still answering
+    thread = threading.Thread(target=calls)
+    thread.start()
+    while not answered and thread.is_alive():  # the calls are coming
+        time.sleep(0.01)
+    running.server.wait_drained(300)  # returns once no call arrived for DRAIN_QUIET_SECONDS
+    drained = time.monotonic()
+    thread.join(60)
+    assert done.is_set() and len(answered) == 20  # every call of the drain answered
+    assert drained > answered[-1]  # it waited for the calls to stop, not for its bound
+    running.server.stop()
