@@ -1,4 +1,4 @@
-"""``hebei tournament create|register|start|status|standings|watch|ratings|penalty|award|
+"""``hebei tournament create|register|start|status|standings|watch|ratings|penalty|award|repair|
 correct|undo|reveal|dissolve|export|pause|resume|cancel|remove|preview|swap|actions|join``: run
 a tournament on a matchmaking service.
 
@@ -975,6 +975,23 @@ def reveal_command(
 
     request = mm.RevealResultsRequest(tournament_id=tournament_id, reason=reason)
     _operator_call("RevealResults", request, address, token, actor, as_json)
+
+
+@tournament_app.command("repair")
+def repair_command(
+    tournament_id: str = typer.Argument(...),
+    reason: str = typer.Option(..., "--reason"),
+    address: str | None = AddressOption,
+    token: str | None = TokenOption,
+    actor: str = ActorOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Re-pair the round in play before its first hand: it is planned again (`preview`,
+    `swap`) and the tournament paused; `resume` seats it anew."""
+    from hebei.v1 import matchmaking_pb2 as mm
+
+    request = mm.RepairRoundRequest(tournament_id=tournament_id, reason=reason)
+    _operator_call("RepairRound", request, address, token, actor, as_json)
 
 
 @tournament_app.command("dissolve")

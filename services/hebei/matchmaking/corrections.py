@@ -15,7 +15,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import psycopg
 
@@ -25,7 +25,18 @@ from hebei.matchmaking.gateways import Line
 from hebei.v1 import ledger_pb2
 from hebei.v1 import matchmaking_pb2 as mm
 
-__all__ = ["MAX_DELTA", "Correction", "active_lines", "correct_match_result", "undo_correction"]
+__all__ = [
+    "MAX_DELTA",
+    "REPAIR",
+    "Correction",
+    "active_lines",
+    "correct_match_result",
+    "match_prefix",
+    "repair_round",
+    "undo_correction",
+]
+
+REPAIR = "repair"  # the operator action that takes a seated round back to its plan
 
 MAX_DELTA = 1_000_000  # a seat's points moved by one correction
 
@@ -233,3 +244,84 @@ def undo_correction(ts, tournament_id: str, reason: str, actor: str) -> mm.UndoC
         )
     ts.changes.notify()
     return mm.UndoCorrectionResponse(correction=correction.message())
+
+
+# ------------------------------------------------------------------------------ re-pairing
+
+
+def _repaired(actions: Sequence[mm.OperatorAction], round_no: int) -> int:
+    return sum(
+        1 for a in actions if a.action == REPAIR and a.detail.startswith(f"round {round_no}:")
+    )
+
+
+def match_prefix(actions: Sequence[mm.OperatorAction], round_no: int) -> str:
+    """The match ids' part for ``round_no``: ``r3``, or ``r3p1`` once it was re-paired (the
+    engine keeps the dissolved matches, so a new seating needs new ids)."""
+    times = _repaired(actions, round_no)
+    return f"r{round_no}" + (f"p{times}" if times else "")
+
+
+def repair_round(ts, tournament_id: str, reason: str, actor: str) -> mm.Tournament:
+    """Take the round in play back to its plan before its first hand: its matches are
+    dissolved on the engine (nothing was dealt, so nothing is booked) and forgotten, the round
+    is planned again with the same tables (PreviewRound and SwapSeats change it) and the
+    tournament is paused; Resume seats it anew (new match ids and seat tokens).
+    FailedPrecondition once a hand has been dealt at any of its tables."""
+    from hebei.v1 import types_pb2 as pb
+
+    reason = check_text("reason", reason, max_length=MAX_REASON_LENGTH, required=True)
+    with ts.store.reading() as conn:
+        row = ts._load(conn, tournament_id)
+        matches = ts.store.matches(conn, tournament_id, row.current_round or None)
+    seated = row.current_round and any(not m.ended for m in matches)
+    if row.status not in ("running", "paused") or not seated:
+        raise FailedPrecondition("no round is being seated or played: nothing to re-pair")
+
+    def started(info) -> bool:
+        return info.hands_played > 0 or info.status not in (pb.MATCH_STATUS_WAITING,)
+
+    opened = [m for m in matches if m.status == "opened" or m.ended]
+    for match in opened:
+        try:
+            info = ts.table.get_match(match.match_id)
+        except NotFound:
+            continue
+        if started(info) or match.hands_played:
+            raise FailedPrecondition(
+                f"round {row.current_round} cannot be re-paired: {match.table_id} has dealt"
+                " its first hand"
+            )
+    for match in matches:  # a pending match may be on the engine already
+        try:
+            info = ts.table.dissolve(match.match_id, f"round re-paired: {reason}")
+        except (NotFound, FailedPrecondition):
+            continue
+        if info.hands_played:
+            log_hands = f"{match.match_id} played {info.hands_played} hands"
+            raise FailedPrecondition(f"round {row.current_round} cannot be re-paired: {log_hands}")
+    round_no = row.current_round
+    with ts.store.transaction() as conn:
+        row = ts._load(conn, tournament_id, lock=True)
+        if row.current_round != round_no:
+            raise FailedPrecondition("the round changed meanwhile: try again")
+        conn.execute(
+            "DELETE FROM matches WHERE tournament_id = %s AND round_no = %s",
+            (tournament_id, round_no),
+        )
+        conn.execute(
+            "UPDATE rounds SET status = 'planned', seated_at = NULL"
+            " WHERE tournament_id = %s AND round_no = %s",
+            (tournament_id, round_no),
+        )
+        row.current_round = round_no - 1
+        row.round_ends_at = None
+        row.next_round_at = None
+        if row.status == "running":
+            row.status, row.status_reason = "paused", f"re-pairing round {round_no}"
+            row.paused_at = datetime.now(UTC)
+        ts.store.update_tournament(conn, row)
+        ts._action(conn, tournament_id, REPAIR, actor, f"round {round_no}: {reason}")
+        ts._event(conn, tournament_id, mm.TOURNAMENT_EVENT_TYPE_PAUSED, round_no=round_no)
+    ts.changes.notify()
+    return ts.get(tournament_id)

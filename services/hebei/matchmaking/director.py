@@ -208,12 +208,13 @@ def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
         ts.store.save_round(conn, planned)
         duplicate = Settings(row.config).mode == "duplicate"
         group_seeds: dict[int, int] = defaultdict(lambda: secrets.randbits(63))
+        prefix = corrections.match_prefix(ts.store.actions(conn, tournament_id), round_no)
         matches = []
         for number, (ids, group) in enumerate(
             zip(planned.tables, planned.groups, strict=True), start=1
         ):
             match = MatchRow(
-                match_id=f"{tournament_id}-r{round_no}-t{number}",
+                match_id=f"{tournament_id}-{prefix}-t{number}",
                 tournament_id=tournament_id,
                 round_no=round_no,
                 table_no=number,
@@ -221,7 +222,7 @@ def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
                 duplicate_group=group + 1 if duplicate else 0,
                 request=open_request(
                     row,
-                    match_id=f"{tournament_id}-r{round_no}-t{number}",
+                    match_id=f"{tournament_id}-{prefix}-t{number}",
                     table_id=f"{tournament_id}-t{number}",
                     round_no=round_no,
                     seated=[players[pid] for pid in ids],

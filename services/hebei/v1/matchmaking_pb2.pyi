@@ -941,3 +941,17 @@ class UndoCorrectionResponse(_message.Message):
     correction: MatchCorrection
     penalty: Penalty
     def __init__(self, correction: _Optional[_Union[MatchCorrection, _Mapping]] = ..., penalty: _Optional[_Union[Penalty, _Mapping]] = ...) -> None: ...
+
+class RepairRoundRequest(_message.Message):
+    __slots__ = ("tournament_id", "reason")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    reason: str
+    def __init__(self, tournament_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RepairRoundResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...

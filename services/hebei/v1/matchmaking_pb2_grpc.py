@@ -177,6 +177,11 @@ class MatchmakingServiceStub:
                 request_serializer=hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionRequest.SerializeToString,
                 response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionResponse.FromString,
                 _registered_method=True)
+        self.RepairRound = channel.unary_unary(
+                '/hebei.v1.MatchmakingService/RepairRound',
+                request_serializer=hebei_dot_v1_dot_matchmaking__pb2.RepairRoundRequest.SerializeToString,
+                response_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RepairRoundResponse.FromString,
+                _registered_method=True)
 
 
 class MatchmakingServiceServicer:
@@ -414,6 +419,17 @@ class MatchmakingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RepairRound(self, request, context):
+        """Operator: re-pair the round in play before its first hand: its matches are dissolved on the
+        engine (nothing is booked) and forgotten, the round is planned again with the same tables
+        (PreviewRound and SwapSeats change it) and the tournament is paused; Resume
+        seats it anew, with new match ids and seat tokens. Recorded as the operator action
+        "repair". FAILED_PRECONDITION once any of its tables has dealt a hand.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchmakingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -546,6 +562,11 @@ def add_MatchmakingServiceServicer_to_server(servicer, server):
                     servicer.UndoCorrection,
                     request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionRequest.FromString,
                     response_serializer=hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionResponse.SerializeToString,
+            ),
+            'RepairRound': grpc.unary_unary_rpc_method_handler(
+                    servicer.RepairRound,
+                    request_deserializer=hebei_dot_v1_dot_matchmaking__pb2.RepairRoundRequest.FromString,
+                    response_serializer=hebei_dot_v1_dot_matchmaking__pb2.RepairRoundResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1263,6 +1284,33 @@ class MatchmakingService:
             '/hebei.v1.MatchmakingService/UndoCorrection',
             hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionRequest.SerializeToString,
             hebei_dot_v1_dot_matchmaking__pb2.UndoCorrectionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RepairRound(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/hebei.v1.MatchmakingService/RepairRound',
+            hebei_dot_v1_dot_matchmaking__pb2.RepairRoundRequest.SerializeToString,
+            hebei_dot_v1_dot_matchmaking__pb2.RepairRoundResponse.FromString,
             options,
             channel_credentials,
             insecure,

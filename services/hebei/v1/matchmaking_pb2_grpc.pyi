@@ -148,6 +148,13 @@ class MatchmakingServiceStub:
     reason; recorded as the operator action "undo_correction". FAILED_PRECONDITION when none
     is left.
     """
+    RepairRound: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.RepairRoundRequest, _matchmaking_pb2.RepairRoundResponse]
+    """Operator: re-pair the round in play before its first hand: its matches are dissolved on the
+    engine (nothing is booked) and forgotten, the round is planned again with the same tables
+    (PreviewRound and SwapSeats change it) and the tournament is paused; Resume
+    seats it anew, with new match ids and seat tokens. Recorded as the operator action
+    "repair". FAILED_PRECONDITION once any of its tables has dealt a hand.
+    """
 
 @_typing.type_check_only
 class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
@@ -268,6 +275,13 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     result, a penalty or an award — by reversing its ledger entry (a new entry), with a
     reason; recorded as the operator action "undo_correction". FAILED_PRECONDITION when none
     is left.
+    """
+    RepairRound: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.RepairRoundRequest, _matchmaking_pb2.RepairRoundResponse]  # type: ignore[assignment]
+    """Operator: re-pair the round in play before its first hand: its matches are dissolved on the
+    engine (nothing is booked) and forgotten, the round is planned again with the same tables
+    (PreviewRound and SwapSeats change it) and the tournament is paused; Resume
+    seats it anew, with new match ids and seat tokens. Recorded as the operator action
+    "repair". FAILED_PRECONDITION once any of its tables has dealt a hand.
     """
 
 class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -542,6 +556,19 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         result, a penalty or an award — by reversing its ledger entry (a new entry), with a
         reason; recorded as the operator action "undo_correction". FAILED_PRECONDITION when none
         is left.
+        """
+
+    @_abc_1.abstractmethod
+    def RepairRound(
+        self,
+        request: _matchmaking_pb2.RepairRoundRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.RepairRoundResponse, _abc.Awaitable[_matchmaking_pb2.RepairRoundResponse]]:
+        """Operator: re-pair the round in play before its first hand: its matches are dissolved on the
+        engine (nothing is booked) and forgotten, the round is planned again with the same tables
+        (PreviewRound and SwapSeats change it) and the tournament is paused; Resume
+        seats it anew, with new match ids and seat tokens. Recorded as the operator action
+        "repair". FAILED_PRECONDITION once any of its tables has dealt a hand.
         """
 
 def add_MatchmakingServiceServicer_to_server(servicer: MatchmakingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -10,8 +10,9 @@ import pytest
 from google.protobuf.duration_pb2 import Duration
 
 from hebei.common.auth import actor_metadata
-from hebei.v1 import ledger_pb2
+from hebei.v1 import ledger_pb2, table_pb2
 from hebei.v1 import matchmaking_pb2 as mm
+from hebei.v1 import types_pb2 as pb
 
 
 def _points(stack, tid: str) -> dict[str, mm.TournamentStanding]:
@@ -124,3 +125,51 @@ def test_a_correction_is_refused_unless_zero_sum_per_seat(stack, deltas, code):
     with pytest.raises(grpc.RpcError) as refused:
         stack.mm(token=None).UndoCorrection(mm.UndoCorrectionRequest(tournament_id=tid, reason="x"))
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+@pytest.mark.parametrize("stack", [{"ready_seconds": 120.0}], indirect=True)
+def test_a_seated_round_is_re_paired_before_its_first_hand(stack):
+    """Four people who have not joined: the engine waits for them (120 s), no hand is dealt;
+    the round goes back to its plan, the tournament pauses, a swap changes it and resuming
+    seats it anew with new match ids."""
+    stack.start_matchmaking()
+    stub = stack.mm()
+    tid = stack.create(rounds=2, hands=1).tournament_id
+    people = [
+        stub.Register(
+            mm.RegisterRequest(tournament_id=tid, person=mm.PersonEntrant(name=name))
+        ).player.player_id
+        for name in ("Mei", "Lin", "Wu", "Zhao")
+    ]
+    started = stub.StartTournament(mm.StartTournamentRequest(tournament_id=tid)).tournament
+    first = started.tables[0]
+    stack.wait_status(tid, lambda t: t.tables and t.tables[0].status == pb.MATCH_STATUS_PLAYING)
+    # ... PLAYING in matchmaking's words means opened on the engine, which still waits.
+    stack.table().GetMatch(table_pb2.GetMatchRequest(match_id=first.match_id))
+
+    paused = stub.RepairRound(
+        mm.RepairRoundRequest(tournament_id=tid, reason="Mei sat at the wrong table"),
+        metadata=actor_metadata("Referee Wu"),
+    ).tournament
+    assert paused.status == mm.TOURNAMENT_STATUS_PAUSED and paused.current_round == 0
+    old = stack.table().GetMatch(table_pb2.GetMatchRequest(match_id=first.match_id)).match
+    assert old.status == pb.MATCH_STATUS_DISSOLVED and old.hands_played == 0
+    seats = [s.player_id for s in first.seats]
+    stub.SwapSeats(
+        mm.SwapSeatsRequest(tournament_id=tid, player_a=seats[0], player_b=seats[1], reason="x")
+    )
+    stub.Resume(mm.ResumeRequest(tournament_id=tid))
+    again = stack.wait_status(tid, lambda t: t.current_round == 1 and t.tables)
+    table = again.tables[0]
+    assert table.match_id != first.match_id and table.match_id.endswith("-r1p1-t1")
+    assert [s.player_id for s in table.seats][:2] == [seats[1], seats[0]]
+    assert sorted(s.player_id for s in table.seats) == sorted(people)
+    record = stub.ListOperatorActions(mm.ListOperatorActionsRequest(tournament_id=tid))
+    repair = next(a for a in record.actions if a.action == "repair")
+    assert repair.actor == "Referee Wu" and "wrong table" in repair.detail
+    assert not stack.ledger_entries(tid)  # nothing was booked
+    not_started = stack.create(rounds=1).tournament_id
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.RepairRound(mm.RepairRoundRequest(tournament_id=not_started, reason="x"))
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    stub.CancelTournament(mm.CancelTournamentRequest(tournament_id=tid, reason="done"))
