@@ -63,7 +63,6 @@ METHOD_ROLES: Mapping[str, Role] = {
     "/hebei.v1.MatchmakingService/RevealResults": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/CorrectMatchResult": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/UndoCorrection": Role.OPERATOR,
-    "/hebei.v1.MatchmakingService/RepairRound": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/ReportMatchResult": Role.SERVICE,  # the table engine reports
     "/hebei.v1.MatchmakingService/RequestBots": Role.SERVICE,
     "/hebei.v1.LedgerService/PostSettlement": Role.SERVICE,  # the table engine books hands
@@ -124,6 +123,31 @@ def actor_from_metadata(metadata: Sequence[tuple[str, Any]] | None) -> str | Non
             text = value.decode() if isinstance(value, bytes) else str(value)
             return urllib.parse.unquote(text, errors="replace")
     return None
+
+
+CLIENT = "hebei-client"  # the address of the person a trusted service calls for
+MAX_CLIENT_LENGTH = 64
+
+
+def client_metadata(address: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata naming the client a service (the web gateway) calls for, so that the
+    callee's per-address bounds count that person, not the service's one address. Honoured
+    only beside a service or operator token (:func:`calling_client`)."""
+    return ((CLIENT, address[:MAX_CLIENT_LENGTH]),) if is_metadata_text(address) else ()
+
+
+def calling_client(context: grpc.ServicerContext, authority: TokenAuthority) -> str:
+    """The client address a call's per-address bounds count: the ``hebei-client`` a service
+    or the operator forwards (the person behind the web gateway), else the peer's own
+    address. Anonymous callers cannot choose it: without a valid token it is ignored."""
+    from hebei.common.quota import peer_host
+
+    metadata = context.invocation_metadata() or ()
+    forwarded = next((str(v) for k, v in metadata if k == CLIENT), "")
+    token = token_from_metadata(metadata)
+    if forwarded and token is not None and authority.role_of(token) is not None:
+        return f"client:{forwarded[:MAX_CLIENT_LENGTH]}"
+    return peer_host(context.peer())
 
 
 def has_token(context: grpc.ServicerContext) -> bool:

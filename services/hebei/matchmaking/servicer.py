@@ -24,6 +24,7 @@ from hebei.common.auth import (
     Role,
     TokenAuthority,
     actor_from_metadata,
+    calling_client,
     has_token,
     token_from_metadata,
 )
@@ -120,7 +121,7 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         )
 
     def Register(self, request: mm.RegisterRequest, context: Any) -> Any:
-        peer, operator = peer_host(context.peer()), self._operator(context)
+        peer, operator = calling_client(context, self.authority), self._operator(context)
         if not operator:
             self.code_failures.check(peer)
             self.registrations.admit(peer, request.tournament_id)
@@ -256,12 +257,6 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         return corrections.undo_correction(
             self.ts, request.tournament_id, request.reason, self._actor(context)
         )
-
-    def RepairRound(self, request: mm.RepairRoundRequest, context: Any) -> Any:
-        tournament = corrections.repair_round(
-            self.ts, request.tournament_id, request.reason, self._actor(context)
-        )
-        return mm.RepairRoundResponse(tournament=tournament)
 
     def RevealResults(self, request: mm.RevealResultsRequest, context: Any) -> Any:
         tournament = self.ts.reveal(request.tournament_id, request.reason, self._actor(context))

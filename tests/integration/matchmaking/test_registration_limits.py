@@ -266,3 +266,32 @@ def test_the_registration_bounds_are_read_from_the_environment() -> None:
         with pytest.raises(ConfigError) as bad:
             MatchmakingConfig.from_env({**base, f"HEBEI_MATCHMAKING_{name}": value})
         assert f"HEBEI_MATCHMAKING_{name} must be" in str(bad.value)
+
+
+def test_a_service_forwards_the_address_of_the_person_it_registers(stack: Stack) -> None:
+    """The web gateway registers every person of the browser from its one address: with the
+    service token it names each person's address (hebei-client), and the bounds count those;
+    an anonymous caller naming addresses is counted on its own."""
+    from hebei.common.auth import client_metadata
+    from tests.integration.table.conftest import SERVICE_TOKEN
+
+    stack.start_matchmaking(
+        max_registrations_per_address=50, max_registrations_per_address_and_tournament=2
+    )
+    service, anonymous = stack.mm(token=SERVICE_TOKEN), stack.mm(token=None)
+    tid = stack.create().tournament_id
+    for n in range(2):
+        service.Register(_person(tid, f"A{n}"), metadata=client_metadata("203.0.113.1"))
+    refused = _refused(
+        lambda: service.Register(_person(tid, "A2"), metadata=client_metadata("203.0.113.1"))
+    )
+    assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    for n in range(2):  # another person behind the same gateway is not touched by it
+        service.Register(_person(tid, f"B{n}"), metadata=client_metadata("203.0.113.2"))
+    # Without a token the header is ignored: a crowd cannot pose as many addresses.
+    for n in range(2):
+        anonymous.Register(_person(tid, f"C{n}"), metadata=client_metadata(f"198.51.100.{n}"))
+    refused = _refused(
+        lambda: anonymous.Register(_person(tid, "C2"), metadata=client_metadata("198.51.100.9"))
+    )
+    assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
