@@ -258,6 +258,12 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
             self.ts, request.tournament_id, request.reason, self._actor(context)
         )
 
+    def RepairRound(self, request: mm.RepairRoundRequest, context: Any) -> Any:
+        tournament = corrections.repair_round(
+            self.ts, request.tournament_id, request.reason, self._actor(context)
+        )
+        return mm.RepairRoundResponse(tournament=tournament)
+
     def RevealResults(self, request: mm.RevealResultsRequest, context: Any) -> Any:
         tournament = self.ts.reveal(request.tournament_id, request.reason, self._actor(context))
         return mm.RevealResultsResponse(tournament=tournament)
