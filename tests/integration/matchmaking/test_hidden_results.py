@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from starlette.testclient import TestClient
 
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc, table_pb2, table_pb2_grpc
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
+from hebei.web.app import create_app
+from hebei.web.config import WebConfig
 from tests.integration.matchmaking.conftest import EVENT, Stack
 
 
@@ -102,6 +105,28 @@ def test_the_last_round_stays_hidden_on_every_public_read_until_revealed(stack, 
         assert not [e for e in entries if e.settlement.tournament_id == tid], request
         assert not [e for e in entries if e.adjustment.tournament_id == tid], request
     assert stack.ledger().GetHistory(ledger_pb2.GetHistoryRequest(tournament_id=tid)).entries
+
+    # The web gateway's public reads (it calls the services without a token).
+    config = WebConfig(
+        table_address=stack.table_address, matchmaking_address=stack.matchmaking_address,
+        ledger_address=stack.ledger_address, port=0,
+    )  # fmt: skip
+    with TestClient(create_app(config)) as web:
+        for query in (f"status=ended&tournament_id={tid}", "status=all", "status=ended"):
+            listed = web.get(f"/api/tables?{query}").json()["tables"]
+            hidden_rows = [t for t in listed if t["match_id"] in hidden_ids]
+            assert hidden_rows or "tournament_id" not in query, query
+            for row in hidden_rows:
+                assert row["seed"] is None and not any(s["score"] for s in row["seats"])
+        page = web.get(f"/api/tables/{secret.match_id}").json()
+        assert page["seed"] is None and not any(s["score"] for s in page["seats"])
+        standings = web.get(f"/api/tournaments/{tid}/standings").json()
+        assert standings["round_no"] == 1
+        exported = web.get(f"/api/tournaments/{tid}/export/results.json").json()
+        assert exported["round_no"] == 1
+        assert sorted((r["player_id"], r["points"]) for r in exported["rows"]) == _points(
+            round1.standings
+        )
 
     # The organiser reveals them: every read shows them, the action is recorded.
     revealed = (
