@@ -342,12 +342,16 @@ class Gateway:
             release()
 
         async def body() -> AsyncIterator[str]:
+            gone = asyncio.Event()  # set when the client's connection closes
+            watcher = asyncio.ensure_future(until_disconnected(request, gone))
             try:
                 yield f"retry: {RETRY_MS}\n\n"
                 deadline = time.monotonic() + stream_seconds
                 first = time.monotonic() + FIRST_STATE_SECONDS
                 while feed.state is None and feed.ended is None and not stopping.is_set():
-                    if not await wait_any((feed.signal(), stopping), 1.0):
+                    if gone.is_set():
+                        return
+                    if not await wait_any((feed.signal(), stopping, gone), 1.0):
                         yield ": waiting for the table\n\n"
                         if time.monotonic() > first:
                             yield frame("end", None, {"reason": "no state arrived in time"})
@@ -370,12 +374,15 @@ class Gateway:
                     left = deadline - time.monotonic()
                     if left <= 0:
                         return  # the browser comes back with Last-Event-ID
-                    woken = await wait_any((signal, stopping), min(KEEPALIVE_SECONDS, left))
+                    woken = await wait_any((signal, stopping, gone), min(KEEPALIVE_SECONDS, left))
+                    if gone.is_set():
+                        return  # its slot is given back now, not at the next keepalive
                     if stopping.is_set() or time.monotonic() >= deadline:
                         return  # the browser comes back with Last-Event-ID
                     if not woken:
                         yield ": keepalive\n\n"
             finally:
+                watcher.cancel()
                 finish()
 
         return StreamingResponse(
@@ -806,6 +813,17 @@ class Gateway:
             actor=actor,
         )
         return JSONResponse(tournament_json(reply.tournament))
+
+
+async def until_disconnected(request: Request, gone: asyncio.Event) -> None:
+    """Set ``gone`` once the client's connection closes (``http.disconnect`` on the ASGI receive
+    channel), so that a stream's slot is given back at once rather than at its next write."""
+    try:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+    except Exception:  # the channel is done with (the response ended): nothing to watch
+        return
+    gone.set()
 
 
 async def wait_any(events: tuple[asyncio.Event, ...], timeout: float) -> bool:
