@@ -42,3 +42,25 @@ def test_a_hovered_tile_holds_still_with_the_pointer_at_its_lower_edge(page: Any
     tops = page.evaluate(TOPS, selector)
     assert len(set(tops)) == 1, f"the tile moved while hovered: tops {tops}"
     assert tops[0] < box["y"], "a hovered discardable tile lifts"
+
+
+# The table's small print on the felt and in the header, as tableview.js and table.js render it.
+SMALL_PRINT = """
+<header class="top"><a class="brand" href="/">河北麻将 hebei</a><span id="title" class="muted">quick-1a2b</span>
+  <span class="badge">connecting…</span><span class="badge">ended</span><span class="badge ok">live</span>
+  <span class="badge warn">reconnecting</span></header>
+<div class="board"><div class="seat pos-top"><div class="who"><span class="name">Lin 南</span>
+  <span class="flags"><span class="badge">bot</span><span class="badge warn">托管 auto</span><span class="badge bad">offline</span></span></div>
+  <div class="concealed"><span class="count"> 13 in hand</span></div>
+  <div class="melds"><span class="meld"><span class="label">碰 </span></span><span class="meld"><span class="label">杠 </span></span></div>
+  <p class="muted">muted on the felt</p></div></div>
+<main><section class="card"><p class="muted">quick-1a2b ended</p><span class="badge">ended</span></section></main>
+"""
+
+
+def test_the_small_print_reads_at_wcag_aa(page: Any) -> None:
+    """Badges, match ids, hidden-tile counts, meld labels, the header's badges: 4.5:1."""
+    from tests.e2e.web.test_table_page import CONTRAST
+
+    page.set_content(f"<html><head><style>{CSS}</style></head><body>{SMALL_PRINT}</body></html>")
+    assert page.evaluate(CONTRAST) == []

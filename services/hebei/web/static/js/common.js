@@ -55,6 +55,7 @@ export async function api(path, { method = "GET", body, token, actor } = {}) {
     const message = (data && data.error) || `${response.status} ${response.statusText}`;
     const failure = new Error(message);
     failure.status = response.status;
+    failure.code = (data && data.code) || "";
     throw failure;
   }
   return data;

@@ -1,6 +1,6 @@
 // The review page: ?match=ID&seat=N, a finished match's seat against the expert (the bot
 // service's Review through GET /api/tables/ID/review): agreement rate and the differing rows.
-import { $, api, el, fill, params, tile } from "./common.js";
+import { $, api, el, fill, params, tile, tileWords } from "./common.js";
 
 const page = { review: null };
 window.hebeiReview = page;
@@ -25,9 +25,9 @@ function show(review, match) {
     el("td", { class: "num" }, String(d.turn)),
     el("td", {}, d.concealed.map((name) => tile(name, "small")),
       d.claimed ? el("span", {}, " + ", tile(d.claimed, "small"), "?") : null),
-    el("td", {}, d.played),
-    el("td", {}, el("strong", {}, d.expert)),
-    el("td", {}, d.reason),
+    el("td", {}, tileWords(d.played)),
+    el("td", {}, el("strong", {}, tileWords(d.expert))),
+    el("td", {}, tileWords(d.reason)),
     el("td", { class: "num" }, d.cost.toFixed(2)))));
   $("#rows").classList.toggle("hidden", review.differences.length === 0);
   fill($("#status"), review.differences.length ? "" : "The seat played the expert's choice at every decision.");

@@ -201,7 +201,10 @@ function renderHand(state) {
   const signature = JSON.stringify([state.hand, state.options, off]);
   if (signature !== page.controls) {
     page.controls = signature;
-    const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.focus : null;
+    // a tile a mouse clicked is not focused again: Enter (pass) stays the page's
+    const active = document.activeElement;
+    const focused = active && active.dataset && active.dataset.focus
+      && (active.matches(":focus-visible") || active.closest("#option-buttons")) ? active.dataset.focus : null;
     fill($("#hand"), handButtons(state, off));
     fill($("#option-buttons"), state.options.map((option) =>
       el("button", {
@@ -253,6 +256,7 @@ function renderSettlement(state) {
     return;
   }
   box.classList.remove("hidden");
+  box.classList.toggle("over", !state.finished); // over the board while play goes on
   box.dataset.hand = String(settlement.hand_no);
   const title = el("div", { class: "settlement-head" },
     el("h2", {}, `Hand ${settlement.hand_no} settlement`),
@@ -425,7 +429,7 @@ function tick() {
     fill(timer,
       el("span", { class: "move", title: "this move's time" }, String(move)), " + ",
       el("span", { class: "bank", title: "your time bank" }, String(bank)), " s",
-      el("span", { class: "clock-words" }, move ? "move + time bank" : "time bank; at 0 the engine plays your seat (托管)"));
+      el("span", { class: "clock-words" }, move ? "move + time bank, then 托管: the engine plays" : "time bank: at 0 the engine plays your seat (托管)"));
     timer.classList.toggle("urgent", urgent);
     timer.title = "Your move's time, then your time bank for the match; when both run out the engine plays your seat (托管 auto-play) until you press “I'm back”.";
   } else if (state.turn_since_ms && state.phase === "turn") {
@@ -501,15 +505,14 @@ async function send(command) {
   page.answeredAt = Date.now();
   renderHand(state);
   renderTitle(state);
-  const id = Number(decision);
   try {
-    await api(`${seatBase}/commands`, {
-      method: "POST", body: { command, decision_id: Number.isSafeInteger(id) ? id : decision },
-    });
+    // the id as the state has it: a string of digits (a JSON number loses them past 2^53)
+    await api(`${seatBase}/commands`, { method: "POST", body: { command, decision_id: decision } });
     notice("");
   } catch (error) {
-    if (error.status !== 409 && page.answered === decision && page.state) {
-      page.answered = null; // not taken (the gateway unreachable, a typo): answer again
+    if (error.code === "DECISION_OVER") return; // answered already or closed: nothing to say
+    if (page.answered === decision && page.state) {
+      page.answered = null; // not taken (the gateway unreachable, a command refused): answer again
       renderHand(page.state);
     }
     notice(error.message);
@@ -577,9 +580,15 @@ function onKey(event) {
 
 /** The bar at the bottom (hand and buttons) takes room the page leaves free under the board. */
 function reserveBar(area) {
-  const set = () => document.documentElement.style.setProperty("--bar-h",
-    area.offsetParent === null ? "0px" : `${Math.ceil(area.getBoundingClientRect().height)}px`);
-  new ResizeObserver(set).observe(area);
+  const root = document.documentElement.style;
+  const header = $("header.top");
+  const set = () => {
+    root.setProperty("--bar-h", area.offsetParent === null ? "0px" : `${Math.ceil(area.getBoundingClientRect().height)}px`);
+    if (header) root.setProperty("--head-h", `${Math.ceil(header.getBoundingClientRect().height)}px`);
+  };
+  const observer = new ResizeObserver(set);
+  observer.observe(area);
+  if (header) observer.observe(header);
   set();
 }
 
