@@ -1,7 +1,7 @@
 """Tournament seating: tables of four for every round, each table listed East, South, West, North.
 
 Pure: standard library only, no I/O. Every function is deterministic in its inputs; the
-wall-clock ``deadline`` only cuts a search short (and says so in the round's quality).
+``deadline`` (CPU seconds) only cuts a search short (and says so in the round's quality).
 
 Modes
 =====
@@ -48,11 +48,13 @@ Pair planning (random, schedule, duplicate)
    cycles, each cycle in a new order that never starts with the round that ended the last one
    (for 32 players a *twin round* after each cycle seats two never-met pairs at each table).
 2. Otherwise tables are built greedily round by round (each seat goes to the candidate adding
-   the least cost), then a tabu search swaps players inside a round (designs: only in the
-   rounds after the part that is already optimal). The cost of a pair's m-th
-   meeting grows geometrically (12^(m-2)), so the search first lowers the most meetings of any
-   pair, then the number of repeats; a pair meeting in two consecutive rounds costs more than
-   any of that. Iteration budgets (not time) bound the search.
+   the least cost), then simulated annealing swaps two players inside a round (designs: only
+   in the rounds after the part that is already optimal), the first player drawn again a few
+   times until it is in a repeat. A pair's meeting costs 1 for a repeat up to the lower bound
+   on the most meetings (:func:`pair_bounds`), 2 for the one above it and far more beyond; a
+   pair in two consecutive rounds costs more than any of that. The temperature falls
+   geometrically over an iteration budget (4000 moves a table searched, at most 150,000), so
+   the plan is a function of its inputs; plans are memoised per event.
 3. Lower bounds (:func:`pair_bounds`): a player meets 3R opponents among P-1, so some pair meets
    ceil(3R/(P-1)) times, and at least 3PR/2 - P(P-1)/2 meetings repeat. The plans reach both
    bounds with no pair in two consecutive rounds for 16, 64 and 256 players and any number of
@@ -94,19 +96,23 @@ Swiss
 =====
 Players are ranked by points (ties in a seeded random order). Tables are formed top down: the
 best remaining player with the three best-ranked players that keep the table and the rest of the
-round wind-feasible. A local search then swaps players between tables near in the ranking,
+round wind-feasible. Simulated annealing then swaps players between tables (mostly tables near
+in the ranking; 1000 moves a table, at most 20,000), then passes of best swaps finish,
 minimising each table's spread of ranks plus, per pair: little for a meeting that the event's
 size forces by this round anyway (:func:`pair_bounds`), 12 places of the ranking for a repeat
-beyond that (growing with the meetings as in the planner), far more for a pair that met in the
-round before. :func:`greedy_swiss` is the plain baseline (top four together, next four, ...).
-Small fields meet everyone within a few rounds, so avoiding repeats there scatters the tables
-over the standings; from 64 players on they stay close (see the benchmark).
+beyond that (growing with the meetings), far more for a pair that met in the round before or a
+second filler at a table (fillers: ids starting with ``filler-`` unless the caller names them).
+When the wind plan leaves no seating without a pair of the round before, the round is searched
+again on each player's least winds (everyone still within one). :func:`greedy_swiss` is the
+plain baseline (top four together, next four, ...). Every fourth round each player must take
+the one wind it has not had, so those rounds' tables are bound by winds and span more places.
 
 Determinism and time
 ====================
 Every random choice comes from ``random.Random`` seeded with the seed, the mode label and the
 round number; searches are bounded by iteration budgets. ``deadline`` (seconds, default 2.0) is
-a safety cut-off only: when it passes, the best seating found so far is used and the round's
+a safety cut-off only, counted in the seating thread's CPU time (a loaded machine slows a round
+but does not change it): when it passes, the best seating found so far is used and the round's
 quality says ``deadline_hit``.
 """
 
@@ -343,16 +349,21 @@ def pair_bounds(players: int, rounds: int) -> tuple[int, int]:
 
 
 class _Clock:
-    """The wall-clock safety cut-off: ``expired`` turns true (and stays) once it has passed."""
+    """The safety cut-off: ``expired`` turns true (and stays) once the seating has used the
+    deadline's seconds of its thread's CPU time. CPU time, not the wall clock: a machine
+    loaded by other work slows a round down but does not cut its budgeted search short, so the
+    round stays a function of its inputs; the cut-off still bounds a search that would run
+    too long anywhere. ``seconds`` is the wall-clock time taken."""
 
     def __init__(self, deadline: float) -> None:
         self.start = time.perf_counter()
+        self.cpu_start = time.thread_time()
         self.deadline = deadline
         self.hit = False
 
     def expired(self, share: float = 1.0) -> bool:
         """True once ``share`` of the deadline has passed (the rest is left for finishing)."""
-        if not self.hit and time.perf_counter() - self.start > self.deadline * share:
+        if not self.hit and time.thread_time() - self.cpu_start > self.deadline * share:
             self.hit = True
         return self.hit
 
