@@ -216,7 +216,15 @@ def test_a_person_plays_at_the_table(page: Any, site: Any, artifacts: Any, size:
     page.wait_for_selector(".seat:not(.pos-bottom) .discards .tile.fresh", state="attached", timeout=60_000)
     page.wait_for_selector(".discards .tile.last", state="attached", timeout=60_000)
 
-    ponged = settled = late_checked = False
+    # Auto-play on by its key; one obvious button takes the seat back.
+    page.keyboard.press("t")
+    page.wait_for_selector("#back:not(.hidden)", timeout=60_000)
+    assert "托管" in page.locator("#prompt").inner_text()
+    page.click("#back")
+    page.wait_for_selector("#auto[data-on='0']", timeout=60_000)
+    page.wait_for_selector("#back", state="hidden")
+
+    ponged = settled = late_checked = shot = False
     matches = 1
     deadline = time.monotonic() + PLAY_SECONDS
     while not (ponged and settled):
@@ -240,6 +248,9 @@ def test_a_person_plays_at_the_table(page: Any, site: Any, artifacts: Any, size:
         if not page.evaluate(DECIDING):
             page.wait_for_timeout(50)
             continue
+        if not shot and our_discards(page) >= 6:
+            page.screenshot(path=str(artifacts / f"table-page-play-{size}.png"))
+            shot = True
         if phone and not late_checked and state["wall"] <= 30:
             assert_in_view(page, True, "late in a hand")
             late_checked = True
