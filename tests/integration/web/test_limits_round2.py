@@ -19,10 +19,12 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+import grpc
 import httpx
 import pytest
 
 from hebei.stack.processes import Stack
+from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.web import app as web_app
 from tests.integration.table.helpers import wait_for
 from tests.integration.web.harness import SseReader, gateway
@@ -227,3 +229,37 @@ def test_a_seat_whose_match_ended_frees_its_place_at_once(web_stack: Stack) -> N
         assert wait_for(lambda: health(running.url)["seats_played"] == 0, timeout=120)
         quick_play(person)  # the page still reads the old seat; it holds no place
         assert person.get(f"/api/seats/{seated['key']}").json()["ended"]
+
+
+def test_the_gateways_feeds_take_the_engines_service_pool(web_stack: Stack) -> None:
+    """With the service token the gateway's Spectate streams never compete with anonymous
+    spectators: here those fill this address's whole share (the gateway's address too)."""
+    channel = grpc.insecure_channel(web_stack.address("table"))
+    stub = table_pb2_grpc.TableServiceStub(channel)
+    crowd: list[Any] = []
+    try:
+        with (
+            gateway(web_stack, service_token=web_stack.service_token) as running,
+            client_at(running.url, "127.0.0.50") as person,
+        ):
+            match = quick_play(person)["match_id"]
+            spectate = table_pb2.SpectateRequest(match_id=match, from_seq=1)
+
+            def full() -> bool:
+                call = stub.Spectate(spectate, timeout=30)
+                try:
+                    next(call)
+                except grpc.RpcError as error:
+                    return error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                crowd.append(call)  # it holds a slot: keep it
+                return False
+
+            assert wait_for(full, timeout=120, step=0)
+            page = stream(running.url, "127.0.0.51", f"/api/tables/{match}/events")
+            assert page.status == 200
+            page.wait_for(lambda m: m.event == "snapshot")
+            page.close()
+    finally:
+        for call in crowd:
+            call.cancel()
+        channel.close()
