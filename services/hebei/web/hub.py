@@ -361,8 +361,19 @@ class Hub:
     ) -> SeatSession:
         """Join a seat's Play stream for a browser; the session's key goes back to the page."""
         session = self.new_session(match_id, seat, token, owner, player_id)
+        self._forget_ended_seats()
         self.seats[session.key] = session
         return session.start()
+
+    def _forget_ended_seats(self) -> None:
+        """Ended seats stay readable for ``ended_keep_seconds`` but hold no place; at most
+        four times ``max_sessions`` of them are kept, the oldest let go first."""
+        room = 4 * self.config.max_sessions - len(self.seats)
+        if room > 0:
+            return
+        ended = [k for k, s in self.seats.items() if not live_seat(s)]
+        for key in ended[: 1 - room]:
+            self.close_seat(key)
 
     async def accepted(self, session: SeatSession, timeout: float) -> None:
         """Wait until the engine accepted the session's token (its first observation), or
