@@ -90,3 +90,44 @@ def test_my_matches_lists_and_replays_a_finished_match(page, site, artifacts):
         f"/review.html?match={match_id}&seat={seat}"
     )
     page.screenshot(path=str(artifacts / "my-matches-replay.png"), full_page=True)
+
+
+def dissolved_reason(stack: Any, match_id: str) -> str:
+    """The reason of the match's match_dissolved event, as the engine logged it."""
+    from hebei.common.client import create_channel
+    from hebei.v1 import table_pb2, table_pb2_grpc
+    from hebei.v1 import types_pb2 as pb
+
+    channel = create_channel(stack.address("table"), timeout=30)
+    try:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        request = table_pb2.SpectateRequest(match_id=match_id, from_seq=1)
+        for response in stub.Spectate(request, timeout=30):
+            if response.event.type == pb.EVENT_TYPE_MATCH_DISSOLVED:
+                return response.event.reason
+    finally:
+        channel.close()
+    raise AssertionError(f"match {match_id} was not dissolved")
+
+
+def test_an_operator_named_in_any_script(page, site, web_stack):
+    """The operator page sends its name percent-encoded; the gateway decodes it: 评估员 is who
+    the engine's log says dissolved the table."""
+    with httpx.Client(base_url=site.url.rstrip("/"), timeout=60) as client:
+        seated = client.post("/api/quickplay", json={"policy": "efficiency", "hands": 4})
+        assert seated.status_code == 201, seated.text
+    match_id = seated.json()["match_id"]
+    page.goto(f"{site.url}operator.html")
+    page.fill("input[name=token]", web_stack.operator_token)
+    page.fill("input[name=actor]", "评估员")
+    page.click("#token-form button[type=submit]")
+    row = page.locator(f"#tables tbody tr[data-match='{match_id}']")
+    row.wait_for()
+    page.once("dialog", lambda dialog: dialog.accept("名字 test"))
+    row.locator("button", has_text="Dissolve").click()
+    page.wait_for_function(
+        "document.querySelector('#status').textContent.startsWith('Dissolved')"
+        " || document.querySelector('#status .error') !== null"
+    )
+    assert page.inner_text("#status").startswith("Dissolved"), page.inner_text("#status")
+    assert dissolved_reason(web_stack, match_id) == "名字 test (评估员)"
