@@ -76,6 +76,7 @@ class MatchmakingRequests:
         if rng.random() < 0.3:
             config.round_time_limit.FromSeconds(rng.choice([60, 600]))
         config.no_show_limit = rng.choice([0, 1, 64])
+        config.hide_last_rounds = rng.choice([0, 0, 1])
         config.inactive_players = rng.choice([0, 1, 2])
         return config
 
@@ -149,6 +150,18 @@ class MatchmakingRequests:
             return mm.GetRatingsRequest(
                 rating_ids=rng.choice([[], ["bot:expert:3"]]), page_size=rng.randint(0, 500)
             )
+        if method == "CorrectMatchResult":
+            delta = rng.randint(-30, 30)
+            return mm.CorrectMatchResultRequest(
+                tournament_id=tid, match_id=pick("matches"), seat_deltas=[delta, -delta, 0, 0],
+                reason="ruling", ruled_by="referee", request_id=f"c{rng.randrange(20)}",
+            )  # fmt: skip
+        if method == "UndoCorrection":
+            return mm.UndoCorrectionRequest(tournament_id=tid, reason="appeal")
+        if method == "RevealResults":
+            return mm.RevealResultsRequest(tournament_id=tid, reason="prizes")
+        if method == "RepairRound":
+            return mm.RepairRoundRequest(tournament_id=tid, reason="wrong table")
         assert method == "RequestBots", method
         return mm.RequestBotsRequest(
             match_id=pick("matches"),
@@ -161,7 +174,7 @@ def _known(stub: matchmaking_pb2_grpc.MatchmakingServiceStub, create) -> dict[st
     known: dict[str, list[str]] = {k: [] for k in ("tournaments", "players", "secrets")}
     known.update(penalties=[], matches=[])
     for state in ("registration", "running", "cancelled"):
-        tid = create(rounds=2, hands=2).tournament_id
+        tid = create(rounds=2, hands=2, hide_last_rounds=1).tournament_id  # RevealResults
         known["tournaments"].append(tid)
         for n in range(4):
             if n == 0:
