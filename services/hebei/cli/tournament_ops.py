@@ -444,6 +444,11 @@ def create_command(
     name: str = typer.Option(..., "--name", help="The tournament's name (1-64 characters)."),
     rounds: int = typer.Option(4, "--rounds", help="Rounds, 1-64."),
     hands: int = typer.Option(8, "--hands", help="Hands per match, 1-64."),
+    wind_round: int = typer.Option(
+        0,
+        "--wind-round",
+        help="A match is one wind round instead, capped at this many hands, 1-64 (0: --hands).",
+    ),
     mode: str = typer.Option(
         "swiss", "--mode", help="Seating: swiss, random, schedule, duplicate."
     ),
@@ -555,7 +560,12 @@ def create_command(
         seating=mm.SeatingMode.Value(f"SEATING_MODE_{mode.upper()}"),
         registration_code=_new_registration_code(registration_code),
     )  # fmt: skip
-    config.length.hands = hands
+    if wind_round:
+        check_range("--wind-round", wind_round, 1, MAX_HANDS)
+        config.length.wind_rounds.rounds = 1
+        config.length.wind_rounds.max_hands = wind_round
+    else:
+        config.length.hands = hands
     config.rule_profile.name = profile  # the service refuses an unknown one, naming the known
     if claim_window:
         config.time_control.claim_window.FromNanoseconds(round(claim_window * 1e9))

@@ -43,10 +43,12 @@ def test_create_with_every_setting_and_a_readable_preview(stack: Stack, cli, mon
     tid = cli(
         "create", "--name", "desk", "--rounds", "3", "--hands", "1", "--hide-last-rounds", "2",
         "--stall-timeout", "5m", "--replace-absent-after", "45s", "--fixed-replacement", "-20",
+        "--wind-round", "12",
     ).strip()  # fmt: skip
     config = stack.mm().GetTournament(mm.GetTournamentRequest(tournament_id=tid)).tournament.config
     assert (config.hide_last_rounds, config.stall_timeout.seconds) == (2, 300)
     assert config.replace_absent_after.seconds == 45 and config.replaced_match_points == -20
+    assert config.length.wind_rounds.max_hands == 12
     cli("create", "--name", "x", "--rounds", "2", "--hide-last-rounds", "3", code=2)
     for _ in range(4):
         cli("register", tid, "--bot", "efficiency", "--count", "1")
