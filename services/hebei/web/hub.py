@@ -83,21 +83,31 @@ class Counter:
             )
         if self.count >= self.total:
             raise HttpError(429, f"the gateway has {self.total} {self.what} open: try again later")
-        self.held[client] = self.held.get(client, 0) + 1
-        released = False
+        return hold(self.held, client)
 
-        def release() -> None:
-            nonlocal released
-            if released:
-                return
-            released = True
-            left = self.held.get(client, 0) - 1
-            if left > 0:
-                self.held[client] = left
-            else:
-                self.held.pop(client, None)
 
-        return release
+def hold(
+    held: dict[str, int], key: str, emptied: Callable[[], None] = lambda: None
+) -> Callable[[], None]:
+    """Count one more for ``key`` in ``held``; returns the release (safe to call twice), which
+    drops ``key`` at zero and then calls ``emptied`` if ``held`` is empty."""
+    held[key] = held.get(key, 0) + 1
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        if released:
+            return
+        released = True
+        left = held.get(key, 0) - 1
+        if left > 0:
+            held[key] = left
+            return
+        held.pop(key, None)
+        if not held:
+            emptied()
+
+    return release
 
 
 class _SpectateToken(grpc.UnaryStreamClientInterceptor):
@@ -218,24 +228,12 @@ class Hub:
                 )
         feed = await self.table_feed(match_id)
         readers = self.readers.setdefault(match_id, {})
-        readers[client] = readers.get(client, 0) + 1
-        released = False
 
-        def release() -> None:
-            nonlocal released
-            if released:
-                return
-            released = True
-            who = self.readers.get(match_id, {})
-            left = who.get(client, 0) - 1
-            if left > 0:
-                who[client] = left
-            else:
-                who.pop(client, None)
-                if not who:
-                    self.readers.pop(match_id, None)
+        def emptied() -> None:
+            if self.readers.get(match_id) is readers:
+                del self.readers[match_id]
 
-        return feed, release
+        return feed, hold(readers, client, emptied)
 
     def _live_table(self, match_id: str) -> bool:
         watched = self.tables.get(match_id)

@@ -2,11 +2,12 @@
 client address, more are RESOURCE_EXHAUSTED at once. Without the bound 32 anonymous Reviews of
 a 64-hand match from one address held every thread: another client's Suggest took 13-16 s.
 
-Reviews are held busy deterministically: they review a match by id on an engine whose GetMatch
+Reviews are held BUSY deterministically: they review a match by id on an engine whose GetMatch
 waits until the test lets it answer."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from concurrent import futures
@@ -63,6 +64,26 @@ def held() -> Iterator[HeldTables]:
     server.stop(grace=0)
 
 
+BUSY = bot_pb2.ReviewRequest(match_id="held", seat=0)
+
+
+@contextlib.contextmanager
+def bot_service(held: HeldTables, **limits: int) -> Iterator[bot_pb2_grpc.BotServiceStub]:
+    """A bot service with these review bounds, reading matches from ``held``."""
+    feed = TableFeed(create_channel(held.address, timeout=60.0), held.address, timeout=60.0)
+    servicer = BotServicer(feed, **limits)
+    bots = serve(
+        ServiceSpec(SERVICE_NAME, bot_pb2_grpc.add_BotServiceServicer_to_server, servicer),
+        "botservice",
+    )
+    channel = grpc.insecure_channel(f"127.0.0.1:{bots.port}")
+    try:
+        yield bot_pb2_grpc.BotServiceStub(channel)
+    finally:
+        channel.close()
+        bots.stop(grace=0)
+
+
 @pytest.mark.parametrize(
     ("total", "per_peer", "words"),
     [
@@ -74,21 +95,13 @@ def held() -> Iterator[HeldTables]:
 def test_reviews_beyond_the_bound_are_refused(
     held: HeldTables, total: int, per_peer: int, words: str
 ) -> None:
-    feed = TableFeed(create_channel(held.address, timeout=60.0), held.address, timeout=60.0)
-    servicer = BotServicer(feed, max_reviews=total, max_reviews_per_peer=per_peer)
-    bots = serve(
-        ServiceSpec(SERVICE_NAME, bot_pb2_grpc.add_BotServiceServicer_to_server, servicer),
-        "botservice",
-    )
-    channel = grpc.insecure_channel(f"127.0.0.1:{bots.port}")
-    stub = bot_pb2_grpc.BotServiceStub(channel)
-    busy = bot_pb2.ReviewRequest(match_id="held", seat=0)
-    with futures.ThreadPoolExecutor(2) as pool:
+    limits = {"max_reviews": total, "max_reviews_per_peer": per_peer}
+    with bot_service(held, **limits) as stub, futures.ThreadPoolExecutor(2) as pool:
         try:
-            calls = [pool.submit(stub.Review, busy, timeout=60) for _ in range(2)]
+            calls = [pool.submit(stub.Review, BUSY, timeout=60) for _ in range(2)]
             held.wait_for(2)
             with pytest.raises(grpc.RpcError) as refused:
-                stub.Review(busy, timeout=30)
+                stub.Review(BUSY, timeout=30)
             assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
             assert words in refused.value.details()
             assert held.waiting == 2  # refused before any work
@@ -101,40 +114,30 @@ def test_reviews_beyond_the_bound_are_refused(
             with pytest.raises(grpc.RpcError) as done:
                 call.result()
             assert done.value.code() == grpc.StatusCode.NOT_FOUND
-    # the slots are given back
-    with pytest.raises(grpc.RpcError) as again:
-        stub.Review(busy, timeout=30)
-    assert again.value.code() == grpc.StatusCode.NOT_FOUND
-    channel.close()
-    bots.stop(grace=0)
+        # the slots are given back
+        with pytest.raises(grpc.RpcError) as again:
+            stub.Review(BUSY, timeout=30)
+        assert again.value.code() == grpc.StatusCode.NOT_FOUND
 
 
 def test_one_address_takes_one_review_and_the_services_keep_their_pool(held) -> None:
-    feed = TableFeed(create_channel(held.address, timeout=60.0), held.address, timeout=60.0)
-    servicer = BotServicer(feed, max_reviews=4, max_service_reviews=2)  # per address: default
-    bots = serve(
-        ServiceSpec(SERVICE_NAME, bot_pb2_grpc.add_BotServiceServicer_to_server, servicer),
-        "botservice",
-    )
-    channel = grpc.insecure_channel(f"127.0.0.1:{bots.port}")
-    stub = bot_pb2_grpc.BotServiceStub(channel)
-    busy = bot_pb2.ReviewRequest(match_id="held", seat=0)
-    with futures.ThreadPoolExecutor(4) as pool:
+    limits = {"max_reviews": 4, "max_service_reviews": 2}  # per address: the default
+    with bot_service(held, **limits) as stub, futures.ThreadPoolExecutor(4) as pool:
         try:
-            calls = [pool.submit(stub.Review, busy, timeout=60)]
+            calls = [pool.submit(stub.Review, BUSY, timeout=60)]
             held.wait_for(1)
             with pytest.raises(grpc.RpcError) as refused:
-                stub.Review(busy, timeout=30)
+                stub.Review(BUSY, timeout=30)
             assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
             assert "from one client address" in refused.value.details()
             # The gateway's reviews (a token) are not the anonymous address's.
             calls += [
-                pool.submit(stub.Review, busy, timeout=60, metadata=bearer_metadata(OPERATOR_TOKEN))
+                pool.submit(stub.Review, BUSY, timeout=60, metadata=bearer_metadata(OPERATOR_TOKEN))
                 for _ in range(2)
             ]
             held.wait_for(3)
             with pytest.raises(grpc.RpcError) as full:
-                stub.Review(busy, timeout=30, metadata=bearer_metadata(OPERATOR_TOKEN))
+                stub.Review(BUSY, timeout=30, metadata=bearer_metadata(OPERATOR_TOKEN))
             assert full.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
             assert "Review (services) calls" in full.value.details()
         finally:
@@ -143,5 +146,3 @@ def test_one_address_takes_one_review_and_the_services_keep_their_pool(held) -> 
             with pytest.raises(grpc.RpcError) as done:
                 call.result()
             assert done.value.code() == grpc.StatusCode.NOT_FOUND
-    channel.close()
-    bots.stop(grace=0)
