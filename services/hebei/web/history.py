@@ -111,15 +111,36 @@ def remember(
     response: Response, request: Request, session: SeatSession, tournament_id: str = ""
 ) -> None:
     """Add the session's match to the browser's list (a Set-Cookie on ``response``)."""
-    items = [
-        i
-        for i in read_list(request)
-        if (i["match_id"], i["seat"]) != (session.match_id, session.seat)
-    ]
     entry = {"match_id": session.match_id, "seat": session.seat, "tournament_id": tournament_id}
+    _add(response, request, [entry])
+
+
+def remember_tables(
+    response: Response, request: Request, tables: list[dict[str, Any]], tournament_id: str
+) -> None:
+    """Add a tournament person's tables (``match_id`` and ``seat`` each, oldest first) to the
+    browser's list; nothing when they are all in it already."""
+    known = {(i["match_id"], i["seat"]) for i in read_list(request)}
+    new: list[dict[str, Any]] = []
+    for table in reversed(tables):  # newest first, each once
+        key = (table.get("match_id"), table.get("seat"))
+        if (
+            key[0]
+            and key[1] in (0, 1, 2, 3)
+            and key not in {(e["match_id"], e["seat"]) for e in new}
+        ):
+            new.append({"match_id": key[0], "seat": key[1], "tournament_id": tournament_id})
+    if any((e["match_id"], e["seat"]) not in known for e in new):
+        _add(response, request, new)
+
+
+def _add(response: Response, request: Request, entries: list[dict[str, Any]]) -> None:
+    """``entries`` (newest first) at the head of the browser's list (a Set-Cookie)."""
+    added = {(e["match_id"], e["seat"]) for e in entries}
+    items = [i for i in read_list(request) if (i["match_id"], i["seat"]) not in added]
     response.set_cookie(
         COOKIE,
-        _encode([entry, *items][:MAX_REMEMBERED]),
+        _encode([*entries, *items][:MAX_REMEMBERED]),
         max_age=COOKIE_DAYS * 86_400,
         path=COOKIE_PATH,
         secure=request.url.scheme == "https",

@@ -36,7 +36,7 @@ from starlette.routing import Route
 
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.web.backend import HttpError
-from hebei.web.history import remember
+from hebei.web.history import remember, remember_tables
 from hebei.web.people import (
     Credentials,
     Follower,
@@ -224,7 +224,11 @@ class PersonRoutes:
             follower = await self._follower(request)
         except HttpError as error:
             return self._refused(request, error)
-        return self.g.sse(request, follower.feed, self.g._stream_slot(request))
+        response = self.g.sse(request, follower.feed, self.g._stream_slot(request))
+        me = follower.producer.me  # every table of theirs so far joins My matches
+        tables = [*me["results"], *([me["table"]] if me["table"] else [])]
+        remember_tables(response, request, tables, follower.credentials.tournament_id)
+        return response
 
     async def seat_events(self, request: Request) -> Response:
         from hebei.web.app import last_event_id

@@ -298,6 +298,7 @@ class PlayerProducer(TournamentProducer):
             mine = scores[table["seat"]] if table["seat"] < len(scores) else 0
             self._results[match_id] = {
                 "round_no": table["round_no"],
+                "seat": table["seat"],
                 "table_id": table["table_id"],
                 "match_id": match_id,
                 "status": table["status"],

@@ -278,3 +278,12 @@ def test_a_tournament_seat_joins_my_matches(client, web_stack):
     listed = client.get("/api/my/matches").json()["matches"]
     mine = next(m for m in listed if m["match_id"] == me["seat"]["match_id"])
     assert mine["tournament_id"] == tournament_id and mine["seat"] == me["seat"]["seat"]
+    # ... and the person's tournament feed lists every table of theirs (another browser).
+    with httpx.Client(base_url=client.base_url, timeout=30) as other:
+        other.cookies.set("hebei_player", client.cookies.get("hebei_player"))
+        path = f"/api/tournaments/{tournament_id}/me/events"
+        with other.stream("GET", path) as response:
+            assert response.status_code == 200
+            other.cookies.extract_cookies(response)
+        listed = other.get("/api/my/matches").json()["matches"]
+        assert [m["match_id"] for m in listed] == [me["seat"]["match_id"]]

@@ -9,7 +9,15 @@ from starlette.responses import Response
 
 from hebei.rules.match import Match, MatchLength
 from hebei.rules.profile import get_profile
-from hebei.web.history import COOKIE, MAX_COOKIE, MAX_REMEMBERED, hand_steps, read_list, remember
+from hebei.web.history import (
+    COOKIE,
+    MAX_COOKIE,
+    MAX_REMEMBERED,
+    hand_steps,
+    read_list,
+    remember,
+    remember_tables,
+)
 
 
 def request_with(cookie: str = "") -> Request:
@@ -67,3 +75,21 @@ def test_a_hand_as_steps_shows_every_seat() -> None:
     assert all(step["events"][-1]["type"] != "pass" for step in steps)  # folded in
     assert "seed" not in steps[0]["events"][0] and "hands" not in steps[0]["events"][1]
     assert steps[-1]["events"][-1]["totals"] is not None
+
+
+def test_a_tournament_persons_tables_join_the_list_once() -> None:
+    tables = [
+        {"match_id": "m1", "seat": 2},
+        {"match_id": "m2", "seat": 0},
+        {"match_id": "m2", "seat": 0},
+    ]
+    response = Response()
+    remember_tables(response, request_with(), tables, "cup")
+    value = cookie_of(response)
+    assert read_list(request_with(value)) == [
+        {"match_id": "m2", "seat": 0, "tournament_id": "cup"},
+        {"match_id": "m1", "seat": 2, "tournament_id": "cup"},
+    ]
+    again = Response()  # nothing new: no cookie set again
+    remember_tables(again, request_with(value), tables[:1], "cup")
+    assert not [k for k, _ in again.raw_headers if k == b"set-cookie"]
