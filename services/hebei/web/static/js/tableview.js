@@ -15,9 +15,10 @@ const MELD_WORDS = { pong: "pong", exposed_kong: "kong", added_kong: "added kong
 // A discard is marked as it arrives for this long (the newest of each seat), so a person can
 // follow the bots' play; the table's last discard keeps its outline until the next one.
 const ARRIVAL_MS = 1600;
-// A click on a decision that came less than this after the person's previous click is not
-// taken: the second click of a double click answers nothing (the controls are off meanwhile).
-const SETTLE_MS = 350;
+// A decision's buttons and tiles come on no sooner than this after the person's previous
+// answer: a second click on the same spot (a double click, or a click 450 ms later when the
+// turn came back in 300 ms) answers nothing. Keys are deliberate and are not held back.
+const SETTLE_MS = 700;
 const TITLE = document.title;
 
 const page = {
@@ -70,10 +71,10 @@ function deciding(state) {
     && (state.options.length > 0 || state.hand.some((t) => t.discard));
 }
 
-/** Whether the open decision's controls are off: answered already, or just arrived (a double
- * click's second click). */
-function controlsOff(state) {
-  return !deciding(state) || page.answered === state.decision_id || Date.now() < page.armedAt;
+/** Whether the open decision's controls are off: answered already, or (for clicks) just
+ * arrived after the person's previous answer. */
+function controlsOff(state, key = false) {
+  return !deciding(state) || page.answered === state.decision_id || (!key && Date.now() < page.armedAt);
 }
 
 function noteArrivals(state) {
@@ -497,9 +498,9 @@ function notice(text) {
 
 /** Answer the open decision: the command carries the decision id it answers, and a second
  * answer to the same decision (a double click, a key pressed twice) is not sent. */
-async function send(command) {
+async function send(command, key = false) {
   const state = page.state;
-  if (!seatBase || !state || controlsOff(state)) return;
+  if (!seatBase || !state || controlsOff(state, key)) return;
   const decision = state.decision_id;
   page.answered = decision;
   page.answeredAt = Date.now();
@@ -548,7 +549,7 @@ function onKey(event) {
   }
   if (page.pendingKong && /^[1-9]$/.test(key)) {
     page.pendingKong = false;
-    send(`k${key}`);
+    send(`k${key}`, true);
     return;
   }
   page.pendingKong = false;
@@ -559,19 +560,19 @@ function onKey(event) {
   } else if (key === "s") {
     askHint();
   } else if (key === "enter" || key === "x") {
-    send("x");
+    send("x", true);
   } else if (key === "h" || key === "p") {
-    send(key);
+    send(key, true);
   } else if (key === "k") {
     const kongs = page.state.options.filter((o) => o.key.startsWith("k"));
     if (kongs.length > 1) {
       page.pendingKong = true;
       notice("Which kong? Press 1 or 2.");
     } else {
-      send("k");
+      send("k", true);
     }
   } else if (/^[1-9a-e]$/.test(key)) {
-    send(key);
+    send(key, true);
   } else {
     return;
   }
