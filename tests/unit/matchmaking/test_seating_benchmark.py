@@ -15,14 +15,15 @@ in the standings than random tables, no consecutive repeat.
 Winds, everywhere: every player's wind counts within one of each other after every round, all
 equal after every fourth round (duplicate: equal after every round).
 
-Time: each round must come in under its 2 s deadline with a generous margin (a loaded machine);
-the searches are budgeted by iterations so that a quiet machine seats 256 players in well under
-0.5 s a round, and the quality targets do not depend on the machine's speed.
+Time: the searches are budgeted by iterations and no round may reach its 2 s deadline (counted
+in the seating thread's CPU time, so a loaded machine does not cut a search short); the quality
+targets do not depend on the machine's speed. Wall-clock speed is `hebei bench seating`'s job.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from functools import cache
 
 import pytest
@@ -37,7 +38,7 @@ from hebei.matchmaking.seating import (
 )
 
 DEADLINE = 2.0
-MARGIN = 1.5  # seconds on top of the deadline for a loaded machine
+MARGIN = 1.5  # CPU seconds on top of a deadline for seating the winds after a cut search
 
 GRID = [
     (16, 4),
@@ -91,7 +92,9 @@ def check_winds(seated: list[SeatedRound], duplicate: bool) -> None:
 
 
 def check_time(seated: list[SeatedRound]) -> None:
-    assert max(r.quality.seconds for r in seated) < DEADLINE + MARGIN
+    """The iteration budgets fit the deadline (counted in CPU time, so a loaded machine does
+    not cut them: the figures above are the budgeted search's)."""
+    assert not any(r.quality.deadline_hit for r in seated)
 
 
 def planned_case(mode: str, players: int, rounds: int):
@@ -168,6 +171,7 @@ def test_swiss_beats_the_greedy_swiss_and_stays_close_in_the_standings(players, 
 
 @pytest.mark.parametrize("mode", ["swiss", "random"])
 def test_a_short_deadline_is_respected_at_256_players(mode):
+    started = time.thread_time()
     seated, _ = play_event(mode, players=256, rounds=5, seed=9, deadline=0.05)
-    assert max(r.quality.seconds for r in seated) < 0.05 + MARGIN
+    assert time.thread_time() - started < 5 * (0.05 + MARGIN)  # CPU seconds, five rounds
     check_winds(seated, duplicate=False)
