@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from hebei.common.auth import actor_metadata, bearer_metadata
+from hebei.common.auth import actor_metadata, bearer_metadata, client_metadata
 from hebei.common.client import create_channel
 from hebei.v1 import bot_pb2_grpc, ledger_pb2_grpc, matchmaking_pb2_grpc, table_pb2_grpc
 from hebei.web.config import WebConfig
@@ -134,9 +134,12 @@ class Backend:
         *,
         token: str | None = None,
         actor: str | None = None,
+        client: str | None = None,
         timeout: float | None = None,
     ) -> Any:
-        """A unary call off the loop; a failure raises HttpError with the service's message."""
+        """A unary call off the loop; a failure raises HttpError with the service's message.
+        ``client``: the person's address, forwarded (``hebei-client``) when ``token`` is the
+        service token, so matchmaking's per-address bounds count the person, not the gateway."""
         stub = {
             "table": self.table,
             "matchmaking": self.matchmaking,
@@ -151,6 +154,8 @@ class Backend:
         metadata: list[tuple[str, str]] = list(bearer_metadata(token)) if token else []
         if actor:
             metadata.extend(actor_metadata(actor))
+        if client and token:
+            metadata.extend(client_metadata(client))
         fn = getattr(stub, method)
         try:
             return await self.run(

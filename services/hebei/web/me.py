@@ -136,7 +136,7 @@ class PersonRoutes:
     # ------------------------------------------------------------------ routes
 
     async def register(self, request: Request) -> Response:
-        from hebei.web.app import MAX_NAME, text_field
+        from hebei.web.app import MAX_NAME, client_of, text_field
 
         tournament_id = self._tournament(request)
         data = await self._body(request)
@@ -148,7 +148,13 @@ class PersonRoutes:
             registration_code=code,
         )
         try:
-            reply = await self.g.backend.call("matchmaking", "Register", asked)
+            reply = await self.g.backend.call(
+                "matchmaking",
+                "Register",
+                asked,
+                token=self.g.config.service_token,
+                client=client_of(request),
+            )
         except HttpError as error:
             if error.status == 403:
                 word = "wrong" if code else "missing"
