@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.web.conftest import sit_down
-from tests.integration.web.harness import choose
+from tests.integration.web.harness import bot_tournament, choose
 
 SIZES = {"desktop": (1366, 768), "phone": (390, 844)}
 PLAY_SECONDS = 420  # bound on the whole play (matches of 16 hands until a pong is offered)
@@ -26,26 +26,48 @@ NOTATION = re.compile(r"\b[1-9][mpsz]\b")
 # composited up the tree; a disabled control, which WCAG exempts, is skipped).
 CONTRAST = """
 () => {
-  const parse = (c) => { const m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
-    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
-  const over = (top, bottom) => { const a = top[3]; return [0, 1, 2].map((i) => top[i] * a + bottom[i] * (1 - a)).concat(1); };
-  const lum = (c) => { const [r, g, b] = c.slice(0, 3).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
-  const behind = (node) => { const layers = [];
-    for (let n = node; n && n.nodeType === 1; n = n.parentElement) { const c = parse(getComputedStyle(n).backgroundColor);
-      if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } }
-    let color = [255, 255, 255, 1]; for (const layer of layers.reverse()) color = over(layer, color); return color; };
+  const parse = (c) => {
+    const m = c.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3])).concat(1);
+  const lum = (c) => {
+    const [r, g, b] = c.slice(0, 3).map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const behind = (node) => {
+    const layers = [];
+    for (let n = node; n && n.nodeType === 1; n = n.parentElement) {
+      const c = parse(getComputedStyle(n).backgroundColor);
+      if (c && c[3] > 0) {
+        layers.push(c);
+        if (c[3] >= 1) break;
+      }
+    }
+    let color = [255, 255, 255, 1];
+    for (const layer of layers.reverse()) color = over(layer, color);
+    return color;
+  };
   const failures = [];
   for (const node of document.querySelectorAll("body *")) {
     if (!Array.from(node.childNodes).some((c) => c.nodeType === 3 && c.textContent.trim())) continue;
     if (node.closest(":disabled, [aria-disabled=true], .hidden, script, style, title")) continue;
-    const rect = node.getBoundingClientRect(); const style = getComputedStyle(node);
+    const rect = node.getBoundingClientRect();
+    const style = getComputedStyle(node);
     if (!rect.width || !rect.height || style.visibility !== "visible") continue;
-    const bg = behind(node); const fg = over(parse(style.color), bg);
-    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a); const ratio = (hi + 0.05) / (lo + 0.05);
-    const size = parseFloat(style.fontSize); const bold = Number(style.fontWeight) >= 700;
-    const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
-    if (ratio < need) failures.push(`${node.tagName.toLowerCase()}.${node.className} "${node.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)} < ${need}`);
+    const bg = behind(node);
+    const fg = over(parse(style.color), bg);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    const size = parseFloat(style.fontSize);
+    const need = size >= 24 || (Number(style.fontWeight) >= 700 && size >= 18.66) ? 3 : 4.5;
+    const text = node.textContent.trim().slice(0, 30);
+    if (ratio < need) failures.push(`${node.tagName}.${node.className} "${text}" ${ratio.toFixed(2)}`);
   }
   return failures;
 }
@@ -55,18 +77,25 @@ CONTRAST = """
 LAYOUT = """
 () => {
   window.scrollTo(0, 0);
-  const box = (node) => { const r = node.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height}; };
+  const box = (node) => {
+    const r = node.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height };
+  };
+  const out = (r) => r.right > innerWidth + 1;
+  const wide = Array.from(document.querySelectorAll("body *")).filter((n) => out(n.getBoundingClientRect()))
+    .map((n) => `${n.tagName}#${n.id}.${n.className}`);
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(t);
+    if (out(range.getBoundingClientRect())) wide.push(`text "${t.textContent.slice(0, 40)}"`);
+  }
   return {
     width: innerWidth, height: innerHeight, scrollWidth: document.documentElement.scrollWidth,
     board: box(document.querySelector("#board")), bar: box(document.querySelector("#hand-area")),
-    hand: box(document.querySelector("#hand")),
-    wide: Array.from(document.querySelectorAll("body *")).filter((n) => n.getBoundingClientRect().right > innerWidth + 1)
-      .slice(0, 5).map((n) => `${n.tagName}#${n.id}.${n.className} ${Math.round(n.getBoundingClientRect().right)}`)
-      .concat((() => { const out = []; const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-        for (let t = walk.nextNode(); t && out.length < 5; t = walk.nextNode()) { const r = document.createRange(); r.selectNodeContents(t);
-          if (r.getBoundingClientRect().right > innerWidth + 1) out.push(`text "${t.textContent.slice(0, 40)}" in ${t.parentElement.tagName}.${t.parentElement.className}`); }
-        return out; })()),
-    buttons: Array.from(document.querySelectorAll("#hand-area button")).filter((b) => b.offsetParent !== null)
+    hand: box(document.querySelector("#hand")), wide: wide.slice(0, 8),
+    buttons: Array.from(document.querySelectorAll("#hand-area button"))
+      .filter((b) => b.offsetParent !== null)
       .map((b) => ({ name: b.id || b.dataset.focus || b.textContent, ...box(b) })),
   };
 }
@@ -92,9 +121,11 @@ def assert_in_view(page: Any, phone: bool, where: str) -> None:
     scroll sideways, and every button at least 44 px each way."""
     layout = page.evaluate(LAYOUT)
     hand, bar = layout["hand"], layout["bar"]
-    assert 0 <= hand["top"] and hand["bottom"] <= layout["height"] + 1, (where, layout)
+    assert hand["top"] >= 0 and hand["bottom"] <= layout["height"] + 1, (where, layout)
     for button in layout["buttons"]:
-        assert button["bottom"] <= layout["height"] + 1 and button["right"] <= layout["width"] + 1, (
+        assert (
+            button["bottom"] <= layout["height"] + 1 and button["right"] <= layout["width"] + 1
+        ), (
             where,
             button,
         )
@@ -162,7 +193,9 @@ def check_settlement(page: Any, artifacts: Any, size: str) -> None:
     page.wait_for_selector("#settlement:not(.hidden) h2")
     heading = page.locator("#settlement h2").inner_text()
     text = box.inner_text()
-    assert re.search(r"base payment \d+ .*plus the bonus \d+|points: the pattern|exhaustive draw", text)
+    assert re.search(
+        r"base payment \d+ .*plus the bonus \d+|points: the pattern|exhaustive draw", text
+    )
     assert "Total" in text
     assert_contrast(page, "settlement")
     page.screenshot(path=str(artifacts / f"table-page-settlement-{size}.png"))
@@ -213,7 +246,9 @@ def test_a_person_plays_at_the_table(page: Any, site: Any, artifacts: Any, size:
     assert all("decision_id" in post for post in posts), posts
 
     # The bots' discards arrive one by one, each marked as it comes; the newest outlined.
-    page.wait_for_selector(".seat:not(.pos-bottom) .discards .tile.fresh", state="attached", timeout=60_000)
+    page.wait_for_selector(
+        ".seat:not(.pos-bottom) .discards .tile.fresh", state="attached", timeout=60_000
+    )
     page.wait_for_selector(".discards .tile.last", state="attached", timeout=60_000)
 
     # Auto-play on by its key; one obvious button takes the seat back.
@@ -279,7 +314,9 @@ def test_a_dead_link_says_why(page: Any, site: Any, artifacts: Any, size: str, l
     page.goto(f"{site.url}table.html?{link}")
     page.wait_for_selector("#problem:not(.hidden) a[href='/']")
     words = page.locator("#problem").inner_text()
-    assert "cannot be shown" in words and len(words) > len("This table cannot be shown: Back to the lobby")
+    assert "cannot be shown" in words and len(words) > len(
+        "This table cannot be shown: Back to the lobby"
+    )
     assert "Waiting" not in page.locator("body").inner_text()
     assert_contrast(page, "a dead link")
     page.screenshot(path=str(artifacts / f"table-page-dead-{link.split('=')[0]}-{size}.png"))
@@ -291,3 +328,14 @@ def test_the_lobby_reads_well(page: Any, site: Any) -> None:
     page.select_option("#policy", "expert")
     assert page.locator("#level").input_value() == "3", "the expert's default level"
     assert_contrast(page, "the lobby")
+
+
+def test_a_tournament_page_reads_well(page: Any, site: Any, web_stack: Any) -> None:
+    """Standings, rounds and their badges at WCAG AA, and no seating internals for players."""
+    tournament_id = bot_tournament(web_stack, players=4, rounds=1, hands=1)
+    page.goto(f"{site.url}tournament.html?id={tournament_id}")
+    page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 4")
+    page.wait_for_selector(".round .quality")
+    assert not re.search(r"\d s\b", page.locator(".round .quality").first.inner_text())
+    assert "seed_draw" not in page.locator("body").inner_text()
+    assert_contrast(page, "the tournament page")
