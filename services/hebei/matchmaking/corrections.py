@@ -292,14 +292,7 @@ def repair_round(ts, tournament_id: str, reason: str, actor: str) -> mm.Tourname
                 f"round {row.current_round} cannot be re-paired: {match.table_id} has dealt"
                 " its first hand"
             )
-    for match in matches:  # a pending match may be on the engine already
-        try:
-            info = ts.table.dissolve(match.match_id, f"round re-paired: {reason}")
-        except (NotFound, FailedPrecondition):
-            continue
-        if info.hands_played:
-            log_hands = f"{match.match_id} played {info.hands_played} hands"
-            raise FailedPrecondition(f"round {row.current_round} cannot be re-paired: {log_hands}")
+    _dissolve(ts, matches, reason, row.current_round)
     round_no = row.current_round
     with ts.store.transaction() as conn:
         row = ts._load(conn, tournament_id, lock=True)
@@ -323,5 +316,21 @@ def repair_round(ts, tournament_id: str, reason: str, actor: str) -> mm.Tourname
         ts.store.update_tournament(conn, row)
         ts._action(conn, tournament_id, REPAIR, actor, f"round {round_no}: {reason}")
         ts._event(conn, tournament_id, mm.TOURNAMENT_EVENT_TYPE_PAUSED, round_no=round_no)
+    # Once more: a match the director opened on the engine meanwhile (one it opens from now on
+    # finds its row gone and dissolves it itself).
+    _dissolve(ts, matches, reason, round_no)
     ts.changes.notify()
     return ts.get(tournament_id)
+
+
+def _dissolve(ts, matches: Sequence, reason: str, round_no: int) -> None:
+    """Dissolve the round's matches on the engine (those it holds); FailedPrecondition if one
+    of them has played a hand."""
+    for match in matches:  # a pending match may be on the engine already
+        try:
+            info = ts.table.dissolve(match.match_id, f"round re-paired: {reason}")
+        except (NotFound, FailedPrecondition):
+            continue
+        if info.hands_played:
+            log_hands = f"{match.match_id} played {info.hands_played} hands"
+            raise FailedPrecondition(f"round {round_no} cannot be re-paired: {log_hands}")

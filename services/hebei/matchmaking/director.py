@@ -577,7 +577,7 @@ class Director:
             if match.tournament_id:  # lock order: the tournament first
                 self.ts._load(conn, match.tournament_id, lock=True)
             current = self.ts.store.match(conn, match.match_id, lock=True)
-            if current.status == "pending":
+            if current is not None and current.status == "pending":
                 current.status = "opened"
                 current.opened_at = current.progress_at = _now()
                 self.ts.store.update_match(conn, current)
@@ -593,6 +593,9 @@ class Director:
                         round_no=current.round_no,
                         tables=[table_message(current, players)],
                     )
+        if current is None:  # forgotten while it was being opened: its round was re-paired
+            self.ts.table.dissolve(match.match_id, "its round was re-paired")
+            return
         if current.status == "dissolved":  # dissolved (cancelled) while it was being opened
             self.ts.table.dissolve(match.match_id, current.reason or "dissolved")
             return
