@@ -255,7 +255,9 @@ class MatchmakingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetStandings(self, request, context):
-        """A tournament's standings, ranked with tie-breaks.
+        """A tournament's standings, ranked with tie-breaks. While rounds are hidden
+        (Tournament.hidden_rounds: hide_round_results, hide_last_rounds), a caller without the
+        operator token gets those of the last finished round before them.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

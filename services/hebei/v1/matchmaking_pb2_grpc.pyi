@@ -74,7 +74,10 @@ class MatchmakingServiceStub:
     GetTournament: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.GetTournamentRequest, _matchmaking_pb2.GetTournamentResponse]
     """A tournament's state."""
     GetStandings: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.GetStandingsRequest, _matchmaking_pb2.GetStandingsResponse]
-    """A tournament's standings, ranked with tie-breaks."""
+    """A tournament's standings, ranked with tie-breaks. While rounds are hidden
+    (Tournament.hidden_rounds: hide_round_results, hide_last_rounds), a caller without the
+    operator token gets those of the last finished round before them.
+    """
     WatchTournament: _grpc.UnaryStreamMultiCallable[_matchmaking_pb2.WatchTournamentRequest, _matchmaking_pb2.WatchTournamentResponse]
     """Progress of a tournament: the current state, then one message per change until it ends.
     Anonymous: WatchTournament and QuickPlay streams share a quota, in all and per client
@@ -202,7 +205,10 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     GetTournament: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.GetTournamentRequest, _matchmaking_pb2.GetTournamentResponse]  # type: ignore[assignment]
     """A tournament's state."""
     GetStandings: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.GetStandingsRequest, _matchmaking_pb2.GetStandingsResponse]  # type: ignore[assignment]
-    """A tournament's standings, ranked with tie-breaks."""
+    """A tournament's standings, ranked with tie-breaks. While rounds are hidden
+    (Tournament.hidden_rounds: hide_round_results, hide_last_rounds), a caller without the
+    operator token gets those of the last finished round before them.
+    """
     WatchTournament: _aio.UnaryStreamMultiCallable[_matchmaking_pb2.WatchTournamentRequest, _matchmaking_pb2.WatchTournamentResponse]  # type: ignore[assignment]
     """Progress of a tournament: the current state, then one message per change until it ends.
     Anonymous: WatchTournament and QuickPlay streams share a quota, in all and per client
@@ -369,7 +375,10 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaking_pb2.GetStandingsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaking_pb2.GetStandingsResponse, _abc.Awaitable[_matchmaking_pb2.GetStandingsResponse]]:
-        """A tournament's standings, ranked with tie-breaks."""
+        """A tournament's standings, ranked with tie-breaks. While rounds are hidden
+        (Tournament.hidden_rounds: hide_round_results, hide_last_rounds), a caller without the
+        operator token gets those of the last finished round before them.
+        """
 
     @_abc_1.abstractmethod
     def WatchTournament(
