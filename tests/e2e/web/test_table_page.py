@@ -194,7 +194,7 @@ def check_settlement(page: Any, artifacts: Any, size: str) -> None:
     heading = page.locator("#settlement h2").inner_text()
     text = box.inner_text()
     assert re.search(
-        r"base payment \d+ .*plus the bonus \d+|points: the pattern|exhaustive draw", text
+        r"Base payment \d+ .*\+ bonus \d+|points: the pattern|exhaustive draw", text
     )
     assert "Total" in text
     assert_contrast(page, "settlement")

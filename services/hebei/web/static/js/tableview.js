@@ -245,8 +245,12 @@ function payment(state, win) {
   if (win.points) {
     return `${win.points} points: the pattern's points, doubled by each doubling below; every other seat pays them, the dealer (or everyone, to a winning dealer) twice.${paid}`;
   }
-  return `${win.base + win.bonus} from each payer: the base payment ${win.base} (every win's, by how it was won) `
-    + `plus the bonus ${win.bonus} (the bonus items below add up to it${win.bonus ? "" : ": none applied"}).${paid}`;
+  const who = win.kind === "self_draw"
+    ? "A self-draw: every other seat pays the base payment (the dealer more when another seat wins)."
+    : "Won on a discard: the discarder alone pays.";
+  const bonus = win.bonus
+    ? `bonus ${win.bonus} on top (the bonus items below add up to it)` : "bonus 0 (no bonus item applied)";
+  return `${who} Base payment ${win.base} (by how the hand was won and who is dealer) + ${bonus}.${paid}`;
 }
 
 function renderSettlement(state) {
