@@ -32,6 +32,9 @@ def stack_env(database_url: str) -> Iterator[dict[str, str]]:
     """Extra environment for the stack's processes: fresh schemas, private bot queues."""
     env = {name: unique_name("stack") for name in SCHEMA_VARIABLES}
     env["HEBEI_BOTS_QUEUE_PREFIX"] = unique_name("stackbots")
+    # People's tables pace their bots (0.8 s by default): a short pace keeps the tests quick
+    # and still paced (tests/integration/table/test_pace.py checks the pace itself).
+    env["HEBEI_TABLE_BOT_PACE_SECONDS"] = "0.05"
     yield env
     with psycopg.connect(database_url, autocommit=True) as conn:
         for name in SCHEMA_VARIABLES:
