@@ -102,21 +102,31 @@ def _print_json(message: Any) -> None:
 
 def standings_table(response: Any, title: str) -> Table:
     """The ranking with the tie-break that decided each place, matches played, penalties,
-    awards and corrections, and each player's status."""
-    from hebei.common.exports import player_status as status_word
+    awards and corrections; a player who is not active has the status after the name
+    ("Mei (withdrawn)", "(filler)")."""
+    from hebei.common.exports import player_status
 
     table = Table(title=title)
-    left = ("player", "status", "decided by")
-    columns = ("rank", "player", "status", "points", "matches", "won", "dealt in",
-               "best match", "penalties", "awards", "corrections", "decided by")  # fmt: skip
-    for column in columns:
-        table.add_column(column, justify="left" if column in left else "right", overflow="fold")
+    left = ("player", "decided by")
+    columns = ("rank", "player", "points", "matches", "won", "dealt in", "best match",
+               "penalties", "awards", "corrections", "decided by")  # fmt: skip
+    names = []
     for row in response.ranking or []:
+        status = player_status(row)
+        name = row.standing.player_name or row.standing.player_id
+        names.append(name + ("" if status == "active" else f" ({status})"))
+    for column in columns:
+        widths = {"min_width": max(map(len, names), default=6), "no_wrap": True}
+        table.add_column(
+            column,
+            justify="left" if column in left else "right",
+            **(widths if column == "player" else {}),
+        )
+    for name, row in zip(names, response.ranking or [], strict=True):
         s = row.standing
         table.add_row(
             str(s.rank) if s.rank else "–",
-            s.player_name or s.player_id,
-            status_word(row),
+            name,
             str(s.points),
             str(s.matches_played),
             str(s.hands_won),

@@ -84,7 +84,7 @@ def test_exports_and_corrections_from_the_cli_and_the_web(
     }
     monkeypatch.setenv("COLUMNS", "200")
     table = cli("standings", tid)
-    for column in ("matches", "penalties", "awards", "status"):
+    for column in ("matches", "penalties", "awards", "corrections"):
         assert column in table
 
     results = list(csv.DictReader(io.StringIO(cli("export", tid, "--what", "results"))))
