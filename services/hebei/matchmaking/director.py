@@ -745,7 +745,7 @@ class Director:
             players = None
             for match, info in progressed:
                 current = self.ts.store.match(conn, match.match_id, lock=True)
-                if current.ended:
+                if current is None or current.ended:  # None: its round was re-paired
                     continue
                 played = current.hands_played
                 if info.event_count != current.event_count:
@@ -819,7 +819,7 @@ class Director:
             if row is not None:  # lock order: the tournament first
                 self.ts._load(conn, match.tournament_id, lock=True)
             current = self.ts.store.match(conn, match.match_id, lock=True)
-            if current.settled:
+            if current is None or current.settled:  # None: its round was re-paired
                 return
             if row is not None and current.status == "finished" and current.scores:
                 self._rate(conn, current)

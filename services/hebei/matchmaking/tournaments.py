@@ -698,6 +698,8 @@ class Tournaments:
         )
         with self.store.transaction() as conn:
             current = self.store.match(conn, match_id, lock=True)
+            if current is None:  # forgotten meanwhile: its round was re-paired
+                return
             current.replaced[str(seat)]["revoked"] = True
             self.store.update_match(conn, current)
         policy, level = entry["by"].split(":")[1:]
@@ -1111,6 +1113,9 @@ class Tournaments:
             if found.tournament_id:
                 self._load(conn, found.tournament_id, lock=True)  # lock order: tournament first
             match = self.store.match(conn, match_id, lock=True)
+            if match is None:  # forgotten meanwhile: its round was re-paired
+                metrics.MATCH_RESULTS.labels("unknown").inc()
+                return None
             if match.ended:
                 metrics.MATCH_RESULTS.labels("duplicate").inc()
                 return True
