@@ -63,6 +63,7 @@ METHOD_ROLES: Mapping[str, Role] = {
     "/hebei.v1.MatchmakingService/RevealResults": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/CorrectMatchResult": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/UndoCorrection": Role.OPERATOR,
+    "/hebei.v1.MatchmakingService/RepairRound": Role.OPERATOR,
     "/hebei.v1.MatchmakingService/ReportMatchResult": Role.SERVICE,  # the table engine reports
     "/hebei.v1.MatchmakingService/RequestBots": Role.SERVICE,
     "/hebei.v1.LedgerService/PostSettlement": Role.SERVICE,  # the table engine books hands
