@@ -159,7 +159,8 @@ def test_an_ended_seat_answers_gone_with_why(client):
 
 
 def test_an_operator_named_in_any_script(client, web_stack):
-    tournament_id = bot_tournament(web_stack)
+    # 32 hands: a one-hand bot match could end before the dissolve reaches it (it did once).
+    tournament_id = bot_tournament(web_stack, hands=32)
     deadline = time.monotonic() + 60
     live = []
     while not live:
