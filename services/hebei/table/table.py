@@ -98,6 +98,7 @@ TABLE_EVENTS = frozenset(
 SEAT_KIND_NAMES = {pb.SEAT_KIND_PERSON: "person", pb.SEAT_KIND_BOT: "bot"}
 SEATS = (0, 1, 2, 3)
 STEP_ACTIONS = 64  # auto-played actions (and deals) in one step of a table
+HAND_BREAK_PACES = 10  # a hand's settlement is shown this many bot paces before the next deal
 # A spectator's backlog is built this many messages at a time, as it reads (Table.backlog).
 BACKLOG_CHUNK = 256
 HOLD_SECONDS = 0.25  # how often a held deadline looks again whether the seat was told
@@ -460,6 +461,11 @@ class Table:
         people = any(s.kind == pb.SEAT_KIND_PERSON for s in spec.seats)
         self.pace = bot_pace if people else 0.0
         self.floor = max(spec.claim_window, self.pace)  # a discard is held this long
+        # Between a hand's settlement and the next deal, at a table with people: time to read
+        # the settlement before the next hand asks anything (HAND_BREAK_PACES paces: 8 s at
+        # the default pace; none at tables of bots only).
+        self.hand_break = HAND_BREAK_PACES * self.pace
+        self._hand_ended_at: float | None = None  # monotonic, for the break
         self.lock = threading.RLock()
         self.profile = get_profile(spec.profile)
         self.match = Match(spec.seed, spec.length, self.profile)
@@ -1128,6 +1134,10 @@ class Table:
                 return
             steps += 1
             if self.match.hand is None:
+                wait = self._hand_break_left()
+                if wait > 0:
+                    self._continue_later(wait)
+                    return
                 self.hand = self.match.next_hand()
                 self._hand_logged = 0
                 self._after_apply()
@@ -1154,6 +1164,12 @@ class Table:
             self.hand.apply(seat.spec.seat, self.hand.auto_action(seat.spec.seat), auto=True)
             metrics.AUTO_PLAYS.labels(seat.auto_reason or "auto").inc()
             self._after_apply()
+
+    def _hand_break_left(self) -> float:
+        """How long the next deal still waits for the last hand's settlement to be read."""
+        if self._hand_ended_at is None or not self.hand_break:
+            return 0.0
+        return self._hand_ended_at + self.hand_break - time.monotonic()
 
     def _continue_later(self, delay: float = 0.0) -> None:
         """Go on with :meth:`_progress` in a later step (on the timer thread)."""
@@ -1373,6 +1389,7 @@ class Table:
             )
         )
         metrics.HANDS_COMPLETED.labels(hand.result.outcome.value).inc()
+        self._hand_ended_at = time.monotonic()
         if self.match.finish_hand():
             self._finish_match(FINISHED, "")
         else:

@@ -20,10 +20,12 @@ CLAIMS = frozenset({"pass", "pong", "exposed_kong", "chow"})
 OPENERS = frozenset({"discard", "added_kong"})
 
 
-def _play(engine: EngineUnderTest, people: tuple[int, ...]) -> list[tuple[dict, float]]:
-    """One hand with these seats people (the rest bots), every seat answering at once; the
-    rules events of the log with their times."""
-    request = new_match_request(hands=1, seed=0, per_decision=30.0)
+def _play(
+    engine: EngineUnderTest, people: tuple[int, ...], hands: int = 1
+) -> list[tuple[dict, float]]:
+    """A match of ``hands`` with these seats people (the rest bots), every seat answering at
+    once; the rules events of the log with their times."""
+    request = new_match_request(hands=hands, seed=0, per_decision=30.0)
     for seat in request.seats:
         seat.kind = pb.SEAT_KIND_PERSON if seat.seat in people else pb.SEAT_KIND_BOT
     engine.stub.OpenMatch(request, metadata=_operator(), timeout=10)
@@ -94,3 +96,28 @@ def test_a_table_of_bots_is_not_paced(start_engine):
     assert len(gaps) > 20
     assert min(gaps) < pace
     assert sum(1 for gap in gaps if gap < pace) > len(gaps) // 2
+
+
+def _breaks(events: list[tuple[dict, float]]) -> list[float]:
+    """Seconds from each hand's end to the next hand's first event (not the match's end)."""
+    ends = [i for i, (e, _) in enumerate(events) if e["type"] == "hand_end"]
+    return [
+        events[i + 1][1] - events[i][1]
+        for i in ends
+        if i + 1 < len(events) and not events[i + 1][0]["type"].startswith("match_")
+    ]
+
+
+def test_a_hands_settlement_is_shown_before_the_next_deal_at_a_table_with_a_person(
+    start_engine,
+):
+    """The next hand is dealt HAND_BREAK_PACES paces after the last one's settlement (time to
+    read it before anything is asked); at a table of bots, at once."""
+    from hebei.table.table import HAND_BREAK_PACES
+
+    pace = 0.05
+    engine = start_engine(bot_pace=pace)
+    breaks = _breaks(_play(engine, people=(0,), hands=2))
+    assert len(breaks) == 1 and breaks[0] >= HAND_BREAK_PACES * pace - SLACK, breaks
+    bots = _breaks(_play(start_engine(bot_pace=5.0), people=(), hands=2))
+    assert len(bots) == 1 and bots[0] < 5.0, bots
