@@ -154,7 +154,8 @@ def test_check_in_and_a_scheduled_start(stack: Stack, start_worker) -> None:
     not check in is a no-show, not seated; CheckIn outside its window says the window."""
     start_worker(sessions=8)
     stack.start_matchmaking()
-    start_at = datetime.now(UTC) + timedelta(seconds=6)
+    # Time to register and check in first, even on a loaded machine.
+    start_at = datetime.now(UTC) + timedelta(seconds=20)
     config = {"seating": mm.SEATING_MODE_RANDOM, "check_in_window": _seconds(600)}
     scheduled = mm.TournamentConfig().scheduled_start
     scheduled.FromDatetime(start_at)
@@ -186,7 +187,10 @@ def test_check_in_and_a_scheduled_start(stack: Stack, start_worker) -> None:
     ).player
     assert again.checked_in
 
-    running = stack.wait_status(tid, lambda t: t.status != mm.TOURNAMENT_STATUS_REGISTRATION)
+    # Started and round 1 seated (the start comes first: it may be read between the two).
+    running = stack.wait_status(
+        tid, lambda t: t.status != mm.TOURNAMENT_STATUS_REGISTRATION and bool(t.tables)
+    )
     assert running.started_at.ToDatetime(tzinfo=UTC) >= start_at  # not before its time
     assert not running.HasField("next_round_at")
     late = _refused(
