@@ -83,7 +83,8 @@ function quality(q) {
 
 function renderRounds(rounds) {
   const blocks = [...rounds].reverse().map((round) => el("div", { class: "round", dataset: { round: round.round_no } },
-    el("h3", {}, `Round ${round.round_no} `, el("span", { class: "badge" }, round.finished ? "finished" : "playing")),
+    el("h3", {}, `Round ${round.round_no} `, el("span", { class: "badge" }, round.finished ? "finished" : "playing"),
+      " ", el("a", { class: "small-print", href: `/tournaments/${encodeURIComponent(id)}/print/round/${round.round_no}` }, "print the seating")),
     el("p", { class: "muted quality" }, quality(round.quality)),
     el("table", { class: "list" },
       el("thead", {}, el("tr", {}, el("th", {}, "Table"), WINDS.map((w) => el("th", { class: "hide-narrow" }, w)),
@@ -373,3 +374,10 @@ if (!id) {
 } else {
   open();
 }
+
+// The organiser's exports (anonymous: a tournament that hides results exports what is public).
+fill($("#exports"), [
+  ["results.csv", "Results (CSV)"], ["results.json", "Results (JSON)"],
+  ["seating.csv", "Every round's seating (CSV)"], ["seating.json", "Every round's seating (JSON)"],
+].map(([name, label]) => el("a", { href: `${base}/export/${name}`, download: "" }, label))
+  .concat([el("a", { href: `/tournaments/${encodeURIComponent(id)}/print/results` }, "Print the results")]));
