@@ -20,6 +20,7 @@ def test_a_scheduled_tournament_from_the_command_line(
     stack.start_matchmaking()
     monkeypatch.setenv("HEBEI_DATA_DIR", str(tmp_path))  # no `hebei up` stack found
     monkeypatch.delenv("HEBEI_OPERATOR_TOKEN", raising=False)
+    monkeypatch.setenv("COLUMNS", "200")  # the standings' every column, no name cut short
     where = ["--address", stack.matchmaking_address]
     operator = [*where, "--token", OPERATOR_TOKEN]
     runner = CliRunner()
