@@ -193,9 +193,7 @@ def check_settlement(page: Any, artifacts: Any, size: str) -> None:
     page.wait_for_selector("#settlement:not(.hidden) h2")
     heading = page.locator("#settlement h2").inner_text()
     text = box.inner_text()
-    assert re.search(
-        r"Base payment \d+ .*\+ bonus \d+|points: the pattern|exhaustive draw", text
-    )
+    assert re.search(r"Base payment \d+ .*\+ bonus \d+|points: the pattern|exhaustive draw", text)
     assert "Total" in text
     assert_contrast(page, "settlement")
     page.screenshot(path=str(artifacts / f"table-page-settlement-{size}.png"))
