@@ -132,8 +132,9 @@ class LockSession:
             if self._dead:
                 return
             try:
-                fd = self._conn.pgconn.socket
-                readable = bool(select.select([fd], [], [], 0)[0])
+                poller = select.poll()  # not select(): a busy process's fds pass 1024
+                poller.register(self._conn.pgconn.socket, select.POLLIN)
+                readable = bool(poller.poll(0))
             except (psycopg.Error, OSError, ValueError):
                 readable = True
             if not readable:
