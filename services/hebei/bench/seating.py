@@ -23,16 +23,25 @@ import random
 import time
 from dataclasses import asdict, dataclass
 
-from hebei.matchmaking import seating
 from hebei.matchmaking.seating import (
     FILLER_PREFIX,
     SeatedRound,
+    anneal_budget,
     event_quality,
     pair_bounds,
     play_event,
     seat_round,
     simulated_scores,
 )
+from hebei.matchmaking.seating.annealing import (
+    CONSECUTIVE,
+    add_meetings,
+    beside_delta,
+    plan_costs,
+    swap_delta,
+    swap_seats,
+)
+from hebei.matchmaking.seating.meetings import table_index
 
 # (players, rounds, mode): the organiser's fields, then the README's grid.
 CASES: tuple[tuple[int, int, str], ...] = (
@@ -118,11 +127,11 @@ def reference_search(
         order = list(range(n))
         rng.shuffle(order)
         plan.append([order[i : i + 4] for i in range(0, n, 4)])
-    costs = seating._plan_costs(pair_bounds(n, rounds)[0])
+    costs = plan_costs(pair_bounds(n, rounds)[0])
     meet = bytearray(n * n)
     for tables in plan:
-        seating._add_meetings(n, meet, tables)
-    where = [seating._table_index(n, tables) for tables in plan]
+        add_meetings(n, meet, tables)
+    where = [table_index(n, tables) for tables in plan]
     stop = time.perf_counter() + (seconds or 0.0)
     it = 0
     while (
@@ -133,14 +142,12 @@ def reference_search(
         at, tables = where[r], plan[r]
         if at[x] == at[y]:
             continue
-        delta = seating._swap_delta(n, meet, costs, x, y, tables[at[x]], tables[at[y]])
+        delta = swap_delta(n, meet, costs, x, y, tables[at[x]], tables[at[y]])
         for around in (where[r - 1] if r else None, where[r + 1] if r + 1 < rounds else None):
             if around is not None:
-                delta += seating._CONSECUTIVE * seating._beside_delta(
-                    around, x, y, tables[at[x]], tables[at[y]]
-                )
+                delta += CONSECUTIVE * beside_delta(around, x, y, tables[at[x]], tables[at[y]])
         if delta <= 0:
-            seating._swap(n, meet, tables, at, x, y)
+            swap_seats(n, meet, tables, at, x, y)
     return plan
 
 
@@ -256,7 +263,7 @@ def run_case(
         fillers_at_a_table=fillers,
     )
     if mode in PLANNED and (players * rounds <= REFERENCE_LIMIT or reference_seconds):
-        budget = None if reference_seconds else seating.anneal_budget(players, rounds)
+        budget = None if reference_seconds else anneal_budget(players, rounds)
         plan = reference_search(players, rounds, seed, iterations=budget, seconds=reference_seconds)
         ref_most, ref_repeats, ref_consecutive = plan_figures(players, plan)
         figures = Figures(

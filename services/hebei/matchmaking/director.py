@@ -46,7 +46,6 @@ import contextlib
 import hashlib
 import logging
 import math
-import secrets
 import threading
 import time
 from collections import defaultdict
@@ -57,27 +56,19 @@ import psycopg
 
 from hebei.common.db import check_idle_connection
 from hebei.common.errors import DomainError, FailedPrecondition, NotFound
-from hebei.matchmaking import corrections, metrics, seating
+from hebei.matchmaking import corrections, metrics
 from hebei.matchmaking.gateways import Line
+from hebei.matchmaking.match_points import expected_points, fixed_seat_deltas, placement_lines
+from hebei.matchmaking.match_requests import bot_seed
+from hebei.matchmaking.round_seating import seat_next_round, start
 from hebei.matchmaking.settings import Settings
-from hebei.matchmaking.store import MatchRow, PlayerRow, RatingRow, RoundRow, TournamentRow
-from hebei.matchmaking.tournaments import (
-    EVENT,
-    SEATING_DEADLINE,
-    TOURNAMENT_ACCOUNT,
-    Tournaments,
-    bot_seed,
-    expected_points,
-    fixed_seat_deltas,
-    new_round,
-    open_request,
-    placement_lines,
-)
-from hebei.matchmaking.views import quality_message, shown_played_by, table_message
+from hebei.matchmaking.store import MatchRow, RatingRow, RoundRow, TournamentRow
+from hebei.matchmaking.tournaments import EVENT, TOURNAMENT_ACCOUNT, Tournaments
+from hebei.matchmaking.views import shown_played_by, table_message
 from hebei.v1 import ledger_pb2
 from hebei.v1 import types_pb2 as pb
 
-__all__ = ["Director", "plan_round", "seat_next_round"]
+__all__ = ["Director"]
 
 log = logging.getLogger(__name__)
 
@@ -93,180 +84,6 @@ ENGINE_ENDED = {pb.MATCH_STATUS_FINISHED: "finished", pb.MATCH_STATUS_DISSOLVED:
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-# ---------------------------------------------------------------------------- seating
-
-
-def _fillers_for(players: Sequence[PlayerRow], entrants: int, tournament_id: str) -> list[str]:
-    """The filler ids that complete ``entrants`` to a multiple of four (existing fillers
-    first, then new ids)."""
-    need = max(4 - entrants, (-entrants) % 4) if entrants else 0
-    existing = [p.player_id for p in players if p.filler and not p.removed]
-    out = existing[:need]
-    number = len([p for p in players if p.filler])
-    while len(out) < need:
-        number += 1
-        out.append(f"filler-{number}")
-    return out
-
-
-def plan_round(ts: Tournaments, tournament_id: str, *, keep: bool) -> RoundRow:
-    """The seating of the tournament's next round; the stored plan when it still fits the
-    players (so an operator's swaps stand), else a new one (stored when ``keep``)."""
-    with ts.store.reading() as conn:
-        row = ts._load(conn, tournament_id)
-        players = ts.store.players(conn, tournament_id)
-        rounds = ts.store.rounds(conn, tournament_id)
-    if row.status not in ("registration", "running", "paused"):
-        raise FailedPrecondition(f"the tournament is {row.status}")
-    if any(r.status == "seated" for r in rounds):
-        raise FailedPrecondition(
-            f"round {row.current_round} is being played: pause the tournament and plan the next "
-            "round once it has finished"
-        )
-    round_no = row.current_round + 1
-    if round_no > row.config.rounds:
-        raise FailedPrecondition("every round has been seated")
-    entrants = [p.player_id for p in players if not p.filler and p.seated_in(round_no)]
-    if not entrants:
-        raise FailedPrecondition(f"nobody is left to seat in round {round_no}")
-    ids = entrants + _fillers_for(players, len(entrants), tournament_id)
-    planned = next((r for r in rounds if r.status == "planned"), None)
-    if planned is not None and planned.round_no == round_no and planned.players == sorted(ids):
-        return planned
-    settings = Settings(row.config)
-    standings = ts._points(tournament_id) if settings.mode == "swiss" and round_no > 1 else None
-    history = [[tuple(t) for t in r.tables] for r in rounds if r.status != "planned"]
-    started = time.perf_counter()
-    seated = seating.seat_round(
-        settings.mode,
-        players=ids,
-        round_no=round_no,
-        rounds=settings.rounds,
-        seed=settings.seed,
-        history=history,
-        standings=standings,
-        deadline=SEATING_DEADLINE,
-    )
-    seconds = time.perf_counter() - started
-    metrics.SEATING_SECONDS.labels(settings.mode).observe(seconds)
-    planned = new_round(tournament_id, round_no, ids, seated, seconds)
-    if keep:
-        with ts.store.transaction() as conn:
-            current = ts._load(conn, tournament_id, lock=True)
-            if current.current_round != row.current_round:
-                raise FailedPrecondition("a round was seated meanwhile; preview again")
-            ts.store.delete_planned(conn, tournament_id)
-            ts.store.save_round(conn, planned)
-    return planned
-
-
-def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
-    """Seat and store the next round of a running tournament; False when there is nothing
-    to seat (not running, a round in play, or someone seated it first)."""
-    _check_in_no_shows(ts, tournament_id)
-    try:
-        planned = plan_round(ts, tournament_id, keep=False)
-    except FailedPrecondition as error:
-        if error.message == "nobody is left to seat in round 1":  # nobody checked in
-            ts.cancel(tournament_id, "nobody is left to seat in round 1", "rules")
-        return False
-    round_no = planned.round_no
-    with ts.store.transaction() as conn:
-        row = ts._load(conn, tournament_id, lock=True)
-        if row.status != "running" or row.current_round != round_no - 1:
-            return False
-        if any(
-            not p.filler and not p.seated_in(round_no)
-            for p in ts.store.players(conn, tournament_id)
-            if p.player_id in planned.players
-        ):
-            return False  # someone left meanwhile: planned again on the next pass
-        players = {p.player_id: p for p in ts.store.players(conn, tournament_id)}
-        policy, level = Settings(row.config).filler
-        for pid in (pid for table in planned.tables for pid in table):
-            if pid not in players:
-                players[pid] = ts.store.insert_player(
-                    conn,
-                    PlayerRow(
-                        tournament_id,
-                        pid,
-                        0,
-                        f"filler {pid.rsplit('-', 1)[-1]}",
-                        "bot",
-                        rating_id=f"bot:{policy}:{level}",
-                        bot_policy=policy,
-                        bot_level=level,
-                        filler=True,
-                        first_round=round_no,
-                    ),
-                )
-        planned.status = "seated"
-        planned.seated_at = _now()
-        ts.store.delete_planned(conn, tournament_id)
-        ts.store.save_round(conn, planned)
-        duplicate = Settings(row.config).mode == "duplicate"
-        group_seeds: dict[int, int] = defaultdict(lambda: secrets.randbits(63))
-        prefix = corrections.match_prefix(ts.store.actions(conn, tournament_id), round_no)
-        matches = []
-        for number, (ids, group) in enumerate(
-            zip(planned.tables, planned.groups, strict=True), start=1
-        ):
-            match = MatchRow(
-                match_id=f"{tournament_id}-{prefix}-t{number}",
-                tournament_id=tournament_id,
-                round_no=round_no,
-                table_no=number,
-                table_id=f"{tournament_id}-t{number}",
-                duplicate_group=group + 1 if duplicate else 0,
-                request=open_request(
-                    row,
-                    match_id=f"{tournament_id}-{prefix}-t{number}",
-                    table_id=f"{tournament_id}-t{number}",
-                    round_no=round_no,
-                    seated=[players[pid] for pid in ids],
-                    seed=group_seeds[group] if duplicate else 0,
-                ),
-            )
-            ts.store.insert_match(conn, match)
-            matches.append(match)
-        row.current_round = round_no
-        row.next_round_at = None
-        limit = Settings(row.config).round_time_limit
-        row.round_ends_at = planned.seated_at + limit if limit else None
-        ts.store.update_tournament(conn, row)
-        ts._event(
-            conn,
-            tournament_id,
-            EVENT.TOURNAMENT_EVENT_TYPE_ROUND_SEATED,
-            round_no=round_no,
-            tables=[table_message(m, players) for m in matches],
-            quality=quality_message(planned.quality),
-        )
-    mode = Settings(row.config).mode
-    metrics.ROUNDS_SEATED.labels(mode).inc()
-    metrics.SEATING_REPEAT_PAIRS.labels(mode).set(planned.quality.get("repeat_pairs", 0))
-    metrics.SEATING_MAX_PAIR_MEETINGS.labels(mode).set(planned.quality.get("max_pair_meetings", 0))
-    metrics.SEATING_WIND_SPREAD.labels(mode).set(planned.quality.get("wind_spread", 0))
-    log.info(
-        "round seated",
-        extra={"tournament_id": tournament_id, "round_no": round_no, "tables": len(matches)},
-    )
-    ts.changes.notify()
-    return True
-
-
-def _check_in_no_shows(ts: Tournaments, tournament_id: str) -> None:
-    """Before round 1 of a tournament with check-in: the people who did not check in are
-    no-shows ("did not check in"), not seated."""
-    with ts.store.transaction() as conn:
-        row = ts._load(conn, tournament_id, lock=True)
-        if row.current_round or row.status != "running" or not Settings(row.config).check_in:
-            return
-        for player in ts.store.players(conn, tournament_id):
-            if player.kind == "person" and player.active and not player.checked_in:
-                ts.leave_by_rules(conn, player, 0, "did not check in")
 
 
 # ---------------------------------------------------------------------------- following
@@ -488,7 +305,7 @@ class Director:
         """Start a tournament at its scheduled start (recorded as by "schedule"); one nobody
         registered for is cancelled."""
         try:
-            self.ts.start(tournament_id, "schedule")
+            start(self.ts, tournament_id, "schedule")
         except FailedPrecondition as error:
             if "nobody" not in error.message:
                 raise

@@ -42,9 +42,10 @@ from hebei.common.errors import (
 )
 from hebei.common.validation import MAX_NAME_LENGTH, check_text
 from hebei.matchmaking import metrics
+from hebei.matchmaking.match_requests import bot_seed, open_request
 from hebei.matchmaking.settings import check_match_length, check_policy
 from hebei.matchmaking.store import MatchRow, PlayerRow
-from hebei.matchmaking.tournaments import Tournaments, bot_seed, open_request
+from hebei.matchmaking.tournaments import Tournaments
 from hebei.rules.profile import get_profile
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb

@@ -30,7 +30,7 @@ from hebei.common.auth import (
 )
 from hebei.common.quota import CallQuota, FailureLimit, RecentResults, StreamQuota, peer_host
 from hebei.common.validation import MAX_NAME_LENGTH, check_text
-from hebei.matchmaking import corrections, metrics
+from hebei.matchmaking import corrections, metrics, round_seating
 from hebei.matchmaking.quickplay import QuickPlay
 from hebei.matchmaking.registration import RegistrationGate
 from hebei.matchmaking.tournaments import Tournaments, WrongRegistrationCode
@@ -153,7 +153,7 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
 
     def StartTournament(self, request: mm.StartTournamentRequest, context: Any) -> Any:
         return mm.StartTournamentResponse(
-            tournament=self.ts.start(request.tournament_id, self._actor(context))
+            tournament=round_seating.start(self.ts, request.tournament_id, self._actor(context))
         )
 
     def GetTournament(self, request: mm.GetTournamentRequest, context: Any) -> Any:
@@ -208,12 +208,11 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
     # -- seating ----------------------------------------------------------------------------
 
     def PreviewRound(self, request: mm.PreviewRoundRequest, context: Any) -> Any:
-        return mm.PreviewRoundResponse(
-            round=self.ts.preview(request.tournament_id, self._actor(context))
-        )
+        return mm.PreviewRoundResponse(round=round_seating.preview(self.ts, request.tournament_id))
 
     def SwapSeats(self, request: mm.SwapSeatsRequest, context: Any) -> Any:
-        seating = self.ts.swap(
+        seating = round_seating.swap(
+            self.ts,
             request.tournament_id,
             request.player_a,
             request.player_b,

@@ -34,8 +34,9 @@ from hebei.common.validation import (
     check_int,
     check_text,
 )
-from hebei.matchmaking import corrections, hidden, metrics, seating
+from hebei.matchmaking import corrections, hidden, metrics
 from hebei.matchmaking.gateways import BotFleet, LedgerGateway, Line, TableGateway
+from hebei.matchmaking.match_requests import bot_seed
 from hebei.matchmaking.registration import (
     CODE_PROBLEM,
     CodeBudget,
@@ -50,7 +51,7 @@ from hebei.matchmaking.settings import (
     fingerprint,
     normalise_config,
 )
-from hebei.matchmaking.standings import Figures, placement_shares, rank_players
+from hebei.matchmaking.standings import Figures, rank_players
 from hebei.matchmaking.store import (
     MatchRow,
     PenaltyRow,
@@ -68,7 +69,7 @@ from hebei.matchmaking.views import (
     table_message,
     tournament_message,
 )
-from hebei.v1 import ledger_pb2, table_pb2
+from hebei.v1 import ledger_pb2
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
 
@@ -79,7 +80,6 @@ log = logging.getLogger(__name__)
 TOURNAMENT_ACCOUNT = "#tournament"  # the ledger's account of the tournament itself
 MAX_PENALTY = 1_000_000
 MAX_SCORE = 10**12  # a match total, as the ledger bounds its amounts
-SEATING_DEADLINE = 2.0
 SEATING_REPLY_BYTES = 1024 * 1024  # GetSeating: whole rounds up to this much a reply
 EVENT = mm.TournamentEventType
 
@@ -507,9 +507,10 @@ class Tournaments:
         )  # fmt: skip
         self.store.delete_planned(conn, player.tournament_id)
 
-    def start(self, tournament_id: str, actor: str) -> mm.Tournament:
-        """Close registration; the director seats round 1 at once. A tournament that hides
-        results has the ledger hide them from anonymous reads first."""
+    def close_registration(self, tournament_id: str, actor: str) -> None:
+        """Close registration: the tournament runs (round 1 is seated by
+        :func:`hebei.matchmaking.round_seating.start`). A tournament that hides results has the
+        ledger hide them from anonymous reads first."""
         with self.store.reading() as conn:
             config = self._load(conn, tournament_id).config
         if hidden.hides_results(config):
@@ -527,11 +528,6 @@ class Tournaments:
             self.store.update_tournament(conn, row)
             self._action(conn, tournament_id, "start", actor, f"{len(entrants)} players")
         self.changes.notify()
-        # Seat round 1 now, so the caller sees it (the director would do it on its next tick).
-        from hebei.matchmaking.director import seat_next_round
-
-        seat_next_round(self, tournament_id)
-        return self.get(tournament_id)
 
     def pause(self, tournament_id: str, reason: str, actor: str) -> mm.Tournament:
         return self._set_status(tournament_id, "pause", ("running",), "paused", reason, actor)
@@ -708,57 +704,6 @@ class Tournaments:
         )
 
     # -- seating ---------------------------------------------------------------------------
-
-    def preview(self, tournament_id: str, actor: str) -> mm.RoundSeating:
-        """Plan the next round now (kept, so SwapSeats can edit it)."""
-        from hebei.matchmaking.director import plan_round
-
-        planned = plan_round(self, tournament_id, keep=True)
-        with self.store.reading() as conn:
-            players = {p.player_id: p for p in self.store.players(conn, tournament_id)}
-        return round_message(planned, [], players)
-
-    def swap(
-        self, tournament_id: str, player_a: str, player_b: str, reason: str, actor: str
-    ) -> mm.RoundSeating:
-        """Swap two players in the planned next round; its quality is recomputed."""
-        check_id("player_a", player_a)
-        check_id("player_b", player_b)
-        if player_a == player_b:
-            raise InvalidArgument("player_a and player_b must differ")
-        reason = check_text("reason", reason, max_length=MAX_REASON_LENGTH)
-        with self.store.transaction() as conn:
-            row = self._load(conn, tournament_id, lock=True)
-            rounds = self.store.rounds(conn, tournament_id)
-            planned = next((r for r in rounds if r.status == "planned"), None)
-            if planned is None:
-                raise FailedPrecondition("no round is planned: call PreviewRound first")
-            flat = [pid for table in planned.tables for pid in table]
-            for pid in (player_a, player_b):
-                if pid not in flat:
-                    raise NotFound(f"player {pid!r} is not seated in round {planned.round_no}")
-            swapped = {player_a: player_b, player_b: player_a}
-            planned.tables = [[swapped.get(pid, pid) for pid in table] for table in planned.tables]
-            history = [r.tables for r in rounds if r.status != "planned"]
-            quality = seating.round_quality(
-                [tuple(t) for t in planned.tables],
-                history=[[tuple(t) for t in past] for past in history],
-                standings=self._points(tournament_id)
-                if Settings(row.config).mode == "swiss"
-                else None,
-            )
-            planned.quality = quality_dict(quality, seconds=0.0)
-            self.store.save_round(conn, planned)
-            self._action(
-                conn,
-                tournament_id,
-                "swap",
-                actor,
-                f"round {planned.round_no}: {player_a} <-> {player_b}"
-                + (f" ({reason})" if reason else ""),
-            )
-            players = {p.player_id: p for p in self.store.players(conn, tournament_id)}
-        return round_message(planned, [], players)
 
     def seating(
         self, tournament_id: str, round_no: int, from_round: int = 0
@@ -1375,137 +1320,3 @@ def _standing(player: PlayerRow, row: pb.Standing | None) -> pb.Standing:
     standing.player_id = player.player_id
     standing.player_name = player.name
     return standing
-
-
-def quality_dict(quality, *, seconds: float) -> dict:
-    """A seating quality report as stored (JSON)."""
-    return {
-        "repeat_pairs": quality.repeat_pairs,
-        "consecutive_repeats": quality.consecutive_repeats,
-        "max_pair_meetings": quality.max_pair_meetings,
-        "wind_spread": quality.wind_spread,
-        "standings_spread": round(float(quality.standings_spread), 3),
-        "deadline_hit": bool(quality.deadline_hit),
-        "seconds": round(seconds, 4),
-    }
-
-
-def bot_seed(match_id: str, seat: int) -> int:
-    """The randomness of a bot's policy at a seat (recorded: derived from the ids)."""
-    digest = hashlib.sha256(f"hebei.bot:{match_id}:{seat}".encode()).digest()
-    return int.from_bytes(digest[:4], "big")
-
-
-def placement_lines(match: MatchRow, points: Sequence[int]) -> list[Line]:
-    """The placement-point lines of an ended match."""
-    shares = placement_shares(match.scores or [0, 0, 0, 0], points)
-    return [
-        Line(pid, share) for pid, share in zip(match.player_ids(), shares, strict=True) if share
-    ]
-
-
-def fixed_seat_deltas(match: MatchRow, settings: Settings) -> list[tuple[int, str, int]]:
-    """(seat, player, correction) of each seat of an ended match that counts as fixed points
-    (a removed or withdrawn player's): what brings the player's whole match (the hands the
-    seat played, by the player and then its replacement, and the seat's placement points) to
-    exactly ``replaced_match_points``. Zero corrections are left out."""
-    if match.scores is None:
-        return []
-    shares = [0, 0, 0, 0]
-    if settings.placement_points and match.status == "finished":
-        shares = placement_shares(match.scores, settings.placement_points)
-    out = []
-    for seat, replaced in sorted(match.replaced.items()):
-        if replaced.get("counting") != "fixed":
-            continue
-        booked = match.scores[int(seat)] + shares[int(seat)]
-        delta = settings.config.replaced_match_points - booked
-        if delta:
-            out.append((int(seat), replaced["player_id"], delta))
-    return out
-
-
-def expected_points(
-    matches: Sequence[MatchRow],
-    penalties: Sequence[PenaltyRow],
-    settings: Settings,
-    corrected: Sequence[Line] = (),
-) -> dict[str, int]:
-    """Each player's points by matchmaking's own arithmetic (reported scores, placement
-    points, fixed points of replaced matches, penalties and awards, the corrections in force
-    ``corrected``) — to cross-check the ledger."""
-    out: dict[str, int] = {}
-    for line in corrected:
-        out[line.player_id] = out.get(line.player_id, 0) + line.amount
-    for match in matches:
-        if not match.ended or match.scores is None:
-            continue
-        for pid, score in zip(match.player_ids(), match.scores, strict=True):
-            out[pid] = out.get(pid, 0) + score
-        if settings.placement_points and match.status == "finished":
-            for line in placement_lines(match, settings.placement_points):
-                out[line.player_id] = out.get(line.player_id, 0) + line.amount
-        for _seat, pid, delta in fixed_seat_deltas(match, settings):
-            out[pid] = out.get(pid, 0) + delta
-    for penalty in penalties:
-        if not penalty.cancelled and penalty.entry_id:
-            out[penalty.player_id] = out.get(penalty.player_id, 0) - penalty.points
-    return out
-
-
-def open_request(
-    tournament: TournamentRow | None,
-    *,
-    match_id: str,
-    table_id: str,
-    round_no: int,
-    seated: Sequence[PlayerRow],
-    seed: int = 0,
-    profile: str = "",
-    length: pb.MatchLength | None = None,
-) -> table_pb2.OpenMatchRequest:
-    """The OpenMatch request of a new match, with a fresh token per seat."""
-    request = table_pb2.OpenMatchRequest(
-        table_id=table_id,
-        match_id=match_id,
-        tournament_id=tournament.tournament_id if tournament else "",
-        round_no=round_no,
-        seed=seed,
-        evaluation=seed != 0,  # a chosen seed: the duplicate walls of bot evaluation
-    )
-    if tournament is not None:
-        request.results_hidden = hidden.opened_hidden(tournament.config, round_no)
-        request.rule_profile.CopyFrom(tournament.config.rule_profile)
-        request.length.CopyFrom(tournament.config.length)
-        request.time_control.CopyFrom(tournament.config.time_control)
-    else:
-        request.rule_profile.name = profile or "main"
-        request.length.CopyFrom(length)
-    for seat, player in enumerate(seated):
-        request.seats.append(
-            table_pb2.SeatAssignment(
-                seat=seat,
-                player_id=player.player_id,
-                player_name=player.name,
-                kind=pb.SEAT_KIND_PERSON if player.kind == "person" else pb.SEAT_KIND_BOT,
-                seat_token=secrets.token_urlsafe(24),
-                bot_policy=player.bot_policy,
-                bot_level=player.bot_level,
-            )
-        )
-    return request
-
-
-def new_round(
-    tournament_id: str, round_no: int, players: Sequence[str], seated, seconds: float
-) -> RoundRow:
-    """A round row from a seating (``seated``: :class:`hebei.matchmaking.seating.SeatedRound`)."""
-    return RoundRow(
-        tournament_id=tournament_id,
-        round_no=round_no,
-        status="planned",
-        players=sorted(players),
-        tables=[list(t) for t in seated.tables],
-        groups=list(seated.groups),
-        quality=quality_dict(seated.quality, seconds=seconds),
-    )

@@ -14,7 +14,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hebei.matchmaking import seating
 from hebei.matchmaking.seating import (
     MODES,
     Quality,
@@ -27,6 +26,10 @@ from hebei.matchmaking.seating import (
     seat_round,
     simulated_scores,
 )
+from hebei.matchmaking.seating.clock import Clock
+from hebei.matchmaking.seating.designs import design_rounds
+from hebei.matchmaking.seating.planning import _greedy_rounds
+from hebei.matchmaking.seating.winds import colour_plan
 
 PLANNED = ("random", "schedule", "duplicate")
 LONG = 60.0
@@ -261,9 +264,9 @@ def test_a_planned_block_is_properly_edge_coloured():
     """König: any four rounds of tables can be seated so nobody repeats a wind (here greedy
     rounds of 20 players, no design)."""
     rng = random.Random(5)
-    clock = seating._Clock(10.0)
-    plan = seating._greedy_rounds(20, 7, rng, clock)
-    seated = seating._colour_plan(20, plan)
+    clock = Clock(10.0)
+    plan = _greedy_rounds(20, 7, rng, clock)
+    seated = colour_plan(20, plan)
     for rnd, coloured in zip(plan, seated, strict=True):
         assert sorted(map(sorted, rnd)) == sorted(map(sorted, coloured))
     for start in (0, 4):
@@ -502,7 +505,7 @@ def test_pair_bounds(players, rounds, bounds):
     ("players", "rounds"), [(8, 1), (16, 5), (32, 10), (64, 21), (128, 41), (256, 64), (512, 64)]
 )
 def test_designs_never_repeat_a_pair(players, rounds):
-    design = seating._design(players)
+    design = design_rounds(players)
     assert len(design) == rounds
     met: set[tuple[int, int]] = set()
     for rnd in design:

@@ -16,8 +16,14 @@ from itertools import combinations
 import pytest
 
 from hebei.bench.seating import plan_figures, reference_search, roster_event
-from hebei.matchmaking import seating
-from hebei.matchmaking.seating import event_quality, pair_bounds, play_event, seat_round
+from hebei.matchmaking.seating import (
+    anneal_budget,
+    event_quality,
+    pair_bounds,
+    planning,
+    play_event,
+    seat_round,
+)
 
 # (players, rounds, mode) -> the organiser's 60-second local search: (most met, repeats)
 ORGANISER = {
@@ -53,9 +59,7 @@ def test_fields_without_a_repeat_free_schedule(players, rounds, mode):
             assert quality["total_repeat_pairs"] < organiser_repeats, seed
         ours += quality["total_repeat_pairs"]
         # the reference local search, given as many swaps as the seating's annealing
-        plan = reference_search(
-            players, rounds, seed, iterations=seating.anneal_budget(players, rounds)
-        )
+        plan = reference_search(players, rounds, seed, iterations=anneal_budget(players, rounds))
         ref_most, ref_repeats, _ = plan_figures(players, plan)
         assert quality["max_pair_meetings"] <= max(ref_most, most), seed
         reference += ref_repeats
@@ -63,9 +67,9 @@ def test_fields_without_a_repeat_free_schedule(players, rounds, mode):
 
 
 def test_the_plan_memo_changes_nothing():
-    seating._PLANS.clear()
+    planning._PLANS.clear()
     first, _ = play_event("schedule", players=20, rounds=6, seed=4)
-    seating._PLANS.clear()
+    planning._PLANS.clear()
     ids = [str(p) for p in range(20)]
     last = seat_round("schedule", players=ids, round_no=6, rounds=6, seed=4,
                       history=[s.tables for s in first[:5]])  # fmt: skip
