@@ -23,9 +23,9 @@ import pytest
 from pexpect import fdpexpect
 
 from hebei.bots.policies import make_policy
-from hebei.bots.session import SeatTicket
 from hebei.common.client import create_channel
 from hebei.common.server import Server
+from hebei.fleet.ticket import SeatTicket
 from hebei.play.local import BotSeat, LocalOptions, open_match_request, serve_engine
 from hebei.table.service import TableEngine
 from hebei.v1 import table_pb2_grpc

@@ -23,6 +23,8 @@ import redis
 
 from hebei.bots import celery_app
 from hebei.common import embedded
+from hebei.fleet.registry import live_workers
+from hebei.fleet.settings import forget_settings
 from tests.integration.seat_queues import purge_seat_queues
 
 
@@ -53,6 +55,7 @@ def bots_env(broker_url: str, lease_url: str) -> Iterator[dict[str, str]]:
     os.environ.update(env)
     celery_app._settings.clear()
     celery_app._redis.clear()
+    forget_settings()
     yield env
     for key, value in saved.items():
         if value is None:
@@ -61,6 +64,7 @@ def bots_env(broker_url: str, lease_url: str) -> Iterator[dict[str, str]]:
             os.environ[key] = value
     celery_app._settings.clear()
     celery_app._redis.clear()
+    forget_settings()
 
 
 @pytest.fixture
@@ -119,7 +123,7 @@ def start_worker(bots_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[
         worker = Worker(name, process, tmp_path / f"{name}.log")
         started.append(worker)
         deadline = time.monotonic() + 60
-        while not any(w.startswith(name) for w in celery_app.live_workers()):
+        while not any(w.startswith(name) for w in live_workers()):
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(
                     f"worker {name} did not start:\n{(tmp_path / f'{name}.log').read_text()}"

@@ -124,7 +124,8 @@ class LastLegal:
 def run_round(target: str, sessions: int, client: Any, aclient: Any) -> dict[str, float]:
     """One round: ``sessions`` sessions with leases, all on the seat loop, to the end."""
     from hebei.bots.lease import SeatLease
-    from hebei.bots.session import SeatSession, SeatTicket, seat_loop
+    from hebei.bots.session import SeatSession, seat_loop
+    from hebei.fleet.ticket import SeatTicket
 
     loop = seat_loop()
     match = f"bench-{uuid.uuid4().hex[:8]}"

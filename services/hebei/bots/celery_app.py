@@ -15,7 +15,9 @@ Reliability (ARCHITECTURE.md, issue 6):
   released) so another worker continues them at once.
 
 Broker: ``HEBEI_BROKER_URL`` (Redis or RabbitMQ), else the embedded Redis. The configuration is
-read lazily, when the app first needs it, so importing this module starts nothing.
+read lazily, when the app first needs it, so importing this module starts nothing. Senders
+queue seat tasks with :mod:`hebei.fleet.client`, by the task's name, without this module; the
+task's argument is the contract of :mod:`hebei.fleet.seat_task`.
 """
 
 from __future__ import annotations
@@ -36,18 +38,15 @@ from celery.exceptions import Reject
 
 from hebei.bots import metrics
 from hebei.bots.config import BotsConfig
-from hebei.bots.lease import PREFIX, SeatLease
-from hebei.bots.policies import make_policy, resolve_level
-from hebei.bots.seat_task import decode_seat_task, encode_seat_task
-from hebei.bots.session import Outcome, SeatSession, SeatTicket
+from hebei.bots.lease import SeatLease
+from hebei.bots.policies import make_policy
+from hebei.bots.session import Outcome, SeatSession
 from hebei.common.heap import settle_heap
 from hebei.common.threads import name_os_threads
+from hebei.fleet.registry import WORKER_TTL, WORKERS_KEY, registry_client
+from hebei.fleet.seat_task import TASK_NAME, decode_seat_task
 
 log = logging.getLogger(__name__)
-
-TASK_NAME = "hebei.bots.play_seat"
-WORKERS_KEY = f"{PREFIX}:workers"
-WORKER_TTL = 30.0  # a worker not seen for this long is gone
 
 app = Celery("hebei.bots", set_as_current=False)
 _settings: dict[str, BotsConfig] = {}
@@ -64,11 +63,7 @@ def settings() -> BotsConfig:
 
 def lease_client() -> redis.Redis:
     """The Redis client of the seat leases and the worker registry (one per process)."""
-    if "client" not in _redis:
-        _redis["client"] = redis.Redis.from_url(
-            settings().resolved_redis_url(), socket_timeout=5, health_check_interval=30
-        )
-    return _redis["client"]
+    return registry_client(settings().fleet)
 
 
 def async_lease_client() -> redis.asyncio.Redis:
@@ -90,12 +85,7 @@ def _configure(sender: Celery, **_: Any) -> None:
             "visibility_timeout": config.visibility_timeout,
             "unacked_restore_interval": config.restore_interval,
             "unacked_restore_throttle": 1,
-            # Redis keeps unacknowledged tasks in one hash per database: each fleet (queue
-            # prefix) gets its own, so fleets sharing a Redis never redeliver each other's
-            # seat tasks at their own visibility timeouts. (RabbitMQ ignores these.)
-            "unacked_key": f"{config.queue_prefix}.unacked",
-            "unacked_index_key": f"{config.queue_prefix}.unacked_index",
-            "unacked_mutex_key": f"{config.queue_prefix}.unacked_mutex",
+            **config.fleet.unacked_keys(),  # one hash of unacknowledged tasks per fleet
         },
         task_acks_late=True,
         task_reject_on_worker_lost=True,
@@ -170,30 +160,7 @@ def play_seat(self: Any, ticket: bytes | dict, sent_at: float | None = None) -> 
     return {"fence": lease.fence, **result.to_json()}
 
 
-def send_seat(ticket: SeatTicket, **options: Any) -> str:
-    """Queue a seat task on its policy's queue; returns the task id."""
-    resolve_level(ticket.policy, ticket.level)  # ValueError for an unknown policy or level
-    result = play_seat.apply_async(
-        args=(encode_seat_task(ticket, time.time()),),
-        queue=settings().queue_of(ticket.policy),
-        **options,
-    )
-    return str(result.id)
-
-
 # ---------------------------------------------------------------------- worker lifecycle
-
-
-def live_workers(client: redis.Redis | None = None) -> dict[str, dict]:
-    """Workers seen in the last :data:`WORKER_TTL` seconds: name -> {policies, pid, ...}."""
-    client = client or lease_client()
-    now = time.time()
-    out = {}
-    for name, raw in client.hgetall(WORKERS_KEY).items():
-        info = json.loads(raw)
-        if now - info.get("seen", 0) <= WORKER_TTL:
-            out[name.decode() if isinstance(name, bytes) else name] = info
-    return out
 
 
 def _register(hostname: str, sessions: int) -> None:

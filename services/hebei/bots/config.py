@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from hebei.bots.policies import POLICIES
 from hebei.common.config import ConfigError, EnvReader
 from hebei.common.tls import ClientTls
+from hebei.fleet.settings import DEFAULT_QUEUE_PREFIX, FleetSettings
 
 DEFAULT_VISIBILITY_TIMEOUT = 7200.0  # must exceed the longest match (people: 8 s a decision)
 
@@ -30,7 +31,7 @@ class BotsConfig:
     metrics_port: int | None = None  # None: no /metrics; 0: any free port
     metrics_host: str = "127.0.0.1"  # HEBEI_BOTS_HOST or HEBEI_HOST
     warm_hands: int = 8  # self-play hands at start to fill the shanten tables
-    queue_prefix: str = "bots"  # queues are <prefix>.<policy>: several fleets, one broker
+    queue_prefix: str = DEFAULT_QUEUE_PREFIX  # queues <prefix>.<policy>: fleets share a broker
     client_tls: ClientTls | None = None  # how sessions reach the engine; None: as tickets say
 
     @classmethod
@@ -58,36 +59,24 @@ class BotsConfig:
             metrics_port=None if metrics_port < 0 else metrics_port,
             metrics_host=read.text("HOST", "127.0.0.1", shared=True),
             warm_hands=read.integer("WARM_HANDS", 8, lo=0, hi=10_000),
-            queue_prefix=read.text("QUEUE_PREFIX", "bots"),
+            queue_prefix=read.text("QUEUE_PREFIX", DEFAULT_QUEUE_PREFIX),
             client_tls=ClientTls.from_env(read),
         )
 
+    @property
+    def fleet(self) -> FleetSettings:
+        """Where the fleet is (its broker, queues and Redis), as its senders see it."""
+        return FleetSettings(self.broker_url, self.redis_url, self.queue_prefix)
+
     def resolved_broker_url(self) -> str:
         """The broker URL, starting the embedded Redis if none is configured."""
-        if self.broker_url:
-            return self.broker_url
-        from hebei.common import embedded
-
-        return embedded.broker_url()
+        return self.fleet.resolved_broker_url()
 
     def resolved_redis_url(self) -> str:
-        """The Redis of the seat leases and the worker registry: ``HEBEI_BOTS_REDIS_URL``, else
-        the broker when it is Redis (the embedded one included).
-
-        Every worker and producer must share it, so with another broker (RabbitMQ) it must be
-        given: a Redis per process would let two workers hold one seat.
-        """
-        if self.redis_url:
-            return self.redis_url
-        broker = self.resolved_broker_url()
-        if broker.startswith(("redis://", "rediss://", "unix://")):
-            return broker
-        scheme = broker.split("://", 1)[0]
-        raise ConfigError(
-            f"HEBEI_BOTS_REDIS_URL is required with an {scheme} broker: the seat leases live in "
-            "a Redis that every worker shares"
-        )
+        """The Redis of the seat leases and the worker registry
+        (:meth:`FleetSettings.resolved_redis_url`)."""
+        return self.fleet.resolved_redis_url()
 
     def queue_of(self, policy: str) -> str:
         """The Celery queue of a policy's seat tasks: workers consume the queues they serve."""
-        return f"{self.queue_prefix}.{policy}"
+        return self.fleet.queue_of(policy)

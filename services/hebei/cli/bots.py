@@ -105,8 +105,8 @@ def workers_command(
     """List the live bot workers and the policies they serve."""
     import redis
 
-    from hebei.bots.celery_app import live_workers
     from hebei.common.config import ConfigError
+    from hebei.fleet.registry import live_workers
 
     try:
         workers = live_workers()
@@ -149,11 +149,11 @@ def send_command(
     The task only says whether the engine speaks TLS: the worker's own TLS files decide its
     credentials. With --ca-file (and --cert-file/--key-file) the engine's TLS handshake is
     checked with these files first, so a wrong target or CA is told here, not by a worker."""
-    from hebei.bots.celery_app import send_seat
-    from hebei.bots.policies import make_policy
-    from hebei.bots.session import SeatTicket
     from hebei.common.config import ConfigError, EnvReader
     from hebei.common.tls import ClientTls
+    from hebei.fleet.catalogue import resolve_level
+    from hebei.fleet.client import send_seat
+    from hebei.fleet.ticket import SeatTicket
 
     files = _client_tls(ca_file, cert_file, key_file)
     if not tls and files is None:
@@ -165,7 +165,7 @@ def send_command(
         tls = tls or files is not None
         ticket = SeatTicket(target, match_id, seat, token, policy, level or None, seed, pace, tls)
         if files is not None:
-            make_policy(policy, level or None)  # a bad policy is told before any connection
+            resolve_level(policy, level or None)  # a bad policy is told before any connection
             _check_handshake(target, files)
         task_id = send_seat(ticket)
     except ValueError as exc:

@@ -36,12 +36,12 @@ def stack_command(
     """Play TABLES tables of bots through the real services as separate processes and report
     hands/s, the same walls in one process and the ratio, the seat round trip, p99 per
     method, CPU seconds per component, events and settlements per second."""
-    from hebei.bots.policies import POLICIES
+    from hebei.fleet.catalogue import POLICY_NAMES
 
     if not 1 <= tables <= 256 or not 1 <= hands <= 64 or not 1 <= processes <= 16:
         fail("--tables must be 1-256, --hands 1-64 and --processes 1-16")
-    if policy not in POLICIES:
-        fail(f"unknown --policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    if policy not in POLICY_NAMES:
+        fail(f"unknown --policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
     if not 0.05 <= minutes <= 1440 or not 1 <= window <= 3600:
         fail("--minutes must be 0.05-1440 and --window 1-3600 seconds")
     from hebei.bench.stack import StackBenchOptions, run_stack_bench

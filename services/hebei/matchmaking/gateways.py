@@ -8,7 +8,6 @@ import contextlib
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import grpc
 
@@ -23,11 +22,9 @@ from hebei.common.errors import (
     Unavailable,
 )
 from hebei.common.tls import ClientTls
+from hebei.fleet.ticket import SeatTicket
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc, table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
-
-if TYPE_CHECKING:
-    from hebei.bots.session import SeatTicket
 
 __all__ = ["BotFleet", "LedgerGateway", "TableGateway", "remote_errors"]
 
@@ -214,7 +211,9 @@ class LedgerGateway:
 
 
 class BotFleet:
-    """Queues seat tasks on the Celery bot fleet (one task plays one seat of one match).
+    """Queues seat tasks on the Celery bot fleet (one task plays one seat of one match),
+    through the fleet's client (:mod:`hebei.fleet.client`: the ``SeatTask`` contract, sent
+    by task name).
 
     ``tls``: the engine speaks TLS (the tickets say so); each worker's own CA and client
     certificate (``HEBEI_BOTS_TLS_*``) decide the credentials, never the ticket."""
@@ -226,8 +225,6 @@ class BotFleet:
     def send(
         self, match_id: str, seat: int, token: str, policy: str, level: int, seed: int
     ) -> None:
-        from hebei.bots.session import SeatTicket
-
         try:
             ticket = SeatTicket(
                 self.table_address, match_id, seat, token, policy, level or None, seed, tls=self.tls
@@ -240,6 +237,6 @@ class BotFleet:
 
     def queue(self, ticket: SeatTicket) -> None:
         """Hand one seat to the fleet (ValueError for a ticket it refuses)."""
-        from hebei.bots.celery_app import send_seat
+        from hebei.fleet.client import send_seat  # Celery, loaded on the first seat
 
         send_seat(ticket)

@@ -12,9 +12,9 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from hebei.bots.policies import resolve_level
 from hebei.common.errors import InvalidArgument
 from hebei.common.validation import MAX_NAME_LENGTH, check_int, check_text
+from hebei.fleet.catalogue import resolve_level
 from hebei.rules.profile import get_profile
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb

@@ -380,7 +380,7 @@ def bot_worker_argv(
 
 def bot_worker_registered(worker: Child, client: Any) -> bool:
     """Whether every Celery process of ``worker`` is in the fleet's worker registry."""
-    from hebei.bots.celery_app import live_workers
+    from hebei.fleet.registry import live_workers
 
     prefix = f"{worker.worker_name}-"
     return sum(1 for name in live_workers(client) if name.startswith(prefix)) >= worker.processes

@@ -7,9 +7,9 @@ import time
 
 import redis
 
-from hebei.bots.celery_app import send_seat
 from hebei.bots.lease import answered_decisions, lease_history
-from hebei.bots.session import SeatTicket
+from hebei.fleet.client import send_seat
+from hebei.fleet.ticket import SeatTicket
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.integration.bots.conftest import Engine, free_port, open_bot_match, scrape, token_of

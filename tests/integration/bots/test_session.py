@@ -12,7 +12,8 @@ import pytest
 
 import hebei.bots.session
 from hebei.bots.policies import make_policy
-from hebei.bots.session import Backoff, Outcome, SeatSession, SeatTicket
+from hebei.bots.session import Backoff, Outcome, SeatSession
+from hebei.fleet.ticket import SeatTicket
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.integration.bots.conftest import Engine, open_bot_match, token_of

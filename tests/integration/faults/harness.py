@@ -41,9 +41,9 @@ import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from psycopg import sql
 
-from hebei.bots.celery_app import live_workers
 from hebei.bots.lease import PREFIX as LEASE_PREFIX
 from hebei.common.client import create_channel
+from hebei.fleet.registry import live_workers
 from hebei.rules.replay import replay_match
 from hebei.stack.processes import with_death_signal
 from hebei.table.store import EventStore

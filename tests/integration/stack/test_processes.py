@@ -21,8 +21,8 @@ import pytest
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from hebei.bots.celery_app import live_workers
 from hebei.common.client import create_channel
+from hebei.fleet.registry import live_workers
 from hebei.stack import processes
 from hebei.stack.processes import (
     Stack,

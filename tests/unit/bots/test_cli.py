@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hebei.bots.session import SeatTicket
+from hebei.fleet.ticket import SeatTicket
 
 HEBEI = str(Path(sys.executable).with_name("hebei"))
 SEND = ["bots", "send", "--target", "127.0.0.1:1", "--match", "m1", "--token", "t"]

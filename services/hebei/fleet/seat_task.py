@@ -1,16 +1,23 @@
-"""The seat task's argument as a contract: :class:`hebei.v1.bot_pb2.SeatTask`, serialized.
+"""The seat task as a contract: the Celery task's name and its one argument, the bytes of a
+:class:`hebei.v1.bot_pb2.SeatTask` (protos/hebei/v1/bot.proto).
 
-`hebei.bots.play_seat` takes one argument, the bytes of a ``SeatTask`` (protos/hebei/v1/
-bot.proto), so a worker in another language can consume the queues. A task queued by an
-older sender (a JSON ticket and the time it was sent) is still read.
+The workers' task :data:`TASK_NAME` takes the serialized ``SeatTask``, so a sender needs
+nothing of the workers and a worker in another language can consume the queues. A task
+queued by an older sender (a JSON ticket and the time it was sent) is still read.
 """
 
 from __future__ import annotations
 
 from google.protobuf.message import DecodeError
 
-from hebei.bots.session import SeatTicket
+from hebei.fleet.ticket import SeatTicket
 from hebei.v1 import bot_pb2
+
+__all__ = ["TASK_NAME", "decode_seat_task", "encode_seat_task"]
+
+# The Celery task that plays one seat (its name on the queue since the first fleet: it names
+# the worker's module, which a sender does not import).
+TASK_NAME = "hebei.bots.play_seat"
 
 
 def encode_seat_task(ticket: SeatTicket, sent_at: float | None = None) -> bytes:

@@ -2,8 +2,8 @@
 
 import pytest
 
-from hebei.bots.celery_app import send_seat
-from hebei.bots.session import SeatTicket
+from hebei.fleet.client import send_seat
+from hebei.fleet.ticket import SeatTicket
 
 
 @pytest.mark.parametrize(
@@ -12,6 +12,6 @@ from hebei.bots.session import SeatTicket
 )
 def test_an_unknown_policy_or_level_is_refused_before_queueing(policy, level, message) -> None:
     ticket = SeatTicket("127.0.0.1:1", "m-1", 0, "token", policy, level=level)
-    # No broker is configured in unit tests: reaching apply_async would fail differently.
+    # No broker is configured in unit tests: reaching send_task would fail differently.
     with pytest.raises(ValueError, match=message):
         send_seat(ticket)

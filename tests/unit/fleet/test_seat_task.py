@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hebei.bots.seat_task import decode_seat_task, encode_seat_task
-from hebei.bots.session import SeatTicket
+from hebei.fleet.seat_task import decode_seat_task, encode_seat_task
+from hebei.fleet.ticket import SeatTicket
 from hebei.v1 import bot_pb2
 
 
