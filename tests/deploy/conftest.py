@@ -27,6 +27,9 @@ DEPLOY = ROOT / "deploy"
 MONITORING = DEPLOY / "monitoring"
 K8S = ROOT / "k8s"
 BIN = Path(sys.executable).parent
+# The monitoring bundle's package, hebei_monitoring, importable as when generate.py runs there.
+if str(MONITORING) not in sys.path:
+    sys.path.insert(0, str(MONITORING))
 
 # tool -> (how it gets here, the install command)
 TOOLS = {
@@ -74,11 +77,10 @@ def run(argv: list[str], *, cwd: Path = ROOT, timeout: float = 300) -> subproces
 
 
 def load_generator() -> ModuleType:
-    """deploy/monitoring/generate.py as a module."""
-    spec = importlib.util.spec_from_file_location("hebei_monitoring", MONITORING / "generate.py")
+    """deploy/monitoring/generate.py (the command) as a module."""
+    spec = importlib.util.spec_from_file_location("generate", MONITORING / "generate.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
-    sys.modules["hebei_monitoring"] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 

@@ -16,6 +16,8 @@ import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
+from hebei_monitoring.boards import BOARDS
+from hebei_monitoring.installation import load_site
 
 from hebei.bots.config import BotsConfig
 from hebei.bots.policies import POLICIES
@@ -379,10 +381,10 @@ def test_monitors_give_the_job_names_the_alerts_select():
     assert services["redis-exporter"]["metadata"]["labels"][redis["spec"]["jobLabel"]] == "redis"
 
 
-def test_prometheus_and_alertmanager_select_what_the_site_names(generator):
+def test_prometheus_and_alertmanager_select_what_the_site_names():
     """The labels kube-prometheus-stack selects by (site.yml), on the monitors, the rule and
     the Alertmanager routes, and on nothing else."""
-    site = generator.load_site()
+    site = load_site()
     docs = rendered("prod")
     selected = ("ServiceMonitor", "PodMonitor", "PrometheusRule", "AlertmanagerConfig")
     for doc in docs:
@@ -394,9 +396,9 @@ def test_prometheus_and_alertmanager_select_what_the_site_names(generator):
     assert config["spec"]["route"]["receiver"] in receivers and config["spec"]["inhibitRules"]
 
 
-def test_grafana_dashboards_ship_as_configmaps_for_the_sidecar(generator):
-    site = generator.load_site()
-    boards = {board.uid for board in generator.BOARDS}
+def test_grafana_dashboards_ship_as_configmaps_for_the_sidecar():
+    site = load_site()
+    boards = {board.uid for board in BOARDS}
     maps = by_kind(rendered("prod"), "ConfigMap")
     dashboards = {
         n: m

@@ -12,6 +12,9 @@ from types import ModuleType
 
 import pytest
 import yaml
+from hebei_monitoring.outputs import outputs
+from hebei_monitoring.scoping import SCOPE_MATCHERS, scoped
+from hebei_monitoring.thresholds import BUDGETS, DEFAULT_BUDGET, SEAT_DECISION_TARGET
 
 from hebei.common.config import DEFAULT_PORTS
 from hebei.stack.processes import METRICS_JOBS, prometheus_config
@@ -45,10 +48,10 @@ def anchors(markdown: str) -> set[str]:
     return out
 
 
-def test_the_generated_files_are_up_to_date(generator: ModuleType):
+def test_the_generated_files_are_up_to_date():
     stale = [
         str(path.relative_to(ROOT))
-        for path, text in generator.outputs().items()
+        for path, text in outputs().items()
         if not path.exists() or path.read_text() != text
     ]
     assert stale == [], "run: .venv/bin/python deploy/monitoring/generate.py"
@@ -250,8 +253,8 @@ def test_rules_and_alerts_aggregate_by_cluster_and_namespace_as_well_as_job():
                 )
 
 
-def test_every_dashboard_query_is_scoped_by_cluster_and_namespace(generator: ModuleType):
-    scope = generator.SCOPE_MATCHERS
+def test_every_dashboard_query_is_scoped_by_cluster_and_namespace():
+    scope = SCOPE_MATCHERS
     for board in promql.dashboards().values():
         for panel in board["panels"]:
             for target in panel.get("targets", []):
@@ -261,14 +264,14 @@ def test_every_dashboard_query_is_scoped_by_cluster_and_namespace(generator: Mod
                     assert selectors and all(scope in s for s in selectors), (panel["title"], expr)
 
 
-def test_scoping_leaves_functions_labels_and_strings_alone(generator: ModuleType):
+def test_scoping_leaves_functions_labels_and_strings_alone():
     expr = (
         'sum by (job) (rate(a_total{x="b c"}[5m])) / on (job) group_left () b'
         " unless c offset 30m > bool 0 or histogram_quantile(0.9, sum by (le) (rate(d_bucket[1h])))"
         ' or label_replace(e, "q", "$1", "k", "(.+)") or vector(1)'
     )
-    m = generator.SCOPE_MATCHERS
-    assert generator.scoped(expr) == (
+    m = SCOPE_MATCHERS
+    assert scoped(expr) == (
         f'sum by (job) (rate(a_total{{x="b c",{m}}}[5m])) / on (job) group_left () b{{{m}}}'
         f" unless c{{{m}}} offset 30m > bool 0 or histogram_quantile(0.9, sum by (le)"
         f" (rate(d_bucket{{{m}}}[1h])))"
@@ -374,7 +377,7 @@ def _histogram_edges() -> dict[str, tuple[float, ...]]:
     return edges
 
 
-def test_every_latency_threshold_is_a_bucket_edge_of_its_histogram(generator: ModuleType):
+def test_every_latency_threshold_is_a_bucket_edge_of_its_histogram():
     # histogram_quantile interpolates inside a bucket: a threshold between two edges (20 ms
     # between 10 and 25) makes "p99 above the threshold" a guess. Every quantile alert's
     # threshold, every RPC budget and the stack bench's round-trip target is an edge.
@@ -393,13 +396,13 @@ def test_every_latency_threshold_is_a_bucket_edge_of_its_histogram(generator: Mo
     assert {"HebeiBotDecisionSlow", "HebeiBotQueueWaitHigh"} <= set(checked)
     # the seat objective counts the answers in the bucket ending at its target
     answer = edges["hebei_table_decision_answer_seconds"]
-    assert generator.SEAT_DECISION_TARGET in answer
+    assert SEAT_DECISION_TARGET in answer
     slow = [
         r["expr"] for r in promql.rules() if "table_decision_answer_slow" in r.get("record", "")
     ]
-    assert slow and all(f'le="{generator.SEAT_DECISION_TARGET:g}"' in e for e in slow)
+    assert slow and all(f'le="{SEAT_DECISION_TARGET:g}"' in e for e in slow)
     grpc = edges["grpc_server_handling_seconds"]
-    for budget in (generator.DEFAULT_BUDGET, *generator.BUDGETS.values()):
+    for budget in (DEFAULT_BUDGET, *BUDGETS.values()):
         assert budget in grpc, budget
     for metric in (ROUND_TRIP, DECISION_WAIT):  # the bench's round trip and the whole wait
         assert TARGETS["seat_rtt_p99_ms"] / 1000 in edges[metric], metric

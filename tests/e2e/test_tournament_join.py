@@ -23,7 +23,7 @@ import pytest
 from psycopg import sql
 from rich.console import Console
 
-from hebei.cli import tournament_join, tournament_ops
+from hebei.cli import tournament_connection, tournament_join
 from hebei.common.client import create_channel
 from hebei.play.local import LocalOptions, open_match_request
 from hebei.stack.discovery import find_stack
@@ -245,7 +245,7 @@ class InProcessJoin:
     """``run_join`` in a thread over a made-up feed: its keyboard a pipe, its screen a string."""
 
     def __init__(self, feed: EarlyFeed) -> None:
-        conn = tournament_ops.Connection("127.0.0.1:1", None, None, feed)  # type: ignore[arg-type]
+        conn = tournament_connection.Connection("127.0.0.1:1", None, None, feed)  # type: ignore[arg-type]
         request = mm.WatchTournamentRequest(tournament_id="t-old", player_id="you",
                                             player_secret="s")  # fmt: skip
         self.out = io.StringIO()

@@ -17,11 +17,17 @@ from hebei.cli import (  # noqa: F401
     simulate,
     stack,
     table,
-    tournament,
-    tournament_join,
-    tournament_ops,
     up,
     web,
 )
+
+# `hebei tournament --help` lists its commands in the order they register: these modules in
+# this order (seating, create ... withdraw, penalty ... dissolve, export ... ratings, join).
+# isort: off
+from hebei.cli import tournament  # noqa: F401
+from hebei.cli import tournament_setup, tournament_lifecycle, tournament_corrections  # noqa: F401
+from hebei.cli import tournament_results, tournament_next_round, tournament_records  # noqa: F401
+from hebei.cli import tournament_join  # noqa: F401
+# isort: on
 
 one_line_listings(app)

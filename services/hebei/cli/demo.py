@@ -68,12 +68,8 @@ def demo_command(
         fail("--processes must be 1-16")
     if mode not in ("swiss", "random", "schedule"):
         fail(f"--mode must be swiss, random or schedule, got {mode!r}")
-    from hebei.cli.tournament_ops import (
-        Connection,
-        follow,
-        quality_table,
-        standings_table,
-    )
+    from hebei.cli.tournament_connection import Connection
+    from hebei.cli.tournament_display import follow, quality_table, standings_table
     from hebei.common.client import create_channel
     from hebei.common.seating import every_round
     from hebei.stack.processes import StackError, StackOptions, start_stack

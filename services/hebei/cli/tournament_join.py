@@ -16,19 +16,9 @@ from rich.console import Console
 
 from hebei.cli._util import fail
 from hebei.cli.tournament import tournament_app
-from hebei.cli.tournament_ops import (
-    AddressOption,
-    Connection,
-    _common,
-    _rpc_message,
-    standings_table,
-)
-from hebei.play.tournament import (
-    EXIT_ERROR,
-    EXIT_FINISHED,
-    EXIT_INTERRUPTED,
-    TournamentFollower,
-)
+from hebei.cli.tournament_connection import AddressOption, Connection, _common, rpc_message
+from hebei.cli.tournament_display import standings_table
+from hebei.play.tournament import EXIT_ERROR, EXIT_FINISHED, EXIT_INTERRUPTED, TournamentFollower
 
 JOIN_HELP = (
     "Play your seats of a tournament in the terminal, round after round, as they are seated;"
@@ -138,7 +128,7 @@ class _Seats:
         try:
             self.conn.stub.CheckIn(request, timeout=30)
         except grpc.RpcError as error:
-            return _rpc_message(error, self.conn.address)
+            return rpc_message(error, self.conn.address)
         return None
 
 
@@ -245,7 +235,7 @@ def _reconnecting(
                 return
             unavailable = error.code() == grpc.StatusCode.UNAVAILABLE
             if not unavailable or not reached or failures >= RESUME_TRIES:
-                fail(_rpc_message(error, conn.address), code=1)
+                fail(rpc_message(error, conn.address), code=1)
             if not failures:
                 say(
                     f"matchmaking at {conn.address} dropped the stream: reconnecting for about"

@@ -20,12 +20,10 @@ from __future__ import annotations
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import grpc
 
-if TYPE_CHECKING:
-    from hebei.common.config import EnvReader
+from hebei.common.env import ConfigError, EnvReader
 
 SYSTEM_ROOTS = "system"  # HEBEI_TLS_CA=system: trust the system's root certificates
 
@@ -49,8 +47,6 @@ def _reason(error: ssl.SSLError) -> str:
 def check_ca(path: Path, name: str) -> None:
     """ConfigError unless ``path`` holds at least one PEM certificate (``name``: what the
     message calls it, e.g. ``HEBEI_TLS_CA`` or ``--ca-file``)."""
-    from hebei.common.config import ConfigError
-
     try:
         ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=str(path))
     except (ssl.SSLError, OSError) as exc:
@@ -60,8 +56,6 @@ def check_ca(path: Path, name: str) -> None:
 
 def check_pair(cert: Path, key: Path, cert_name: str, key_name: str) -> None:
     """ConfigError unless ``cert`` is a PEM certificate and ``key`` its (unencrypted) key."""
-    from hebei.common.config import ConfigError
-
     check_ca(cert, cert_name)  # the certificate alone parses
     try:
         ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(
@@ -95,8 +89,6 @@ def _not_a_file(path: Path) -> str:
 
 def _pair_from_env(read: EnvReader, cert_var: str, key_var: str) -> tuple[Path, Path] | None:
     """A certificate and its key, both or neither, checked to match."""
-    from hebei.common.config import ConfigError
-
     cert, key = read.file(cert_var, shared=True), read.file(key_var, shared=True)
     if cert is None and key is None:
         return None
@@ -119,8 +111,6 @@ class TlsConfig:
     @classmethod
     def from_env(cls, read: EnvReader) -> TlsConfig | None:
         """``HEBEI_TLS_CERT`` + ``HEBEI_TLS_KEY`` (both or neither), ``HEBEI_TLS_CLIENT_CA``."""
-        from hebei.common.config import ConfigError
-
         pair = _pair_from_env(read, "TLS_CERT", "TLS_KEY")
         client_ca = read.file("TLS_CLIENT_CA", shared=True)
         if client_ca is not None:
@@ -183,8 +173,6 @@ class ClientTls:
         names: tuple[str, str, str] = ("--ca-file", "--cert-file", "--key-file"),
     ) -> ClientTls:
         """From command-line options, checked (ConfigError names the options)."""
-        from hebei.common.config import ConfigError
-
         ca_name, cert_name, key_name = names
         for path, name in ((ca_file, ca_name), (cert_file, cert_name), (key_file, key_name)):
             if path is not None and not path.is_file():

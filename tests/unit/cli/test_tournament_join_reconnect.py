@@ -11,7 +11,7 @@ import grpc
 import pytest
 import typer
 
-from hebei.cli import tournament_join, tournament_ops
+from hebei.cli import tournament_connection, tournament_join
 from hebei.v1 import matchmaking_pb2 as mm
 
 
@@ -41,7 +41,7 @@ class Stub:
 
 def follow(stub: Stub, monkeypatch) -> tuple[list[int], list[str]]:
     monkeypatch.setattr(tournament_join.time, "sleep", lambda _s: None)
-    conn = tournament_ops.Connection("127.0.0.1:1", None, None, stub)  # type: ignore[arg-type]
+    conn = tournament_connection.Connection("127.0.0.1:1", None, None, stub)  # type: ignore[arg-type]
     said: list[str] = []
     request = mm.WatchTournamentRequest(tournament_id="t")
     seqs = [e.seq for e in tournament_join._reconnecting(conn, request, said.append)]

@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from hebei.cli import app, commands, tournament_join, tournament_ops  # noqa: F401 (commands)
+from hebei.cli import app, commands, tournament_connection, tournament_join  # noqa: F401 (commands)
 from hebei.play import session as play_session
 from hebei.play.session import MESSAGE
 from hebei.v1 import matchmaking_pb2 as mm
@@ -99,7 +99,7 @@ def test_one_keyboard_reader_carries_the_keys_of_every_round(monkeypatch) -> Non
 
     monkeypatch.setattr(play_session, "read_lines", counting)
     monkeypatch.setattr(tournament_join, "_Seats", Seats)
-    conn = tournament_ops.Connection("127.0.0.1:1", None, None, Feed())  # type: ignore[arg-type]
+    conn = tournament_connection.Connection("127.0.0.1:1", None, None, Feed())  # type: ignore[arg-type]
     request = mm.WatchTournamentRequest(tournament_id="t-1", player_id="p-mei", player_secret="s")
     read_end, write_end = os.pipe()
     out = io.StringIO()

@@ -12,13 +12,8 @@ import typer
 from typer.testing import CliRunner
 
 from hebei.cli import app, commands  # noqa: F401  (commands: registers the sub-commands)
-from hebei.cli.tournament_ops import (
-    parse_duration,
-    parse_start_at,
-    players_table,
-    schedule_config,
-    schedule_lines,
-)
+from hebei.cli.tournament_display import players_table, schedule_lines
+from hebei.cli.tournament_setup import parse_duration, parse_start_at, schedule_config
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hebei.common.config import ConfigError, EnvReader, ServerConfig
+from hebei.common.config import ConfigError, ServerConfig
 
 BASE = {"HEBEI_OPERATOR_TOKEN": "op"}
 
@@ -87,16 +87,6 @@ def test_tls_needs_both_files() -> None:
         from_env(HEBEI_TLS_CERT=str(cert))
     config = from_env(HEBEI_TLS_CERT=str(cert), HEBEI_TLS_KEY=str(key))
     assert config.tls is not None and config.tls.cert_file == cert
-
-
-@pytest.mark.parametrize(("raw", "value"), [("1", True), ("yes", True), ("off", False), ("", True)])
-def test_flag(raw: str, value: bool) -> None:
-    assert EnvReader("x", {"HEBEI_X_ON": raw}).flag("ON", True) is value
-
-
-def test_flag_invalid() -> None:
-    with pytest.raises(ConfigError, match="HEBEI_X_ON must be true or false, got 'maybe'"):
-        EnvReader("x", {"HEBEI_X_ON": "maybe"}).flag("ON", False)
 
 
 @pytest.mark.parametrize(
