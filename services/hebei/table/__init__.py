@@ -9,5 +9,6 @@ Layers, inside out: :mod:`~hebei.table.timecontrol` (per-seat deadlines and time
 :mod:`~hebei.table.eventlog`, :mod:`~hebei.table.streams`, :mod:`~hebei.table.booking`,
 :mod:`~hebei.table.seatactions`, :mod:`~hebei.table.decisions`, :mod:`~hebei.table.pauses`,
 :mod:`~hebei.table.observations`, :mod:`~hebei.table.recovery`), :mod:`~hebei.table.host` (all
-tables of the process, recovery) and the thin gRPC :mod:`~hebei.table.servicer`. ``python -m hebei.table`` runs the service.
+tables of the process, recovery) and the thin gRPC :mod:`~hebei.table.servicer`.
+``python -m hebei.table`` runs the service.
 """

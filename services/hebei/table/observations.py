@@ -52,7 +52,8 @@ class Observations:
         )
 
     def _public_message(self, index: int) -> pb.Event:
-        """The spectators' message of ``self.eventlog.public[index]`` (its public seq: index + 1)."""
+        """The spectators' message of public event ``index`` of the log (its public seq:
+        ``index + 1``)."""
         _seq, public, hand_no, at = self.eventlog.public[index]
         return self._to_proto(public, hand_no, at, index + 1)
 

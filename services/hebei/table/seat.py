@@ -177,7 +177,8 @@ class Seat:
         self.person_joined = self.person_joined or not bot
 
     def state_json(self) -> dict:
-        """The seat's part of the stored match row (see :meth:`Table.table_state`)."""
+        """The seat's part of the stored match row (see
+        :meth:`hebei.table.table.Table.table_state`)."""
         return {"played_by": self.played_by, "person_joined": self.person_joined}
 
 

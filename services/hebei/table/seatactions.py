@@ -80,8 +80,8 @@ class SeatActions:
         """Seat ``seat_no`` (re)connects: a new session replaces the previous one, an
         auto-played seat takes over again, and the match starts when all four have joined.
         ``decisions_only``: the session gets only the observations it must act on (see
-        :meth:`_push`); ``bot``: the client is a bot (in a person's seat, the seat is shown
-        as played by a filler while it holds it)."""
+        :meth:`~hebei.table.observations.Observations._push`); ``bot``: the client is a bot
+        (in a person's seat, the seat is shown as played by a filler while it holds it)."""
         with self.lock:
             self.check_token(seat_no, token)  # under the lock: ReplaceSeat cannot slip between
             if self.suspended:
@@ -130,10 +130,10 @@ class SeatActions:
 
     def leave(self, session: Outbound) -> None:
         """A seat's stream ended: the seat is disconnected and auto-played, from a moment
-        later (:data:`SETTLE_SECONDS`): when every seat drops at once (a bot worker holding
-        all four dies) the table pauses before the machine has played anything for them, as
-        soon as the last one is gone. A bot seat is waited for longer
-        (:data:`BOT_SETTLE_SECONDS`): the fleet takes it over."""
+        later (:data:`~hebei.table.seat.SETTLE_SECONDS`): when every seat drops at once (a
+        bot worker holding all four dies) the table pauses before the machine has played
+        anything for them, as soon as the last one is gone. A bot seat is waited for longer
+        (:data:`~hebei.table.seat.BOT_SETTLE_SECONDS`): the fleet takes it over."""
         with self.lock:
             seat = self.streams.seat_of(session)
             if seat is None:
