@@ -16,8 +16,8 @@ from psycopg import sql
 from hebei.common.db import database_errors, validate_schema_name
 from hebei.common.errors import NotFound
 from hebei.rules.chain import RECORD, Link, genesis, link
+from hebei.table.eventlog import TABLE_EVENTS
 from hebei.table.store import EventRow, EventStore, load_events
-from hebei.table.table import TABLE_EVENTS
 
 
 def signed_log(match_id: str, rows: Sequence[EventRow]) -> list[dict]:

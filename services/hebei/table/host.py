@@ -25,8 +25,9 @@ from hebei.common.errors import (
 )
 from hebei.table import metrics, requests
 from hebei.table.scheduler import Scheduler
+from hebei.table.spec import STATUS_NAMES, STATUSES, WAITING, MatchSpec, shown_name
 from hebei.table.store import EventStore, OutboxRow, StoredMatch
-from hebei.table.table import STATUS_NAMES, STATUSES, WAITING, MatchSpec, Table, shown_name
+from hebei.table.table import Table
 from hebei.v1 import matchmaking_pb2, table_pb2
 from hebei.v1 import types_pb2 as pb
 
@@ -99,11 +100,13 @@ class TableHost:
     def _evict(self) -> None:
         while len(self._finished) > self.settings.keep_finished:
             oldest = self._tables.get(self._finished[0])
-            if oldest is not None and self.store.durable_seq(oldest.match_id) < len(oldest.log):
+            if oldest is not None and self.store.durable_seq(oldest.match_id) < len(
+                oldest.eventlog
+            ):
                 break
             match_id = self._finished.popleft()
             if oldest is not None:  # a reader that holds it still sees its log as durable
-                oldest.durable_floor = len(oldest.log)
+                oldest.eventlog.durable_floor = len(oldest.eventlog)
             self._tables.pop(match_id, None)
             self.store.forget(match_id)
 
@@ -322,7 +325,8 @@ class TableHost:
                     f"match {match_id!r} cannot be read: its log does not replay"
                 ) from None
             table = self._add(Table.ended(stored, self.store, self.scheduler))
-        table.durable_floor = max(table.durable_floor, len(stored.events))  # read from the log
+        log_read = table.eventlog  # read from the store: durable
+        log_read.durable_floor = max(log_read.durable_floor, len(stored.events))
         return table
 
     def info(self, match_id: str) -> table_pb2.MatchInfo:

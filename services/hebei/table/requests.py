@@ -31,7 +31,7 @@ from hebei.common.validation import (
 from hebei.rules.errors import NotationError
 from hebei.rules.match import MatchLength
 from hebei.rules.profile import get_profile
-from hebei.table.table import STATUS_NAMES, MatchSpec, SeatSpec, hash_token
+from hebei.table.spec import STATUS_NAMES, MatchSpec, SeatSpec, hash_token
 from hebei.table.timecontrol import TimeControl
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb

@@ -38,8 +38,10 @@ from hebei.common.errors import DomainError, InvalidArgument, PermissionDenied, 
 from hebei.common.quota import StreamQuota, peer_host
 from hebei.table import metrics, requests
 from hebei.table.host import TableHost
+from hebei.table.seatactions import rejection
 from hebei.table.sessions import Outbound
-from hebei.table.table import STOPPING, Table, rejection
+from hebei.table.streams import STOPPING
+from hebei.table.table import Table
 from hebei.v1 import table_pb2, table_pb2_grpc
 
 log = logging.getLogger(__name__)

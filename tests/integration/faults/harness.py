@@ -46,8 +46,8 @@ from hebei.common.client import create_channel
 from hebei.fleet.registry import live_workers
 from hebei.rules.replay import replay_match
 from hebei.stack.processes import with_death_signal
+from hebei.table.eventlog import TABLE_EVENTS
 from hebei.table.store import EventStore
-from hebei.table.table import TABLE_EVENTS
 from hebei.v1 import (
     ledger_pb2,
     ledger_pb2_grpc,

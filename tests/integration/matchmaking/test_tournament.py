@@ -12,7 +12,7 @@ import pytest
 from hebei.common.auth import actor_metadata
 from hebei.common.seating import every_round
 from hebei.matchmaking import tournaments
-from hebei.table.table import TABLE_EVENTS
+from hebei.table.eventlog import TABLE_EVENTS
 from hebei.v1 import ledger_pb2, table_pb2
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import grpc
 
-from hebei.table.table import TABLE_EVENTS
+from hebei.table.eventlog import TABLE_EVENTS
 from hebei.v1 import table_pb2, table_pb2_grpc
 
 REPO = Path(__file__).resolve().parents[3]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hebei.table.table import TABLE_EVENTS
+from hebei.table.eventlog import TABLE_EVENTS
 from hebei.v1 import types_pb2 as pb
 from tests.integration.table.conftest import EngineUnderTest, new_match_request, play_clients
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from hebei.table import table as table_module
+from hebei.table import seat as table_module  # where BOT_SETTLE_SECONDS is read
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.integration.table.conftest import OPERATOR, SeatClient, new_match_request, play_clients

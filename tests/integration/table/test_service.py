@@ -11,7 +11,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from hebei.rules.replay import replay_match
-from hebei.table.table import BACKLOG_CHUNK
+from hebei.table.streams import BACKLOG_CHUNK
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.integration.table.conftest import (

@@ -19,10 +19,10 @@ from hebei.common.errors import NotFound
 from hebei.rules.chain import RECORD, link, open_log
 from hebei.rules.errors import ReplayError
 from hebei.rules.replay import replay_log
+from hebei.table.eventlog import TABLE_EVENTS
 from hebei.table.export import export_from_database, export_match_log
 from hebei.table.logkey import KEY_FILE, local_log_key, log_key_from_env
 from hebei.table.service import TableConfig
-from hebei.table.table import TABLE_EVENTS
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
 from tests.integration.table.conftest import (

@@ -20,7 +20,8 @@ from hebei.rules.tiles import parse_tile
 from hebei.table import table as table_module
 from hebei.table.scheduler import Scheduler
 from hebei.table.sessions import Outbound
-from hebei.table.table import MatchSpec, SeatSpec, Table, hash_token
+from hebei.table.spec import MatchSpec, SeatSpec, hash_token
+from hebei.table.table import Table
 from hebei.table.timecontrol import TimeControl
 from hebei.v1 import types_pb2 as pb
 from tests.unit.rules.rigging import rigged_hand
@@ -179,16 +180,6 @@ def test_auto_play_goes_in_bounded_steps(scheduler, monkeypatch) -> None:
     in_first_step = [e for e in store.events()[:first] if e.get("auto")]
     assert len(in_first_step) <= 2  # the deal and one action
     assert len([e for e in store.events() if e.get("auto")]) > 2  # the rest in later steps
-
-
-def test_decision_ids_random_bits_come_from_a_buffer_refilled_when_used_up() -> None:
-    bits = table_module._RandomBits()
-    values = [bits.take() for _ in range(3 * table_module._RandomBits.SIZE // 4 + 5)]
-    assert all(0 <= v < 1 << table_module.DECISION_RANDOM_BITS for v in values)
-    assert len(set(values)) > len(values) - 5  # 31 random bits: hardly ever the same twice
-    seat = table_module.Seat(spec().seats[0], TimeControl(30.0, 0.0))
-    ids = [seat.new_decision_id() for _ in range(5)]
-    assert [i >> table_module.DECISION_RANDOM_BITS for i in ids] == [1, 2, 3, 4, 5]
 
 
 FLOOR = 1.0  # seconds: the claim window's floor in the tests below

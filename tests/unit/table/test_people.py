@@ -15,7 +15,8 @@ from hebei.rules.errors import ReplayError
 from hebei.rules.match import MatchLength
 from hebei.rules.replay import replay_match
 from hebei.table.scheduler import Scheduler
-from hebei.table.table import FINISHED, PLAYING, Table, hash_token
+from hebei.table.spec import FINISHED, PLAYING, hash_token
+from hebei.table.table import Table
 from hebei.v1 import types_pb2 as pb
 from tests.unit.table.fakes import InstantStore
 from tests.unit.table.test_hidden_information import spec

@@ -13,9 +13,10 @@ import pytest
 from hebei.common import convert
 from hebei.rules.match import MatchLength
 from hebei.rules.views import public_event
+from hebei.table.eventlog import TABLE_EVENTS
 from hebei.table.scheduler import Scheduler
 from hebei.table.sessions import Outbound
-from hebei.table.table import TABLE_EVENTS, Table
+from hebei.table.table import Table
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.unit.table.fakes import InstantStore
