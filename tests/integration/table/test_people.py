@@ -86,6 +86,13 @@ def last_seats(client: SeatClient) -> list[pb.SeatView]:
     return list(client.observations[-1].seats) if client.observations else []
 
 
+def shown_at(client: SeatClient, seat: int) -> str | None:
+    """The name the client's last observation shows at ``seat``; None before it shows seats
+    (a wait polls from the match's first moment, when the last observation may have none)."""
+    seats = last_seats(client)
+    return seats[seat].player_name if seat < len(seats) else None
+
+
 # ----------------------------------------------------------------------------- ReplaceSeat
 
 
@@ -144,7 +151,7 @@ def test_replace_seat_without_a_token_changes_only_who_is_shown(start_engine) ->
     assert wait_for(lambda: playing(engine, match_id))
     info = replace(engine, match_id, seat=2, played_by="bot for Player 2")
     assert [s.played_by for s in info.seats] == ["", "", "bot for Player 2", ""]
-    assert wait_for(lambda: last_seats(clients[0])[2].player_name == "bot for Player 2")
+    assert wait_for(lambda: shown_at(clients[0], 2) == "bot for Player 2")
     assert not clients[2].finished.is_set()  # the seat keeps its stream and its token
     again = SeatClient(engine.channel, match_id, 2, stop_after=0).start()
     assert wait_for(lambda: clients[2].finished.is_set())
@@ -204,7 +211,7 @@ def test_a_bot_in_a_persons_seat_is_shown_as_a_filler_until_the_person_is_back(
     assert [s.played_by for s in info.seats] == ["filler for Player 0", "", "", ""]
     assert [s.person_joined for s in info.seats] == [False, True, True, True]
     assert info.seats[0].player_name == "Player 0"  # the player's name stays the player's
-    assert wait_for(lambda: last_seats(people[0])[0].player_name == "filler for Player 0")
+    assert wait_for(lambda: shown_at(people[0], 0) == "filler for Player 0")
     # The person takes the seat back: the filler's stream ends, the seat is theirs again.
     person = idle(engine, match_id, seats=[0])[0]
     assert wait_for(lambda: filler.finished.is_set())
@@ -215,7 +222,7 @@ def test_a_bot_in_a_persons_seat_is_shown_as_a_filler_until_the_person_is_back(
     info = get(engine, match_id)
     assert [s.played_by for s in info.seats] == ["", "", "", ""]
     assert all(s.person_joined for s in info.seats)
-    assert wait_for(lambda: last_seats(people[0])[0].player_name == "Player 0")
+    assert wait_for(lambda: shown_at(people[0], 0) == "Player 0")
     # A filler sent again meanwhile (a requeue) is refused and the person plays on.
     again = idle(engine, match_id, seats=[0], bot=True)[0]
     assert wait_for(lambda: again.finished.is_set())
