@@ -26,7 +26,7 @@ from hebei.rules.hand import Phase
 from hebei.rules.match import MatchLength
 from hebei.rules.melds import Meld, MeldKind, is_run_base
 from hebei.rules.profile import MAIN, RuleProfile, get_profile
-from hebei.rules.scoring import HandSettlement, ScoredWin, WinKind, fans_by_id
+from hebei.rules.scoring import HandSettlement, ScoredWin, WinKind, false_win_deltas, fans_by_id
 from hebei.rules.tiles import N_KINDS, TILE_NAMES, format_tiles, parse_tile
 from hebei.rules.views import HIDDEN, ClaimView, Observation, SeatView
 from hebei.v1 import types_pb2 as pb
@@ -326,7 +326,9 @@ def win_to_proto(
     win: ScoredWin, concealed: Sequence[int] = (), melds: Sequence[Meld] = ()
 ) -> pb.Win:
     """A scored win; ``concealed`` (kinds, without the winning tile) and ``melds`` reveal the
-    winner's hand. A win of the doubling scoring (§9) has ``points`` and no bonus nor base."""
+    winner's hand. A win of the doubling scoring (§9) has ``points`` and no bonus nor base.
+    Its ``payments`` are its deltas as lines: each seat that lost points paid them to the
+    winner."""
     doubling = win.points is not None
     message = pb.Win(
         winner=win.winner,
@@ -339,6 +341,11 @@ def win_to_proto(
         deltas=list(win.deltas),
         concealed=_tiles_to_proto(sorted(concealed)),
         melds=[meld_to_proto(m) for m in melds],
+        payments=[
+            pb.Payment(payer=seat, payee=win.winner, amount=-delta)
+            for seat, delta in enumerate(win.deltas)
+            if delta < 0
+        ],
     )
     if win.discarder is not None:
         message.discarder = win.discarder
@@ -361,7 +368,8 @@ def settlement_to_proto(
 ) -> pb.Settlement:
     """A hand's settlement as posted to the ledger; ``hand_no`` is 1-based and the key is
     ``match_id:hand_no``. ``revealed`` maps a winner to its (concealed kinds, melds). A hand
-    ended by false wins only (§9) has the outcome HAND_OUTCOME_FALSE_WIN."""
+    ended by false wins only (§9) has the outcome HAND_OUTCOME_FALSE_WIN; each false win's
+    penalty (``rule_profile``'s) is in ``false_win_penalties``, one line per seat paid."""
     revealed = revealed or {}
     results = [
         pb.SeatResult(
@@ -386,8 +394,22 @@ def settlement_to_proto(
         wins=[win_to_proto(w, *revealed.get(w.winner, ((), ()))) for w in settlement.wins],
         rule_profile=rule_profile,
         false_wins=list(settlement.false_wins),
+        false_win_penalties=_false_win_penalties(settlement.false_wins, dealer, rule_profile),
         ended_at=timestamp_from_seconds(_now() if ended_at is None else ended_at),
     )
+
+
+def _false_win_penalties(seats: Sequence[int], dealer: int, rule_profile: str) -> list[pb.Payment]:
+    """What each false winner pays each other seat (§9 诈胡), one line per seat paid."""
+    if not seats:
+        return []
+    profile = get_profile(rule_profile or MAIN.name)
+    return [
+        pb.Payment(payer=seat, payee=other, amount=amount)
+        for seat in seats
+        for other, amount in enumerate(false_win_deltas(seat, dealer, profile))
+        if other != seat
+    ]
 
 
 def _outcome(settlement: HandSettlement) -> int:

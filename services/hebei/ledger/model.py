@@ -9,6 +9,15 @@ and limit, ``validate`` every rule the ledger relies on, both raising
 ``request_hash`` is the SHA-256 of the canonical JSON of the parsed value, so two requests with
 the same meaning hash the same whatever defaults they spelled out.
 
+A settlement is checked against itself, never against the rules (this module imports nothing
+from ``hebei.rules``: the engine that played the hand scored it): each seat's total is its hand
+and kong points, every component sums to zero over the seats, a win's payment lines go from
+other seats (its discarder among them) to its winner and add up to its deltas, false-win
+penalties are paid by the seats that declared a false win, and the seats' hand points are the
+wins' deltas plus the penalties. Payment and penalty lines are optional (engines older than
+them sent none): a part without them is checked as far as what it carries goes. Fans, bonus,
+points and the rule profile's name are kept as sent.
+
 Every argument of every ledger call is checked here, before any work (:func:`check_text`,
 :func:`check_entry_id`, :func:`parse_entry_id`): strings hold no NUL (PostgreSQL text cannot)
 and stay within :data:`MAX_ID_LENGTH`, :data:`MAX_KEY_LENGTH`, :data:`MAX_NAME_LENGTH` or
@@ -33,9 +42,6 @@ from google.protobuf import timestamp_pb2
 from hebei.common.errors import InvalidArgument
 from hebei.common.validation import shown as show
 from hebei.ledger import RESERVED_PREFIX, TOURNAMENT_ACCOUNT
-from hebei.rules.profile import RuleProfile, get_profile
-from hebei.rules.scoring import Fan as ScoredFan
-from hebei.rules.scoring import doubled_payments, false_win_deltas, fans_by_id, system_of
 from hebei.v1 import ledger_pb2, types_pb2
 
 __all__ = [
@@ -59,6 +65,7 @@ __all__ = [
     "AdjustmentLine",
     "Fan",
     "Meld",
+    "Payment",
     "SeatResult",
     "Settlement",
     "Win",
@@ -107,6 +114,8 @@ MAX_REASON_LENGTH = 256
 MAX_AMOUNT = 10**12  # every amount, in absolute value
 MAX_ENTRY_ID = 2**63 - 1  # entry ids are bigint
 _MAX_WINS = 3  # a discard pays at most the three other seats
+_MAX_PAYMENTS = 3  # a win is paid by at most the three other seats
+_MAX_PENALTY_LINES = 12  # each of four false winners pays at most the three other seats
 _MAX_FANS = 64
 _MAX_CONCEALED = 14
 _MAX_MELDS = 4
@@ -305,10 +314,6 @@ class Fan:
             data["doubling"] = True
         return data
 
-    def scored(self) -> ScoredFan:
-        """The rules' value of this item (for its scoring system's arithmetic)."""
-        return ScoredFan(self.id, self.fan, self.name_zh, self.doubling)
-
 
 @dataclass(frozen=True)
 class Meld:
@@ -339,6 +344,66 @@ class Meld:
 
 
 @dataclass(frozen=True)
+class Payment:
+    """One payment of a hand (``hebei.v1.Payment``): ``payer`` pays ``amount`` to ``payee``."""
+
+    payer: int
+    payee: int
+    amount: int
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> Payment:
+        """Parse a ``hebei.v1.Payment`` JSON object."""
+        fields = _Fields(data, path, ("payer", "payee", "amount"))
+        return cls(fields.int("payer"), fields.int("payee"), fields.amount("amount"))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical JSON object."""
+        return {"payer": self.payer, "payee": self.payee, "amount": self.amount}
+
+    def validate(self, path: str) -> None:
+        """Real seats, two of them, and points that move."""
+        for name in ("payer", "payee"):
+            if getattr(self, name) not in SEATS:
+                raise InvalidArgument(f"{path}.{name}: unknown seat {getattr(self, name)}")
+        if self.payer == self.payee:
+            raise InvalidArgument(f"{path}: seat {self.payer} cannot pay itself")
+        if self.amount <= 0:
+            raise InvalidArgument(f"{path}.amount: must be more than 0, got {self.amount}")
+
+
+def _payments(fields: _Fields, name: str, limit: int) -> tuple[Payment, ...]:
+    """The payment lines of ``name``, in (payer, payee) order: the order they were sent in
+    does not change the request hash."""
+    lines = [
+        Payment.from_dict(item, f"{fields.path}.{name}[{index}]")
+        for index, item in enumerate(fields.list(name, limit))
+    ]
+    return tuple(sorted(lines, key=lambda line: (line.payer, line.payee)))
+
+
+def _check_payments(lines: tuple[Payment, ...], path: str) -> list[int]:
+    """Check each line and that no two name the same payer and payee; the net by seat."""
+    seen: set[tuple[int, int]] = set()
+    for index, line in enumerate(lines):
+        where = f"{path}[{index}]"
+        line.validate(where)
+        if (line.payer, line.payee) in seen:
+            raise InvalidArgument(f"{where}: seat {line.payer} pays seat {line.payee} in two lines")
+        seen.add((line.payer, line.payee))
+    return _net(lines)
+
+
+def _net(lines: tuple[Payment, ...]) -> list[int]:
+    """What payment lines add up to by seat."""
+    net = [0, 0, 0, 0]
+    for line in lines:
+        net[line.payer] -= line.amount
+        net[line.payee] += line.amount
+    return net
+
+
+@dataclass(frozen=True)
 class Win:
     """One win of a hand."""
 
@@ -353,10 +418,11 @@ class Win:
     concealed: tuple[str, ...]
     melds: tuple[Meld, ...]
     points: int = 0  # §9 (a profile scored in points): pattern points x each doubling
+    payments: tuple[Payment, ...] = ()  # each paying seat's line (none from older engines)
 
     _FIELDS = (
         "winner", "discarder", "kind", "win_tile", "fans", "bonus", "base", "deltas",
-        "concealed", "melds", "points",
+        "concealed", "melds", "points", "payments",
     )  # fmt: skip
 
     @classmethod
@@ -384,6 +450,7 @@ class Win:
                 for index, item in enumerate(fields.list("melds", _MAX_MELDS))
             ),
             points=fields.int("points"),
+            payments=_payments(fields, "payments", _MAX_PAYMENTS),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -403,13 +470,15 @@ class Win:
             data["discarder"] = self.discarder
         if self.points:
             data["points"] = self.points
+        if self.payments:
+            data["payments"] = [line.to_dict() for line in self.payments]
         return data
 
-    def validate(self, path: str, profile: RuleProfile, dealer: int) -> None:
-        """Check the win refers to real seats and its figures add up in ``profile``'s scoring:
-        the bonus is the sum of its fans (main), or (a profile scored in points, §9) its
-        points are the pattern's times each doubling and every other seat pays them, the
-        dealer or everyone to a winning dealer ``dealer_payment_factor`` times."""
+    def validate(self, path: str) -> None:
+        """Check the win refers to real seats and its money adds up: its deltas are four and
+        sum to zero, its payments each go from another seat to the winner (the discarder
+        among the payers) and add up to its deltas. Fans, bonus and points are the engine's
+        scoring and are kept as sent."""
         if self.winner not in SEATS:
             raise InvalidArgument(f"{path}.winner: unknown seat {self.winner}")
         if self.kind == "WIN_KIND_UNSPECIFIED":
@@ -425,51 +494,39 @@ class Win:
             raise InvalidArgument(f"{path}.discarder: the winner cannot be the discarder")
         if any(fan.fan < 0 for fan in self.fans):
             raise InvalidArgument(f"{path}.fans: a fan value is negative")
-        if system_of(profile).reports_points:
-            self._validate_points(path, profile, dealer)
-        else:
-            if self.points or any(fan.doubling for fan in self.fans):
-                raise InvalidArgument(
-                    f"{path}: the {profile.name} profile adds fans up: no points, no doublings"
-                )
-            if self.bonus != sum(fan.fan for fan in self.fans):
-                raise InvalidArgument(
-                    f"{path}.bonus: {self.bonus} is not the sum of its fans "
-                    f"({sum(fan.fan for fan in self.fans)})"
-                )
         if self.deltas:
             if len(self.deltas) != len(SEATS):
                 raise InvalidArgument(f"{path}.deltas: expected 4 entries, got {len(self.deltas)}")
             if sum(self.deltas) != 0:
                 raise InvalidArgument(f"{path}.deltas: unbalanced, they sum to {sum(self.deltas)}")
+        if self.payments:
+            self._validate_payments(path)
 
-    def _validate_points(self, path: str, profile: RuleProfile, dealer: int) -> None:
-        items = fans_by_id(profile)
-        for index, fan in enumerate(self.fans):
-            if fan.id not in items:
+    def _validate_payments(self, path: str) -> None:
+        net = _check_payments(self.payments, f"{path}.payments")
+        for index, line in enumerate(self.payments):
+            if line.payee != self.winner:
                 raise InvalidArgument(
-                    f"{path}.fans[{index}].id: the {profile.name} profile has no item "
-                    f"{show(fan.id)}"
+                    f"{path}.payments[{index}].payee: a win pays its winner (seat "
+                    f"{self.winner}), got seat {line.payee}"
                 )
-        if not any(not fan.doubling for fan in self.fans):
-            raise InvalidArgument(f"{path}.fans: a {profile.name} win needs its pattern")
-        if self.bonus or self.base:
+        payers = {line.payer for line in self.payments}
+        if self.discarder is not None and self.discarder not in payers:
             raise InvalidArgument(
-                f"{path}: a {profile.name} win is scored in points: bonus and base must be 0, "
-                f"got {self.bonus} and {self.base}"
+                f"{path}.payments: the discarder (seat {self.discarder}) pays no line"
             )
-        value = system_of(profile).value(tuple(fan.scored() for fan in self.fans), profile)
-        if self.points != value:
+        if self.deltas and list(self.deltas) != net:
             raise InvalidArgument(
-                f"{path}.points: {self.points} is not its pattern times its doublings ({value})"
+                f"{path}.payments: they add up to {net}, not to the win's deltas "
+                f"{list(self.deltas)}"
             )
-        if self.deltas:
-            owed = doubled_payments(self.winner, dealer, self.points, profile)
-            if tuple(self.deltas) != owed:
-                raise InvalidArgument(
-                    f"{path}.deltas: {list(self.deltas)} are not the {profile.name} payments "
-                    f"of {self.points} points with seat {dealer} dealing ({list(owed)})"
-                )
+
+    def seat_deltas(self) -> tuple[int, ...]:
+        """The win's points by seat: its deltas, else what its payments add up to, else ()
+        (a win sent with neither)."""
+        if self.deltas or not self.payments:
+            return self.deltas
+        return tuple(_net(self.payments))
 
 
 @dataclass(frozen=True)
@@ -524,10 +581,12 @@ class Settlement:
     rule_profile: str
     ended_at: str
     false_wins: tuple[int, ...] = ()  # §9 诈胡: seats that declared a win they did not have
+    false_win_penalties: tuple[Payment, ...] = ()  # what they paid (none from older engines)
 
     _FIELDS = (
         "idempotency_key", "tournament_id", "round_no", "table_id", "match_id", "hand_no",
         "dealer", "outcome", "results", "wins", "rule_profile", "ended_at", "false_wins",
+        "false_win_penalties",
     )  # fmt: skip
 
     @classmethod
@@ -563,6 +622,7 @@ class Settlement:
                 _int(item, f"{path}.false_wins[{index}]", 32)
                 for index, item in enumerate(fields.list("false_wins", len(SEATS)))
             ),
+            false_win_penalties=_payments(fields, "false_win_penalties", _MAX_PENALTY_LINES),
         )
         settlement.validate(path)
         return settlement
@@ -586,6 +646,8 @@ class Settlement:
             data["ended_at"] = self.ended_at
         if self.false_wins:
             data["false_wins"] = list(self.false_wins)
+        if self.false_win_penalties:
+            data["false_win_penalties"] = [line.to_dict() for line in self.false_win_penalties]
         return data
 
     def request_hash(self) -> bytes:
@@ -618,16 +680,8 @@ class Settlement:
             )
         if self.dealer not in SEATS:
             raise InvalidArgument(f"{path}.dealer: unknown seat {self.dealer}")
-        profile = self.profile(path)
         self._validate_results(path)
-        self._validate_wins(path, profile)
-
-    def profile(self, path: str = "settlement") -> RuleProfile:
-        """The rule profile the hand was played in (empty: main)."""
-        try:
-            return get_profile(self.rule_profile or "main")
-        except ValueError as exc:
-            raise InvalidArgument(f"{path}.rule_profile: {exc}") from None
+        self._validate_wins(path)
 
     def _validate_results(self, path: str) -> None:
         if len(self.results) != len(SEATS):
@@ -655,7 +709,7 @@ class Settlement:
             if total != 0:
                 raise InvalidArgument(f"{path}.results: unbalanced, {component} sums to {total}")
 
-    def _validate_wins(self, path: str, profile: RuleProfile) -> None:
+    def _validate_wins(self, path: str) -> None:
         if self.outcome == WIN and not self.wins:
             raise InvalidArgument(f"{path}.wins: an outcome of {WIN} needs at least one win")
         if self.outcome in _NO_WIN and self.wins:
@@ -668,38 +722,37 @@ class Settlement:
             )
         if self.outcome == FALSE_WIN and not self.false_wins:
             raise InvalidArgument(f"{path}.false_wins: an outcome of {FALSE_WIN} names its seats")
-        penalties = self._false_win_penalties(path, profile)
+        penalties = self._false_win_penalties(path)
         if self.outcome in _NO_WIN:
             for index, result in enumerate(self.results):
-                if result.hand_delta != penalties[result.seat] or result.kong_delta:
+                if result.kong_delta or (
+                    penalties is not None and result.hand_delta != penalties[result.seat]
+                ):
+                    # without penalty lines, what the false wins paid is not known
+                    expected = result.hand_delta if penalties is None else penalties[result.seat]
                     pays = "nothing" if self.outcome == EXHAUSTIVE_DRAW else "only its penalties"
                     raise InvalidArgument(
                         f"{path}.results[{index}]: {_NO_WIN[self.outcome]} pays {pays} (kong "
-                        f"payments are void): hand_delta {penalties[result.seat]} and "
+                        f"payments are void): hand_delta {expected} and "
                         f"kong_delta 0, got hand_delta {result.hand_delta} and "
                         f"kong_delta {result.kong_delta}"
                     )
         for index, win in enumerate(self.wins):
-            win.validate(f"{path}.wins[{index}]", profile, self.dealer)
-        if self.wins and all(win.deltas for win in self.wins):
+            win.validate(f"{path}.wins[{index}]")
+        wins = [win.seat_deltas() for win in self.wins]
+        if self.wins and all(wins) and penalties is not None:
             for result in self.results:
-                from_wins = sum(win.deltas[result.seat] for win in self.wins)
-                expected = from_wins + penalties[result.seat]
+                expected = sum(deltas[result.seat] for deltas in wins) + penalties[result.seat]
                 if expected != result.hand_delta:
                     raise InvalidArgument(
                         f"{path}.results: seat {result.seat} hand_delta {result.hand_delta} "
                         f"differs from its wins' deltas and false-win penalties ({expected})"
                     )
 
-    def _false_win_penalties(self, path: str, profile: RuleProfile) -> list[int]:
-        """What the false wins pay by seat (§9 诈胡), after checking their seats."""
-        penalties = [0, 0, 0, 0]
-        if not self.false_wins:
-            return penalties
-        if not profile.false_win_penalty:
-            raise InvalidArgument(
-                f"{path}.false_wins: the {profile.name} profile has no false win (诈胡)"
-            )
+    def _false_win_penalties(self, path: str) -> list[int] | None:
+        """What the false wins paid by seat (§9 诈胡), after checking their seats and lines;
+        None when the hand has false wins but no penalty lines (an older engine's settlement:
+        what they paid is not known)."""
         winners = {win.winner for win in self.wins}
         for index, seat in enumerate(self.false_wins):
             where = f"{path}.false_wins[{index}]"
@@ -707,9 +760,20 @@ class Settlement:
                 raise InvalidArgument(f"{where}: unknown seat {seat}")
             if seat in winners or self.false_wins.index(seat) != index:
                 raise InvalidArgument(f"{where}: seat {seat} declares at most one win")
-            for other, delta in enumerate(false_win_deltas(seat, self.dealer, profile)):
-                penalties[other] += delta
-        return penalties
+        where = f"{path}.false_win_penalties"
+        net = _check_payments(self.false_win_penalties, where)
+        payers = {line.payer for line in self.false_win_penalties}
+        for index, line in enumerate(self.false_win_penalties):
+            if line.payer not in self.false_wins:
+                raise InvalidArgument(
+                    f"{where}[{index}].payer: seat {line.payer} declared no false win"
+                )
+        if self.false_wins and not self.false_win_penalties:
+            return None
+        for seat in self.false_wins:
+            if seat not in payers:
+                raise InvalidArgument(f"{where}: seat {seat}'s false win pays no penalty")
+        return net
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,11 @@ def _win(rng: random.Random, winner: int) -> tuple[dict[str, Any], list[int]]:
         deltas[discarder] -= base + bonus
         deltas[winner] += base + bonus
     win["deltas"] = deltas
+    win["payments"] = [
+        {"payer": seat, "payee": winner, "amount": -delta}
+        for seat, delta in enumerate(deltas)
+        if delta < 0
+    ]
     return win, deltas
 
 

@@ -25,8 +25,11 @@ from hebei.common.auth import has_token
 from hebei.common.errors import InvalidArgument
 from hebei.common.quota import CallQuota, peer_host
 from hebei.ledger import metrics
-from hebei.ledger.journal import AuditReport, Entry, Ledger, Standing
+from hebei.ledger.audit import AuditReport
+from hebei.ledger.history import Entry
+from hebei.ledger.journal import Ledger
 from hebei.ledger.model import parse_entry_id
+from hebei.ledger.standings import Standing
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc, types_pb2
 
 __all__ = ["SERVICE_NAME", "LedgerServicer", "adjustment_to_dict", "settlement_to_dict"]

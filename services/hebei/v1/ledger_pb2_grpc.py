@@ -47,7 +47,8 @@ class LedgerServiceStub:
     names, assigned_by at most 128; entry ids and page tokens are ASCII decimal numbers from 1 to
     2^63 - 1; every amount (hand, kong, total and win deltas, adjustment lines) at most 10^12 in
     absolute value; timestamps within 0001-01-01 and 9999-12-31; a settlement has at most 3
-    wins, a win at most 64 fans, 14 concealed tiles and 4 melds of at most 4 tiles. A match id
+    wins, a win at most 64 fans, 14 concealed tiles, 4 melds of at most 4 tiles and 3 payments,
+    a settlement at most 12 false-win penalty lines. A match id
     whose first ":"-separated part is "reverse", "correct", "adjustment" or "cancel" is refused
     (the ledger's own keys start so). A balance that would still leave the 64-bit range is
     FAILED_PRECONDITION, and nothing is booked.
@@ -123,7 +124,8 @@ class LedgerServiceServicer:
     names, assigned_by at most 128; entry ids and page tokens are ASCII decimal numbers from 1 to
     2^63 - 1; every amount (hand, kong, total and win deltas, adjustment lines) at most 10^12 in
     absolute value; timestamps within 0001-01-01 and 9999-12-31; a settlement has at most 3
-    wins, a win at most 64 fans, 14 concealed tiles and 4 melds of at most 4 tiles. A match id
+    wins, a win at most 64 fans, 14 concealed tiles, 4 melds of at most 4 tiles and 3 payments,
+    a settlement at most 12 false-win penalty lines. A match id
     whose first ":"-separated part is "reverse", "correct", "adjustment" or "cancel" is refused
     (the ledger's own keys start so). A balance that would still leave the 64-bit range is
     FAILED_PRECONDITION, and nothing is booked.
@@ -133,6 +135,13 @@ class LedgerServiceServicer:
         """Service: book one hand's settlement as one journal entry whose postings sum to zero.
         Idempotent by Settlement.idempotency_key: posting the same settlement again returns the
         first entry (duplicate = true); the same key with different figures is ALREADY_EXISTS.
+        The ledger checks the settlement's figures against each other, not against the rules
+        (the engine that played the hand scored it): each seat's total_delta is hand_delta +
+        kong_delta and each sums to zero over the seats; a win's payments go to its winner, its
+        discarder among the payers, and add up to its deltas; false-win penalties are paid by the
+        seats in false_wins; hand_delta is the wins' deltas plus the penalties (when every part
+        carries its figures); a hand without a win has no kong payments and, without a false
+        win, no hand payments. Fans, bonus and points are kept as sent.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -275,7 +284,8 @@ class LedgerService:
     names, assigned_by at most 128; entry ids and page tokens are ASCII decimal numbers from 1 to
     2^63 - 1; every amount (hand, kong, total and win deltas, adjustment lines) at most 10^12 in
     absolute value; timestamps within 0001-01-01 and 9999-12-31; a settlement has at most 3
-    wins, a win at most 64 fans, 14 concealed tiles and 4 melds of at most 4 tiles. A match id
+    wins, a win at most 64 fans, 14 concealed tiles, 4 melds of at most 4 tiles and 3 payments,
+    a settlement at most 12 false-win penalty lines. A match id
     whose first ":"-separated part is "reverse", "correct", "adjustment" or "cancel" is refused
     (the ledger's own keys start so). A balance that would still leave the 64-bit range is
     FAILED_PRECONDITION, and nothing is booked.

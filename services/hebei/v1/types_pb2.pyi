@@ -263,7 +263,7 @@ class Fan(_message.Message):
     def __init__(self, id: _Optional[str] = ..., name_zh: _Optional[str] = ..., fan: _Optional[int] = ..., doubling: _Optional[bool] = ...) -> None: ...
 
 class Win(_message.Message):
-    __slots__ = ("winner", "discarder", "kind", "win_tile", "fans", "bonus", "base", "deltas", "concealed", "melds", "points")
+    __slots__ = ("winner", "discarder", "kind", "win_tile", "fans", "bonus", "base", "deltas", "concealed", "melds", "points", "payments")
     WINNER_FIELD_NUMBER: _ClassVar[int]
     DISCARDER_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -275,6 +275,7 @@ class Win(_message.Message):
     CONCEALED_FIELD_NUMBER: _ClassVar[int]
     MELDS_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
+    PAYMENTS_FIELD_NUMBER: _ClassVar[int]
     winner: int
     discarder: int
     kind: WinKind
@@ -286,7 +287,18 @@ class Win(_message.Message):
     concealed: _containers.RepeatedScalarFieldContainer[Tile]
     melds: _containers.RepeatedCompositeFieldContainer[Meld]
     points: int
-    def __init__(self, winner: _Optional[int] = ..., discarder: _Optional[int] = ..., kind: _Optional[_Union[WinKind, str]] = ..., win_tile: _Optional[_Union[Tile, str]] = ..., fans: _Optional[_Iterable[_Union[Fan, _Mapping]]] = ..., bonus: _Optional[int] = ..., base: _Optional[int] = ..., deltas: _Optional[_Iterable[int]] = ..., concealed: _Optional[_Iterable[_Union[Tile, str]]] = ..., melds: _Optional[_Iterable[_Union[Meld, _Mapping]]] = ..., points: _Optional[int] = ...) -> None: ...
+    payments: _containers.RepeatedCompositeFieldContainer[Payment]
+    def __init__(self, winner: _Optional[int] = ..., discarder: _Optional[int] = ..., kind: _Optional[_Union[WinKind, str]] = ..., win_tile: _Optional[_Union[Tile, str]] = ..., fans: _Optional[_Iterable[_Union[Fan, _Mapping]]] = ..., bonus: _Optional[int] = ..., base: _Optional[int] = ..., deltas: _Optional[_Iterable[int]] = ..., concealed: _Optional[_Iterable[_Union[Tile, str]]] = ..., melds: _Optional[_Iterable[_Union[Meld, _Mapping]]] = ..., points: _Optional[int] = ..., payments: _Optional[_Iterable[_Union[Payment, _Mapping]]] = ...) -> None: ...
+
+class Payment(_message.Message):
+    __slots__ = ("payer", "payee", "amount")
+    PAYER_FIELD_NUMBER: _ClassVar[int]
+    PAYEE_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    payer: int
+    payee: int
+    amount: int
+    def __init__(self, payer: _Optional[int] = ..., payee: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
 
 class SeatResult(_message.Message):
     __slots__ = ("seat", "player_id", "hand_delta", "kong_delta", "total_delta")
@@ -303,7 +315,7 @@ class SeatResult(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., hand_delta: _Optional[int] = ..., kong_delta: _Optional[int] = ..., total_delta: _Optional[int] = ...) -> None: ...
 
 class Settlement(_message.Message):
-    __slots__ = ("idempotency_key", "tournament_id", "round_no", "table_id", "match_id", "hand_no", "dealer", "outcome", "results", "wins", "rule_profile", "ended_at", "false_wins")
+    __slots__ = ("idempotency_key", "tournament_id", "round_no", "table_id", "match_id", "hand_no", "dealer", "outcome", "results", "wins", "rule_profile", "ended_at", "false_wins", "false_win_penalties")
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     ROUND_NO_FIELD_NUMBER: _ClassVar[int]
@@ -317,6 +329,7 @@ class Settlement(_message.Message):
     RULE_PROFILE_FIELD_NUMBER: _ClassVar[int]
     ENDED_AT_FIELD_NUMBER: _ClassVar[int]
     FALSE_WINS_FIELD_NUMBER: _ClassVar[int]
+    FALSE_WIN_PENALTIES_FIELD_NUMBER: _ClassVar[int]
     idempotency_key: str
     tournament_id: str
     round_no: int
@@ -330,7 +343,8 @@ class Settlement(_message.Message):
     rule_profile: str
     ended_at: _timestamp_pb2.Timestamp
     false_wins: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, idempotency_key: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., hand_no: _Optional[int] = ..., dealer: _Optional[int] = ..., outcome: _Optional[_Union[HandOutcome, str]] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., wins: _Optional[_Iterable[_Union[Win, _Mapping]]] = ..., rule_profile: _Optional[str] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., false_wins: _Optional[_Iterable[int]] = ...) -> None: ...
+    false_win_penalties: _containers.RepeatedCompositeFieldContainer[Payment]
+    def __init__(self, idempotency_key: _Optional[str] = ..., tournament_id: _Optional[str] = ..., round_no: _Optional[int] = ..., table_id: _Optional[str] = ..., match_id: _Optional[str] = ..., hand_no: _Optional[int] = ..., dealer: _Optional[int] = ..., outcome: _Optional[_Union[HandOutcome, str]] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., wins: _Optional[_Iterable[_Union[Win, _Mapping]]] = ..., rule_profile: _Optional[str] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., false_wins: _Optional[_Iterable[int]] = ..., false_win_penalties: _Optional[_Iterable[_Union[Payment, _Mapping]]] = ...) -> None: ...
 
 class RuleProfile(_message.Message):
     __slots__ = ("name",)

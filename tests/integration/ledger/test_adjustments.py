@@ -11,7 +11,10 @@ import pytest
 
 from hebei.common.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from hebei.ledger import TOURNAMENT_ACCOUNT
-from hebei.ledger.journal import CancelResult, Ledger, PostResult, Standing
+from hebei.ledger.journal import Ledger
+from hebei.ledger.postings import PostResult
+from hebei.ledger.reversals import CancelResult
+from hebei.ledger.standings import Standing
 from tests.integration.ledger.conftest import hand_settlement
 
 T = TOURNAMENT_ACCOUNT

@@ -19,7 +19,8 @@ from google.protobuf import json_format
 from prometheus_client import REGISTRY
 
 from hebei.common.auth import bearer_metadata
-from hebei.ledger import journal
+from hebei.ledger import audit as ledger_audit
+from hebei.ledger import standings as ledger_standings
 from hebei.ledger.journal import Ledger
 from hebei.v1 import ledger_pb2
 from tests.integration.ledger.conftest import OPERATOR_TOKEN, SERVICE_TOKEN, start_ledger_server
@@ -117,7 +118,7 @@ def test_only_an_audit_of_the_whole_ledger_sets_the_problems_gauge(
 def test_an_audit_lists_a_bounded_number_of_tournaments_those_off_zero_first(
     ledger: Ledger, make_settlement: Make, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(journal, "MAX_AUDIT_TOURNAMENTS", 2)
+    monkeypatch.setattr(ledger_audit, "MAX_AUDIT_TOURNAMENTS", 2)
     for tournament in ("a", "b", "c"):
         ledger.post_settlement(make_settlement(f"m-{tournament}", 1, tournament_id=tournament))
     with ledger.pool.connection() as conn, conn.transaction():
@@ -145,5 +146,5 @@ def test_standings_list_at_most_their_bound_from_the_top(
     ledger.post_settlement(settlement)
     everyone = ledger.standings("")
     assert len(everyone) == 4
-    monkeypatch.setattr(journal, "MAX_STANDINGS", 2)
+    monkeypatch.setattr(ledger_standings, "MAX_STANDINGS", 2)
     assert ledger.standings("") == everyone[:2]

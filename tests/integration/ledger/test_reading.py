@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hebei.common.errors import InvalidArgument
-from hebei.ledger.journal import Ledger, Standing
+from hebei.ledger.journal import Ledger
+from hebei.ledger.standings import Standing
 from tests.integration.ledger.conftest import hand_settlement
 
 

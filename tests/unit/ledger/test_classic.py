@@ -1,5 +1,8 @@
-"""The ledger's model of classic settlements (RULES.md §9): wins scored in points with ×2
-doublings, paid double by or to the dealer, and false wins (诈胡) that cost a penalty."""
+"""The ledger's model of classic settlements (RULES.md §9) as the engine makes them: wins
+scored in points with ×2 doublings, paid double by or to the dealer, and false wins (诈胡)
+that cost a penalty. The ledger books them as sent and refuses what does not add up within
+the message; whether the engine scored the fans right is tested where it scores them
+(tests/unit/contracts/test_settlement_payments.py)."""
 
 from __future__ import annotations
 
@@ -120,7 +123,7 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
         if value is None:
             del target[last]
         else:
-            target[last] = value
+            target[int(last) if last.isdigit() else last] = value
 
     return change
 
@@ -135,20 +138,35 @@ def _shift(seat_from: int, seat_to: int, field: str = "hand_delta"):
     return change
 
 
+def _pay_other(data: dict[str, Any]) -> None:
+    """The first payment of the first win goes to seat 2 instead of the winner."""
+    data["wins"][0]["payments"][0]["payee"] = 2
+
+
+def _discarder_unpaid(data: dict[str, Any]) -> None:
+    """A discard win whose discarder pays no line (the win's lines are kept balanced)."""
+    win = data["wins"][0]
+    win["kind"], win["discarder"] = "WIN_KIND_DISCARD", 1
+    win["payments"] = [line for line in win["payments"] if line["payer"] != 1]
+
+
 BAD_WINS = [
-    ("points off", _set("wins.0.points", 13), r"points: 13 is not its pattern times"),
-    ("a bonus", _set("wins.0.bonus", 12), "scored in points: bonus and base must be 0"),
-    ("a base", _set("wins.0.base", 4), "scored in points: bonus and base must be 0"),
-    ("no pattern", _set("wins.0.fans.0.doubling", True), "needs its pattern"),
-    ("a main fan", _set("wins.0.fans.0.id", "hua_long"), r"fans\[0\]\.id: the classic .* no item"),
-    ("not a doubling", _set("wins.0.fans.1.doubling", None), r"points: 12 is not .* \(10\)"),
     (
         "a non-dealer paying single",
         _set("wins.0.deltas", [60, -12, -24, -24]),
-        r"deltas: \[60, -12, -24, -24\] are not the classic payments of 12 points",
+        r"payments: they add up to \[72, -24, -24, -24\], not to the win's deltas",
     ),
-    ("the profile", _set("rule_profile", "main"), "main profile adds fans up: no points"),
-    ("unknown profile", _set("rule_profile", "nope"), "rule_profile: unknown rule profile 'nope'"),
+    ("a payment to another seat", _pay_other, r"payments\[0\]\.payee: a win pays its winner"),
+    ("the discarder pays nothing", _discarder_unpaid, "the discarder .seat 1. pays no line"),
+    ("a payment of 0", _set("wins.0.payments.0.amount", 0), r"amount: must be more than 0"),
+    ("a seat paying itself", _set("wins.0.payments.0.payer", 0), "seat 0 cannot pay itself"),
+    ("an unknown payer", _set("wins.0.payments.0.payer", 4), r"payer: unknown seat 4"),
+    (
+        "a line twice",
+        _set("wins.0.payments.2", {"payer": 1, "amount": 24}),
+        "seat 1 pays seat 0 in two lines",
+    ),
+    ("too many lines", _set("wins.0.payments", [{}] * 4), r"payments: at most 3 entries, got 4"),
     ("a doubling flag", _set("wins.0.doubling", True), r"wins\[0\]: unknown field 'doubling'"),
 ]
 
@@ -170,7 +188,16 @@ BAD_FALSE_WINS = [
     ("twice", _set("false_wins", [1, 1]), r"false_wins\[1\]: seat 1 declares at most one win"),
     ("wrong penalty", _shift(0, 1), r"results\[0\]: a hand ended by a false win pays only"),
     ("kong points", _shift(0, 1, "kong_delta"), "kong payments are void"),
-    ("in main rules", _set("rule_profile", ""), "the main profile has no false win"),
+    (
+        "another seat's penalty",
+        _set("false_win_penalties.0.payer", 2),
+        r"false_win_penalties\[\d\]\.payer: seat 2 declared no false win",
+    ),
+    (
+        "a false win without its penalty",
+        _set("false_wins", [1, 3]),
+        "seat 3's false win pays no penalty",
+    ),
     ("bad seat type", _set("false_wins", ["x"]), r"false_wins\[0\]: expected an integer"),
 ]
 
@@ -192,25 +219,52 @@ def test_a_false_winner_cannot_also_win_and_penalties_add_to_the_wins() -> None:
     with pytest.raises(InvalidArgument, match="seat 3 declares at most one win"):
         Settlement.parse(bad)
     bad = copy.deepcopy(data)
-    bad["false_wins"] = [2]  # the penalty moved to another seat: the results no longer add up
+    bad["false_wins"] = [2]  # the false winner is another seat than the penalties' payer
+    with pytest.raises(InvalidArgument, match="seat 1 declared no false win"):
+        Settlement.parse(bad)
+    bad = copy.deepcopy(data)  # a penalty line of another amount: the results no longer add up
+    bad["false_win_penalties"][0]["amount"] = 2
     with pytest.raises(InvalidArgument, match="differs from its wins' deltas and false-win"):
         Settlement.parse(bad)
 
 
-def test_main_wins_keep_their_additive_checks() -> None:
+def test_a_false_win_from_an_older_engine_is_booked_without_its_penalty_lines() -> None:
+    data = false_and_real_win()
+    del data["false_win_penalties"]
+    for win in data["wins"]:
+        del win["payments"]
+    assert Settlement.parse(data).false_win_penalties == ()
+    data = false_win(1)
+    del data["false_win_penalties"]
+    Settlement.parse(data)
+    _shift(0, 1, "kong_delta")(data)
+    with pytest.raises(InvalidArgument, match="kong payments are void"):
+        Settlement.parse(data)
+
+
+def test_main_wins_are_read_as_sent_and_their_payments_checked_alike() -> None:
     state = rigged_hand(["123m456m789m55566z", *QUIET_HANDS[1:]], profile=MAIN)
     state.apply(0, WIN)
     data = as_dict(state, "main")
-    assert Settlement.parse(data).wins[0].points == 0
+    settlement = Settlement.parse(data)
+    assert settlement.wins[0].points == 0 and len(settlement.wins[0].payments) == 3
     for change, message in (
-        (_set("wins.0.points", 5), "adds fans up: no points, no doublings"),
-        (_set("wins.0.fans.0.doubling", True), "adds fans up: no points, no doublings"),
-        (_set("wins.0.bonus", 1), "is not the sum of its fans"),
+        (_set("wins.0.payments.0.amount", 1), "not to the win's deltas"),
+        (_pay_other, "a win pays its winner"),
     ):
         bad = copy.deepcopy(data)
         change(bad)
         with pytest.raises(InvalidArgument, match=message):
             Settlement.parse(bad)
+
+
+def test_a_win_sent_with_payments_only_is_checked_against_the_results() -> None:
+    data = dealer_self_draw()
+    del data["wins"][0]["deltas"]
+    assert Settlement.parse(data).wins[0].seat_deltas() == (72, -24, -24, -24)
+    _shift(1, 2)(data)
+    with pytest.raises(InvalidArgument, match="differs from its wins' deltas"):
+        Settlement.parse(data)
 
 
 def _played(seed: int, false_win_rate: float) -> HandState:
