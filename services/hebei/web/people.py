@@ -34,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from hebei.common.auth import same_token
-from hebei.play.session import describe_rpc_error
+from hebei.seatclient.stream import describe_rpc_error
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb

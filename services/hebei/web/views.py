@@ -4,8 +4,8 @@ One shape for a table, whoever looks at it (``table_view``): the person at a sea
 each ``Observation`` of the Play stream (:func:`observation_view`), a spectator from the public
 events of the Spectate stream folded by :class:`PublicTable`. Tiles are the rules' names
 (``"5m"``, ``"7z"``); a hidden tile is ``null``. The hand, the keys and the prompt come from
-:mod:`hebei.play` (the terminal client's own reading of an observation), so the page and
-``hebei play`` agree on what a key does.
+:mod:`hebei.seatclient` (the reading of an observation the terminal client shares), so the
+page and ``hebei play`` agree on what a key does.
 
 Nothing here reads a concealed tile that the message does not already show its reader: a
 spectator's view is built from spectator events only, which never carry one.
@@ -20,7 +20,11 @@ from typing import Any
 from google.protobuf.message import Message
 
 from hebei.common import convert
-from hebei.play.keys import (
+from hebei.rules.actions import ActionKind
+from hebei.rules.errors import NotationError
+from hebei.rules.profile import MAIN, get_profile
+from hebei.rules.tiles import N_TILES, TILE_NAMES
+from hebei.seatclient.commands import (
     KONG_NAMES,
     chow_label,
     chow_options,
@@ -28,12 +32,8 @@ from hebei.play.keys import (
     kong_options,
     prompt_text,
 )
-from hebei.play.render import MELD_NAMES, describe_changes, seat_name
-from hebei.play.tiles import POSITION_KEYS, hand_order
-from hebei.rules.actions import ActionKind
-from hebei.rules.errors import NotationError
-from hebei.rules.profile import MAIN, get_profile
-from hebei.rules.tiles import N_TILES, TILE_NAMES
+from hebei.seatclient.observations import MELD_NAMES, seat_name, what_changed
+from hebei.seatclient.tiles import POSITION_KEYS, hand_order
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
@@ -310,7 +310,7 @@ def observation_view(obs: pb.Observation) -> dict[str, Any]:
 
 def change_lines(prev: pb.Observation | None, cur: pb.Observation) -> list[str]:
     """What happened between two observations of a seat, in the terminal client's words."""
-    return [line.plain for line in describe_changes(prev, cur)]
+    return [change.plain for change in what_changed(prev, cur)]
 
 
 def seat_public(info: table_pb2.SeatInfo) -> dict[str, Any]:

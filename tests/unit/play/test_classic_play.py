@@ -9,13 +9,13 @@ import pytest
 from rich.console import Console
 
 from hebei.common import convert
-from hebei.play.keys import CommandKind, parse_command, prompt_text
 from hebei.play.render import describe_changes, render_settlement
 from hebei.play.session import PlayerSession
 from hebei.rules.actions import CHOW, DISCARD, PASS, PONG, WIN
 from hebei.rules.profile import CLASSIC
 from hebei.rules.tiles import parse_tile
 from hebei.rules.views import observe
+from hebei.seatclient.commands import CommandKind, parse_command, prompt_text
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.unit.play.helpers import PUBLICS, plain
