@@ -80,7 +80,8 @@ from hebei.web.history import remember
 from hebei.web.hub import Hub
 from hebei.web.limits import Bucket, TrustedProxies
 from hebei.web.tables import SeatSession
-from hebei.web.views import match_json, round_json, standings_json, tournament_json
+from hebei.web.tournament_views import round_json, standings_json, tournament_json
+from hebei.web.views import match_json
 
 log = logging.getLogger(__name__)
 

@@ -41,8 +41,8 @@ from hebei.v1 import types_pb2 as pb
 from hebei.web.backend import Backend, HttpError
 from hebei.web.feeds import Feed
 from hebei.web.tables import SeatSession
+from hebei.web.tournament_views import player_json
 from hebei.web.tournaments import STREAM_ENDED, TournamentProducer, change_json
-from hebei.web.views import player_json
 
 if TYPE_CHECKING:
     from hebei.web.hub import Hub

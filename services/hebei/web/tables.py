@@ -24,7 +24,8 @@ from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from hebei.web.backend import HttpError
 from hebei.web.feeds import Feed, Poster, Producer
-from hebei.web.views import PublicTable, change_lines, describe_event, observation_view
+from hebei.web.public_table import PublicTable, describe_event
+from hebei.web.seat_view import change_lines, observation_view
 
 log = logging.getLogger(__name__)
 

@@ -167,7 +167,7 @@ def test_a_false_win_settlement_names_the_seat_and_its_penalty() -> None:
 
 
 def test_the_web_table_offers_a_button_per_chow_that_types_its_command() -> None:
-    from hebei.web.views import _options
+    from hebei.web.seat_view import _options
 
     state, view = chow_offer()
     options, prompt = _options(_observation(state, 1))
