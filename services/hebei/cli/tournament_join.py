@@ -103,7 +103,8 @@ class _Seats:
 
     def open_seat(self, seating: Any, generation: int) -> Callable[[Any], None]:
         from hebei.common.client import create_channel
-        from hebei.play.session import CLIENT_NAME, PlayStream
+        from hebei.play.session import CLIENT_NAME
+        from hebei.seatclient.stream import PlayStream
         from hebei.v1 import table_pb2
 
         self.close_seat()

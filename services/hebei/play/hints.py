@@ -2,40 +2,16 @@
 
 The hint is computed in this process by the same code the BotService's Suggest runs
 (:func:`hebei.botservice.advice.suggest`): the expert's ranking of the legal actions with
-the figures it decided on and a short reason.
+the figures it decided on and a short reason, in the words of
+:mod:`hebei.seatclient.suggestions`.
 """
 
 from __future__ import annotations
 
 from hebei.bots.policies import Option
 from hebei.botservice.advice import suggest
-from hebei.play.tiles import tile_label
-from hebei.rules.actions import Action, ActionKind
 from hebei.rules.views import Observation
-
-SHOWN = 3  # the expert's choice and the next two
-
-_NAMES = {
-    ActionKind.WIN: "win 胡",
-    ActionKind.PASS: "pass",
-    ActionKind.PONG: "pong",
-    ActionKind.EXPOSED_KONG: "kong",
-    ActionKind.CONCEALED_KONG: "concealed kong",
-    ActionKind.ADDED_KONG: "added kong",
-    ActionKind.CHOW: "chow",
-}
-
-
-def action_label(action: Action) -> str:
-    """``discard 5m``, ``pong 中``, ``pass``."""
-    if action.kind is ActionKind.DISCARD:
-        return f"discard {tile_label(action.tile)}"
-    name = _NAMES.get(action.kind, action.kind.value.replace("_", " "))
-    return (
-        name
-        if action.tile is None or action.kind is ActionKind.WIN
-        else f"{name} {tile_label(action.tile)}"
-    )
+from hebei.seatclient.suggestions import SHOWN, action_label
 
 
 def _figures(option: Option) -> str:

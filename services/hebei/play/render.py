@@ -16,23 +16,28 @@ from rich.table import Table
 from rich.text import Text
 
 from hebei.common.convert import tile_from_proto
-from hebei.play.tiles import POSITION_KEYS, WIND_NAMES, hand_order, tile_label, tile_style
+from hebei.rules.tiles import N_KINDS
+from hebei.seatclient.observations import AUTO, MELD, MELD_NAMES, Change, seat_name, what_changed
+from hebei.seatclient.tiles import POSITION_KEYS, WIND_NAMES, hand_order, tile_label
 from hebei.v1 import types_pb2 as pb
 
 CELL = 3  # terminal cells per tile in the hand row (a label is 2 cells wide)
 
-MELD_NAMES = {
-    pb.MELD_KIND_PONG: "pong",
-    pb.MELD_KIND_EXPOSED_KONG: "kong",
-    pb.MELD_KIND_ADDED_KONG: "kong+",
-    pb.MELD_KIND_CONCEALED_KONG: "暗杠",
-    pb.MELD_KIND_CHOW: "chow",
-}
 WIN_KIND_NAMES = {
     pb.WIN_KIND_SELF_DRAW: "self-draw 自摸",
     pb.WIN_KIND_DISCARD: "discard 点炮",
     pb.WIN_KIND_ROB_KONG: "robbing a kong 抢杠胡",
 }
+CHANGE_STYLES = {MELD: "magenta", AUTO: "yellow"}
+
+
+def tile_style(kind: int | None) -> str:
+    """The rich style of a tile: a colour per suit, honors bold."""
+    if kind is None or not 0 <= kind < N_KINDS:
+        return "dim"
+    if kind >= 27:
+        return ("bold", "bold", "bold", "bold", "bold white", "bold green", "bold red")[kind - 27]
+    return ("red", "blue", "green")[kind // 9]
 
 
 def tile_text(value: int) -> Text:
@@ -55,14 +60,6 @@ def meld_text(meld: pb.Meld) -> Text:
     else:
         text.append_text(tile_text(meld.tile))
     return text
-
-
-def seat_name(obs: pb.Observation, seat: int) -> str:
-    """``"Seat 2 (Bot 2)"``, or ``"You"`` for the observing seat."""
-    if seat == obs.seat:
-        return "You"
-    name = obs.seats[seat].player_name if seat < len(obs.seats) else ""
-    return f"Seat {seat} ({name})" if name else f"Seat {seat}"
 
 
 def wind_name(view: pb.SeatView) -> str:
@@ -218,50 +215,17 @@ def render_settlement(settlement: pb.Settlement, obs: pb.Observation) -> Rendera
     return Group(*parts)
 
 
-def _meld_key(meld: pb.Meld) -> tuple[int, int]:
-    return meld.kind, meld.tile
+def change_text(change: Change) -> Text:
+    """One change line, styled: melds magenta, auto-play yellow, a kong's name dim."""
+    text = Text(change.words, style=CHANGE_STYLES.get(change.kind, ""))
+    if change.meld_name:
+        text.append(change.meld_name + " ", style="dim")
+    if change.tiles:
+        text.append_text(tiles_text(change.tiles))
+    return text
 
 
 def describe_changes(prev: pb.Observation | None, cur: pb.Observation) -> list[Text]:
-    """One line per thing that happened between two observations of the same seat: a new hand,
-    discards, melds declared, seats handed over to or taken back from auto-play."""
-    if cur.phase == pb.PHASE_WAITING or not cur.seats or cur.hand_no == 0:
-        return []
-    if prev is None or prev.hand_no != cur.hand_no or len(prev.seats) != len(cur.seats):
-        return [Text(f"Hand {cur.hand_no} begins; dealer: {seat_name(cur, cur.dealer)}")]
-    lines = []
-    for before, after in zip(prev.seats, cur.seats, strict=True):
-        you = after.seat == cur.seat
-        who = seat_name(cur, after.seat)
-        for i, meld in enumerate(after.melds):
-            if i < len(before.melds) and _meld_key(before.melds[i]) == _meld_key(meld):
-                continue
-            if meld.kind == pb.MELD_KIND_PONG:
-                line = Text(f"{who} {'pong' if you else 'pongs'} ", style="magenta")
-                line.append_text(tile_text(meld.tile))
-            elif meld.kind == pb.MELD_KIND_CHOW:
-                line = Text(f"{who} {'chow' if you else 'chows'} ", style="magenta")
-                line.append_text(tiles_text(meld.tiles or [meld.tile]))
-            else:
-                line = Text(f"{who} {'declare' if you else 'declares'} ", style="magenta")
-                line.append_text(meld_text(meld))
-            lines.append(line)
-        for tile in after.discards[len(before.discards) :]:
-            line = Text(f"{who} discarded ")
-            line.append_text(tile_text(tile))
-            lines.append(line)
-        if after.auto_played != before.auto_played:
-            if you:
-                state = (
-                    "Your seat is now auto-played (托管): press t to take over"
-                    if after.auto_played
-                    else "You play again"
-                )
-            else:
-                state = (
-                    f"{who} is now auto-played (托管)"
-                    if after.auto_played
-                    else f"{who} plays again"
-                )
-            lines.append(Text(state, style="yellow"))
-    return lines
+    """One line per thing that happened between two observations of the same seat
+    (:func:`hebei.seatclient.observations.what_changed`), styled for the terminal."""
+    return [change_text(change) for change in what_changed(prev, cur)]

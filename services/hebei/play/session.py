@@ -1,13 +1,10 @@
-"""One seat's Play stream and the person's side of it.
+"""The person's side of a seat in the terminal, over the seat's Play stream
+(:class:`hebei.seatclient.stream.PlayStream`).
 
-:class:`PlayStream` owns the gRPC stream: it joins, sends actions and puts every server message
-into an inbox queue. When the stream ends with UNAVAILABLE (a stopping engine closes its
-streams so on purpose, and an engine out of reach looks the same) it joins again with backoff,
-saying so in the inbox, until the engine answers or :data:`GIVE_UP_SECONDS` pass without it.
 :class:`PlayerSession` is the person's logic without any I/O of its own: messages and typed
 lines in, board/prompt/messages out on a rich console and actions out through a ``send``
-callable, so tests drive it with made-up observations. :func:`run_session` wires them to a
-terminal: a thread reads lines from stdin into the same inbox (:func:`read_lines`), and the
+callable, so tests drive it with made-up observations. :func:`run_session` wires it to a
+terminal: a thread reads lines from stdin into the stream's inbox (:func:`read_lines`), and the
 main loop handles the inbox in order (:meth:`PlayerSession.handle`) until the match ends or
 the person leaves. ``hebei tournament join`` feeds one inbox the same way for a whole event
 (one keyboard reader, each round's stream in turn: :mod:`hebei.play.tournament`).
@@ -22,138 +19,38 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol, TextIO
+from typing import Any, TextIO
 
 import grpc
 from rich.console import Console, RenderableType
 from rich.text import Text
 
 from hebei.common import convert
-from hebei.play.keys import HELP_TEXT, CommandKind, parse_command, prompt_text
-from hebei.play.render import describe_changes, render_board, seat_name
+from hebei.play.render import describe_changes, render_board
 from hebei.rules.errors import NotationError
 from hebei.rules.profile import get_profile
 from hebei.rules.views import Observation
-from hebei.v1 import table_pb2, table_pb2_grpc
+from hebei.seatclient.commands import HELP_TEXT, CommandKind, parse_command, prompt_text
+from hebei.seatclient.observations import seat_name
+from hebei.seatclient.stream import (
+    CLOSED,
+    MESSAGE,
+    RECONNECTING,
+    Inbox,
+    PlayStream,
+    describe_rpc_error,
+)
+from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 
 CLIENT_NAME = "hebei-play/0.1"
 
-# Inbox items: (kind, value).
-MESSAGE, LINE, EOF, CLOSED, RECONNECTING = "message", "line", "eof", "closed", "reconnecting"
-# A stream ending with these is joined again: "reconnect" (the engine restarts or is away).
-RECONNECT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
-FIRST_DELAY, MAX_DELAY = 0.2, 5.0  # seconds between joins, doubling
-GIVE_UP_SECONDS = 120.0  # without a message from the engine
+# Inbox items of the keyboard (the stream's are hebei.seatclient.stream's): (kind, value).
+LINE, EOF = "line", "eof"
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
-
-
-class Inbox(Protocol):
-    """Where the stream and the keyboard put their ``(kind, value)`` items."""
-
-    def put(self, item: tuple[str, Any]) -> None: ...
-
-
-class PlayStream:
-    """A seat's Play stream: Join first, then :meth:`send` actions; every PlayResponse goes to
-    ``inbox`` as ``("message", response)``, each reconnection as ``("reconnecting", why)`` and
-    the end as ``("closed", RpcError | None)``."""
-
-    def __init__(
-        self,
-        channel: grpc.Channel,
-        join: table_pb2.Join,
-        inbox: Inbox,
-        *,
-        give_up: float = GIVE_UP_SECONDS,
-    ) -> None:
-        self.channel = channel
-        self.join = join
-        self.inbox = inbox
-        self.give_up = give_up
-        self._outgoing: queue.SimpleQueue[table_pb2.PlayRequest | None] = queue.SimpleQueue()
-        self._call: Any = None
-        self._closing = False
-        self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._read, name="play-stream", daemon=True)
-
-    def start(self) -> PlayStream:
-        """Open the stream and start reading it."""
-        self._open()
-        self._thread.start()
-        return self
-
-    def _open(self) -> None:
-        stub = table_pb2_grpc.TableServiceStub(self.channel)
-        self._call = stub.Play(self._requests(self._outgoing))
-
-    def send(self, action: pb.Action) -> None:
-        """Queue an action for the server."""
-        self._outgoing.put(table_pb2.PlayRequest(action=action))
-
-    def close(self) -> None:
-        """End the stream (the server then treats the seat as disconnected)."""
-        self._closing = True
-        self._stopped.set()
-        self._outgoing.put(None)
-        if self._call is not None:
-            self._call.cancel()
-
-    def wait(self, timeout: float | None = None) -> None:
-        """Wait for the reader thread to end."""
-        if self._thread.is_alive():
-            self._thread.join(timeout)
-
-    def _requests(
-        self, outgoing: queue.SimpleQueue[table_pb2.PlayRequest | None]
-    ) -> Iterator[table_pb2.PlayRequest]:
-        yield table_pb2.PlayRequest(join=self.join)
-        while True:
-            item = outgoing.get()
-            if item is None:
-                return
-            yield item
-
-    def _read(self) -> None:
-        delay, heard = FIRST_DELAY, time.monotonic()
-        while True:
-            error = None
-            try:
-                for message in self._call:
-                    delay, heard = FIRST_DELAY, time.monotonic()
-                    self.inbox.put((MESSAGE, message))
-            except grpc.RpcError as exc:
-                if not self._closing:
-                    error = exc
-            if (
-                error is None
-                or error.code() not in RECONNECT_CODES
-                or time.monotonic() - heard > self.give_up
-            ):
-                break
-            self.inbox.put((RECONNECTING, describe_rpc_error(error)))
-            if self._stopped.wait(delay):
-                error = None
-                break
-            delay = min(delay * 2, MAX_DELAY)
-            self._outgoing.put(None)  # releases the old stream's request reader
-            self._outgoing = queue.SimpleQueue()
-            self._open()
-        self._outgoing.put(None)
-        self.inbox.put((CLOSED, error))
-
-
-def describe_rpc_error(error: grpc.RpcError) -> str:
-    """One line for a failed stream, e.g. ``UNAUTHENTICATED: wrong seat token for seat 1``."""
-    code = error.code() if hasattr(error, "code") else None
-    details = error.details() if hasattr(error, "details") else str(error)
-    name = code.name if code is not None else "ERROR"
-    if code == grpc.StatusCode.UNAVAILABLE:
-        details = f"cannot reach the table engine ({details})"
-    return f"{name}: {details}"
 
 
 class PlayerSession:

@@ -40,7 +40,8 @@ import grpc
 from rich.console import Console
 from rich.text import Text
 
-from hebei.play.session import CLOSED, EOF, LINE, MESSAGE, PlayerSession, describe_rpc_error
+from hebei.play.session import EOF, LINE, PlayerSession
+from hebei.seatclient.stream import CLOSED, MESSAGE, describe_rpc_error
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
 

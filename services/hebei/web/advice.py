@@ -32,8 +32,8 @@ from collections.abc import Callable
 from typing import Any
 
 from hebei.common import convert
-from hebei.play.hints import SHOWN, action_label
 from hebei.rules.errors import NotationError
+from hebei.seatclient.suggestions import SHOWN, action_label
 from hebei.v1 import bot_pb2
 from hebei.v1 import types_pb2 as pb
 from hebei.web.backend import Backend, HttpError

@@ -25,6 +25,7 @@ from hebei.common import exports
 from hebei.common.seating import next_request
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.web.backend import HttpError
+from hebei.web.inputs import check_id
 
 if TYPE_CHECKING:
     from hebei.web.app import Gateway
@@ -50,8 +51,6 @@ class ExportRoutes:
     # ------------------------------------------------------------------ reads
 
     def _tournament_id(self, request: Request) -> str:
-        from hebei.web.app import check_id
-
         return check_id("tournament", request.path_params["tournament"])
 
     async def _standings(self, tournament_id: str) -> mm.GetStandingsResponse:

@@ -49,6 +49,7 @@ from hebei.rules.replay import _action_of  # one event to (seat, action, auto), 
 from hebei.rules.tiles import TILE_NAMES
 from hebei.v1 import table_pb2
 from hebei.web.backend import HttpError
+from hebei.web.inputs import check_id
 from hebei.web.views import match_json
 
 if TYPE_CHECKING:
@@ -279,8 +280,6 @@ class History:
         return response
 
     async def hand(self, request: Request) -> Response:
-        from hebei.web.app import check_id
-
         match_id = check_id("match", request.path_params["match"])
         raw = request.path_params["hand"]
         if not raw.isdigit() or not 1 <= int(raw) <= 64:

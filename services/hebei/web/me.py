@@ -37,6 +37,15 @@ from starlette.routing import Route
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.web.backend import HttpError
 from hebei.web.history import remember, remember_tables
+from hebei.web.inputs import (
+    MAX_NAME,
+    check_id,
+    client_of,
+    error_response,
+    last_event_id,
+    read_json,
+    text_field,
+)
 from hebei.web.people import (
     Credentials,
     Follower,
@@ -46,6 +55,7 @@ from hebei.web.people import (
     credentials_of,
     set_cookie,
 )
+from hebei.web.seat_routes import auto, command, hint
 
 if TYPE_CHECKING:
     from hebei.web.app import Gateway
@@ -78,14 +88,10 @@ class PersonRoutes:
     # ------------------------------------------------------------------ helpers
 
     def _tournament(self, request: Request) -> str:
-        from hebei.web.app import check_id
-
         return check_id("tournament", request.path_params["tournament"])
 
     async def _body(self, request: Request) -> dict[str, Any]:
         """A state-changing request's JSON body, from the gateway's own pages only."""
-        from hebei.web.app import client_of, read_json
-
         check_same_origin(request)
         self.g.posts.take(client_of(request))
         check_json_type(request)
@@ -94,8 +100,6 @@ class PersonRoutes:
     async def _follower(self, request: Request, credentials: Credentials | None = None) -> Follower:
         """The person's follower once matchmaking took the registration (403 if it refused,
         503 if it did not answer in time)."""
-        from hebei.web.app import client_of
-
         tournament_id = self._tournament(request)
         credentials = credentials or credentials_of(request, tournament_id)
         follower = self.g.hub.follower(credentials, client_of(request))
@@ -126,8 +130,6 @@ class PersonRoutes:
 
     def _refused(self, request: Request, error: HttpError) -> Response:
         """A refused cookie: the error, and the cookie cleared (it will not work again)."""
-        from hebei.web.app import error_response
-
         response = error_response(error.status, error.message, error.code)
         if error.status in (401, 403, 404):
             clear_cookie(response, request, request.path_params["tournament"])
@@ -136,8 +138,6 @@ class PersonRoutes:
     # ------------------------------------------------------------------ routes
 
     async def register(self, request: Request) -> Response:
-        from hebei.web.app import MAX_NAME, client_of, text_field
-
         tournament_id = self._tournament(request)
         data = await self._body(request)
         name = text_field(data, "name", max_length=MAX_NAME, required=True)
@@ -176,8 +176,6 @@ class PersonRoutes:
         return response
 
     async def sign_in(self, request: Request) -> Response:
-        from hebei.web.app import check_id, text_field
-
         tournament_id = self._tournament(request)
         data = await self._body(request)
         player_id = check_id(
@@ -223,22 +221,18 @@ class PersonRoutes:
         return JSONResponse(self._me_json(follower))
 
     async def events(self, request: Request) -> Response:
-        from hebei.web.app import last_event_id
-
         last_event_id(request)
         try:
             follower = await self._follower(request)
         except HttpError as error:
             return self._refused(request, error)
-        response = self.g.sse(request, follower.feed, self.g._stream_slot(request))
+        response = self.g.sse(request, follower.feed, self.g.stream_slot(request))
         me = follower.producer.me  # every table of theirs so far joins My matches
         tables = [*me["results"], *([me["table"]] if me["table"] else [])]
         remember_tables(response, request, tables, follower.credentials.tournament_id)
         return response
 
     async def seat_events(self, request: Request) -> Response:
-        from hebei.web.app import last_event_id
-
         last_event_id(request)
         follower = await self._follower(request)
         session = follower.live_session()
@@ -247,20 +241,20 @@ class PersonRoutes:
             session_id is not None and session_id != follower.session_id()
         ):
             raise HttpError(404, "that is not your open table now (a new round, or a new session)")
-        response = self.g.sse(request, session.feed, self.g._stream_slot(request, session))
+        response = self.g.sse(request, session.feed, self.g.stream_slot(request, session))
         remember(response, request, session, follower.credentials.tournament_id)
         return response
 
     async def seat_command(self, request: Request) -> Response:
         data = await self._body(request)
         session = (await self._follower(request)).live_session()
-        return await self.g.command(session, data)
+        return await command(session, data)
 
     async def seat_auto(self, request: Request) -> Response:
         data = await self._body(request)
         session = (await self._follower(request)).live_session()
-        return await self.g.auto(session, data)
+        return await auto(session, data)
 
     async def seat_hint(self, request: Request) -> Response:
         session = (await self._follower(request)).live_session()
-        return await self.g.hint(request, session)
+        return await hint(self.g, request, session)

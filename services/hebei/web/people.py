@@ -34,15 +34,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from hebei.common.auth import same_token
-from hebei.play.session import describe_rpc_error
+from hebei.seatclient.stream import describe_rpc_error
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
 from hebei.web.backend import Backend, HttpError
 from hebei.web.feeds import Feed
 from hebei.web.tables import SeatSession
+from hebei.web.tournament_views import player_json
 from hebei.web.tournaments import STREAM_ENDED, TournamentProducer, change_json
-from hebei.web.views import player_json
 
 if TYPE_CHECKING:
     from hebei.web.hub import Hub

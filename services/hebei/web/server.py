@@ -19,7 +19,7 @@ clients behind a reverse proxy. A peer in ``HEBEI_WEB_TRUSTED_PROXIES`` is there
 to ``max_connections_per_client`` (its connections count towards ``max_connections`` only, and
 the proxy bounds its own clients' connections: ingress-nginx ``limit-connections``, nginx
 ``limit_conn``); every bound after the request head — POST rates, streams, seats, tables,
-reviews — counts the client the proxy names (:class:`hebei.web.app.ClientAddress`). uvicorn's
+reviews — counts the client the proxy names (:class:`hebei.web.middleware.ClientAddress`). uvicorn's
 own ``proxy_headers`` stays off: only the gateway's list of proxies is believed.
 """
 

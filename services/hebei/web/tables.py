@@ -1,9 +1,9 @@
 """Tables in the browser: a spectated table (one Spectate stream, folded into the public view)
-and a person's seat (one Play stream, through :class:`hebei.play.session.PlayStream`).
+and a person's seat (one Play stream, through :class:`hebei.seatclient.stream.PlayStream`).
 
 Both run their gRPC stream in threads and post to a :class:`~hebei.web.feeds.Feed`; the seat
 also takes the person's commands (the terminal client's keys, read by
-:func:`hebei.play.keys.parse_command`) and sends them on the stream.
+:func:`hebei.seatclient.commands.parse_command`) and sends them on the stream.
 """
 
 from __future__ import annotations
@@ -17,14 +17,15 @@ from typing import Any
 import grpc
 
 from hebei.common import convert
-from hebei.play.keys import CommandKind, parse_command
-from hebei.play.session import CLOSED, MESSAGE, PlayStream, describe_rpc_error
 from hebei.rules.errors import NotationError
+from hebei.seatclient.commands import CommandKind, parse_command
+from hebei.seatclient.stream import CLOSED, MESSAGE, PlayStream, describe_rpc_error
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from hebei.web.backend import HttpError
 from hebei.web.feeds import Feed, Poster, Producer
-from hebei.web.views import PublicTable, change_lines, describe_event, observation_view
+from hebei.web.public_table import PublicTable, describe_event
+from hebei.web.seat_view import change_lines, observation_view
 
 log = logging.getLogger(__name__)
 

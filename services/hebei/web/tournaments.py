@@ -17,11 +17,11 @@ from typing import Any
 import grpc
 
 from hebei.common.seating import every_round
-from hebei.play.session import describe_rpc_error
+from hebei.seatclient.stream import describe_rpc_error
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import matchmaking_pb2_grpc
 from hebei.web.feeds import Feed, Producer
-from hebei.web.views import round_json, standings_json, tournament_json
+from hebei.web.tournament_views import round_json, standings_json, tournament_json
 
 EVENT = mm.TournamentEventType
 # Changes after which the seating of the rounds is read again.

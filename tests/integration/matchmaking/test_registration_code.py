@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from hebei.cli import app, commands  # noqa: F401  (commands: registers the sub-commands)
 from hebei.v1 import matchmaking_pb2 as mm
-from hebei.web.views import tournament_json
+from hebei.web.tournament_views import tournament_json
 from tests.integration.matchmaking.conftest import Stack
 from tests.integration.table.conftest import OPERATOR_TOKEN
 

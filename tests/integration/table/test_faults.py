@@ -25,8 +25,8 @@ import pytest
 from hebei.bots.policies import make_policy
 from hebei.bots.session import Backoff, Outcome, SeatSession, SeatTicket
 from hebei.common import convert
-from hebei.play.session import CLOSED, MESSAGE, RECONNECTING, PlayStream
 from hebei.rules.replay import replay_match
+from hebei.seatclient.stream import CLOSED, MESSAGE, RECONNECTING, PlayStream
 from hebei.table import metrics
 from hebei.table.store import EventStore
 from hebei.v1 import table_pb2, table_pb2_grpc
@@ -97,7 +97,7 @@ class Seats:
 
 
 class Person:
-    """A seat played through :class:`hebei.play.session.PlayStream` (what ``hebei play``
+    """A seat played through :class:`hebei.seatclient.stream.PlayStream` (what ``hebei play``
     runs), answering each decision greedily; it joins again by itself on UNAVAILABLE."""
 
     def __init__(self, address: str, match_id: str, seat: int) -> None:

@@ -25,7 +25,7 @@ import pytest
 
 from hebei.stack.processes import Stack
 from hebei.v1 import table_pb2, table_pb2_grpc
-from hebei.web import app as web_app
+from hebei.web import sse as web_sse
 from tests.integration.table.helpers import wait_for
 from tests.integration.web.harness import SseReader, gateway
 
@@ -148,7 +148,7 @@ def test_a_seats_own_stream_never_competes_with_spectators(web_stack: Stack) -> 
 def test_a_closed_stream_frees_its_slot_at_once(
     web_stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(web_app, "KEEPALIVE_SECONDS", 3600.0)  # no keepalive finds it gone
+    monkeypatch.setattr(web_sse, "KEEPALIVE_SECONDS", 3600.0)  # no keepalive finds it gone
     with gateway(web_stack, max_streams_per_client=1) as running:
         with client_at(running.url, "127.0.0.8") as person:
             match = quick_play(person)["match_id"]

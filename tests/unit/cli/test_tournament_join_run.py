@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from hebei.cli import app, commands, tournament_connection, tournament_join  # noqa: F401 (commands)
 from hebei.play import session as play_session
-from hebei.play.session import MESSAGE
+from hebei.seatclient.stream import MESSAGE
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import table_pb2
 from tests.unit.play.helpers import advance, match_over, observation, standings, tournament

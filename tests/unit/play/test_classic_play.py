@@ -9,13 +9,13 @@ import pytest
 from rich.console import Console
 
 from hebei.common import convert
-from hebei.play.keys import CommandKind, parse_command, prompt_text
 from hebei.play.render import describe_changes, render_settlement
 from hebei.play.session import PlayerSession
 from hebei.rules.actions import CHOW, DISCARD, PASS, PONG, WIN
 from hebei.rules.profile import CLASSIC
 from hebei.rules.tiles import parse_tile
 from hebei.rules.views import observe
+from hebei.seatclient.commands import CommandKind, parse_command, prompt_text
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.unit.play.helpers import PUBLICS, plain
@@ -167,7 +167,7 @@ def test_a_false_win_settlement_names_the_seat_and_its_penalty() -> None:
 
 
 def test_the_web_table_offers_a_button_per_chow_that_types_its_command() -> None:
-    from hebei.web.views import _options
+    from hebei.web.seat_view import _options
 
     state, view = chow_offer()
     options, prompt = _options(_observation(state, 1))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from hebei.bots.policies import make_policy
 from hebei.common import convert
-from hebei.play.hints import action_label, hint_lines
+from hebei.play.hints import hint_lines
+from hebei.seatclient.suggestions import action_label
 from tests.unit.play.test_session import Screen, claim_for_seat_0, own_turn
 
 

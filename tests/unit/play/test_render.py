@@ -10,9 +10,9 @@ from rich.cells import cell_len
 
 from hebei.common import convert
 from hebei.play.render import describe_changes, render_board, render_settlement
-from hebei.play.tiles import tile_label
 from hebei.rules.tiles import parse_tile
 from hebei.rules.views import observe
+from hebei.seatclient.tiles import tile_label
 from hebei.v1 import types_pb2 as pb
 from tests.unit.play.helpers import NAMES, advance, observation, plain
 

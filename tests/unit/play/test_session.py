@@ -12,19 +12,11 @@ import pytest
 from rich.console import Console
 
 from hebei.common import convert
-from hebei.play.session import (
-    EOF,
-    EXIT_ERROR,
-    EXIT_OK,
-    LINE,
-    PlayerSession,
-    describe_rpc_error,
-    read_lines,
-)
-from hebei.play.tiles import tile_label
+from hebei.play.session import EOF, EXIT_ERROR, EXIT_OK, LINE, PlayerSession, read_lines
 from hebei.rules.actions import PASS, ActionKind
 from hebei.rules.hand import Phase
 from hebei.rules.tiles import TILE_NAMES
+from hebei.seatclient.tiles import tile_label
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from tests.unit.play.helpers import advance, observation
@@ -192,19 +184,6 @@ def test_q_and_end_of_input_leave_the_table(line: str) -> None:
     other = Screen()
     other.session.on_eof()
     assert other.session.done and "Input closed" in other.new_output()
-
-
-def test_describe_rpc_error_explains_an_unreachable_engine() -> None:
-    class Unavailable(FakeRpcError):
-        def code(self) -> grpc.StatusCode:
-            return grpc.StatusCode.UNAVAILABLE
-
-        def details(self) -> str:
-            return "failed to connect"
-
-    assert describe_rpc_error(Unavailable()) == (
-        "UNAVAILABLE: cannot reach the table engine (failed to connect)"
-    )
 
 
 def test_every_action_kind_of_a_real_turn_is_reachable_by_keys() -> None:

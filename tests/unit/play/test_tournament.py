@@ -9,7 +9,6 @@ import grpc
 import pytest
 from rich.console import Console
 
-from hebei.play.session import CLOSED, MESSAGE, RECONNECTING
 from hebei.play.tournament import (
     EXIT_CANCELLED,
     EXIT_FINISHED,
@@ -20,6 +19,7 @@ from hebei.play.tournament import (
     ordinal,
     place_at_table,
 )
+from hebei.seatclient.stream import CLOSED, MESSAGE, RECONNECTING
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb

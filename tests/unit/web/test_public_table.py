@@ -1,4 +1,4 @@
-"""The spectators' table (:class:`hebei.web.views.PublicTable`) folds the log's events, which
+"""The spectators' table (:class:`hebei.web.public_table.PublicTable`) folds the log's events, which
 hold every answer to a discard as it came: it shows only the claim the rules make (a win takes
 the tile from any claim, a pong from a chow), whatever order the answers came in."""
 
@@ -11,7 +11,7 @@ import pytest
 from hebei.common import convert
 from hebei.rules.views import public_event
 from hebei.v1 import table_pb2
-from hebei.web.views import PublicTable
+from hebei.web.public_table import PublicTable
 
 HAND_START = {"type": "hand_start", "seed": 7, "hand_no": 0, "dealer": 0, "profile": "classic"}
 DISCARD = {"type": "discard", "seat": 0, "tile": "3s"}

@@ -1,4 +1,5 @@
-"""Typed lines to commands, and the prompt that says which keys do what.
+"""The command language of a seat: typed lines to commands, and the prompt that says which keys
+do what. ``hebei play`` reads them from the keyboard; the web page's buttons type the same keys.
 
 One line is one command: a position key (``1``-``9``, ``a``-``e``) or a tile name (``5m``,
 ``7z`` or ``中``) discards; ``h`` wins (胡), ``p`` pongs, ``k`` kongs (``k1``/``k2`` or
@@ -15,11 +16,11 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from hebei.play.tiles import HONOR_LABELS, POSITION_KEYS, hand_order, tile_label
 from hebei.rules.actions import DISCARD, PASS, WIN, Action, ActionKind
 from hebei.rules.errors import NotationError
 from hebei.rules.tiles import format_tiles, parse_tile, parse_tiles
 from hebei.rules.views import Observation
+from hebei.seatclient.tiles import HONOR_LABELS, POSITION_KEYS, hand_order, tile_label
 
 KONG_KINDS = (ActionKind.EXPOSED_KONG, ActionKind.CONCEALED_KONG, ActionKind.ADDED_KONG)
 KONG_NAMES = {

@@ -1,4 +1,5 @@
-"""Tiles as the person sees and types them: labels, the hand's display order, position keys."""
+"""Tiles as a person sees and types them, at the terminal and on the web page alike: labels,
+the winds' names, the hand's display order and its position keys."""
 
 from __future__ import annotations
 
@@ -18,15 +19,6 @@ def tile_label(kind: int | None) -> str:
     if kind is None or not 0 <= kind < N_KINDS:
         return "??"
     return HONOR_LABELS[kind - 27] if kind >= 27 else TILE_NAMES[kind]
-
-
-def tile_style(kind: int | None) -> str:
-    """The rich style of a tile: a colour per suit, honors bold."""
-    if kind is None or not 0 <= kind < N_KINDS:
-        return "dim"
-    if kind >= 27:
-        return ("bold", "bold", "bold", "bold", "bold white", "bold green", "bold red")[kind - 27]
-    return ("red", "blue", "green")[kind // 9]
 
 
 def hand_order(concealed: Sequence[int], drawn: int | None) -> list[int]:

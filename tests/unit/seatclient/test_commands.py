@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from hebei.play.keys import CommandKind, discard_keys, parse_command, prompt_text
 from hebei.rules.actions import (
     ADDED_KONG,
     CONCEALED_KONG,
@@ -18,6 +17,7 @@ from hebei.rules.actions import (
 from hebei.rules.hand import Phase
 from hebei.rules.tiles import parse_tile, parse_tiles
 from hebei.rules.views import ClaimView, Observation, SeatView
+from hebei.seatclient.commands import CommandKind, discard_keys, parse_command, prompt_text
 
 HAND = "123m55p789s11z556z4m"  # 14 tiles; 4m just drawn
 
