@@ -26,9 +26,9 @@ from hebei.rules.profile import get_profile
 from hebei.rules.replay import ACTION_TYPES, replay_hand, replay_match
 from hebei.rules.tiles import TILE_NAMES, format_tiles
 from hebei.rules.views import observe
+from hebei.seatclient.match_feed import MAX_EVENTS
 
 MAX_LOG_BYTES = 2 * 1024 * 1024
-MAX_EVENTS = 20_000
 MAX_HANDS = 64
 CHAIN_KEY = "chain"  # an exported log's chain record (hebei.rules.chain): not checked here
 

@@ -38,10 +38,10 @@ from hebei.botservice.servicer import (
     SERVICE_NAME,
     BotServicer,
 )
-from hebei.botservice.tablefeed import TableFeed
 from hebei.common.client import create_channel
 from hebei.common.config import EnvReader, ServerConfig
 from hebei.common.server import ServiceSpec, run_service
+from hebei.seatclient.match_feed import TableFeed
 from hebei.v1 import bot_pb2_grpc
 
 __all__ = ["build", "build_servicer", "main"]

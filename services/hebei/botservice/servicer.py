@@ -7,11 +7,11 @@ from typing import Any
 from hebei.bots.policies import Option, catalogue
 from hebei.botservice.advice import suggest
 from hebei.botservice.review import Decision, Review, parse_log, review_hands
-from hebei.botservice.tablefeed import TableFeed
 from hebei.common import convert
 from hebei.common.auth import has_token
 from hebei.common.errors import InvalidArgument, Unavailable
 from hebei.common.quota import CallQuota, peer_host
+from hebei.seatclient.match_feed import TableFeed
 from hebei.v1 import bot_pb2
 
 SERVICE_NAME = "hebei.v1.BotService"

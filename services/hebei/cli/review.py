@@ -60,10 +60,10 @@ def _table_address(table: str | None) -> str:
 
 
 def _match_logs(match_id: str, table: str | None) -> list[list[dict]]:
-    from hebei.botservice.tablefeed import TableFeed
     from hebei.common.client import create_channel
     from hebei.common.config import EnvReader
     from hebei.common.tls import ClientTls
+    from hebei.seatclient.match_feed import TableFeed
 
     address = _table_address(table)
     channel = create_channel(address, tls=ClientTls.from_env(EnvReader(None)))

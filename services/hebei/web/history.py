@@ -20,7 +20,7 @@ URL. A restarted gateway, or another replica, reads it as before.
 **The replayer** reads only what the engine shows anyone of an *ended* match: its public state
 (``GetMatch``, the seed published once it ended) and its public events (``Spectate``). The seed
 gives every wall, so the hidden tiles (deals, draws, concealed kongs, passes) are rebuilt by
-playing the public actions again (:mod:`hebei.botservice.tablefeed`), each hand checked against
+playing the public actions again (:mod:`hebei.seatclient.match_feed`), each hand checked against
 the settlement the engine published. A match still playing is 409: no tile of a live match is
 ever shown that a spectator could not see; a match whose results its tournament hides is
 refused as the engine refuses it (403). A finished match never changes, so its hands are kept
@@ -313,7 +313,7 @@ class History:
 
     def _read(self, match_id: str) -> tuple[dict[str, Any], list[list[dict]]]:
         """Blocking: the engine's public state and events of the match, its hands rebuilt."""
-        from hebei.botservice.tablefeed import TableFeed
+        from hebei.seatclient.match_feed import TableFeed
 
         config = self.g.config
         feed = TableFeed(

@@ -68,7 +68,7 @@ class SeatRoutes:
         ]
 
     async def bots(self, request: Request) -> Response:
-        from hebei.bots.policies import POLICY_LEVELS
+        from hebei.fleet.catalogue import POLICY_LEVELS
 
         return JSONResponse(
             {
@@ -80,7 +80,7 @@ class SeatRoutes:
 
     async def quick_play(self, request: Request) -> Response:
         self.g.posts.take(client_of(request))
-        from hebei.bots.policies import POLICY_LEVELS
+        from hebei.fleet.catalogue import POLICY_LEVELS
 
         data = await read_json(request)
         name = text_field(data, "name", max_length=MAX_NAME, required=False)

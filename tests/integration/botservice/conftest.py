@@ -10,7 +10,6 @@ import grpc
 import pytest
 
 from hebei.botservice.servicer import SERVICE_NAME, BotServicer
-from hebei.botservice.tablefeed import TableFeed
 from hebei.common import convert
 from hebei.common.client import create_channel
 from hebei.common.config import ServerConfig
@@ -19,6 +18,7 @@ from hebei.common.server import Server, ServiceSpec, create_server
 from hebei.rules.match import MatchLength
 from hebei.rules.replay import replay_hand
 from hebei.rules.views import public_event
+from hebei.seatclient.match_feed import TableFeed
 from hebei.v1 import bot_pb2_grpc, table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
 from tests.unit.botservice.positions import match_log

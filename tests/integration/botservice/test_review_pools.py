@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from hebei.botservice.tablefeed import TableFeed
 from hebei.common.auth import bearer_metadata, token_from_metadata
 from hebei.common.client import create_channel
 from hebei.common.server import ServiceSpec
+from hebei.seatclient.match_feed import TableFeed
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
 from tests.integration.botservice.conftest import OPERATOR_TOKEN, serve

@@ -17,12 +17,12 @@ import grpc
 import pytest
 
 from hebei.botservice.servicer import SERVICE_NAME, BotServicer
-from hebei.botservice.tablefeed import TableFeed
 from hebei.common import convert
 from hebei.common.auth import bearer_metadata
 from hebei.common.client import create_channel
 from hebei.common.errors import NotFound
 from hebei.common.server import ServiceSpec
+from hebei.seatclient.match_feed import TableFeed
 from hebei.v1 import bot_pb2, bot_pb2_grpc, table_pb2_grpc
 from tests.integration.botservice.conftest import OPERATOR_TOKEN, serve
 from tests.unit.botservice.positions import random_positions

@@ -1,5 +1,6 @@
-"""Read a finished match from the table engine: its public state (GetMatch) and its public
-events (Spectate from the first), as :class:`~hebei.botservice.rebuild.PublicEvent`.
+"""Read a finished match from the table engine (for the bot service's reviews, the web's
+replayer and ``hebei review``): its public state (GetMatch) and its public events (Spectate
+from the first), as :class:`~hebei.seatclient.hand_rebuild.PublicEvent`.
 
 Both RPCs are public on the engine, so the bot service needs no token for them. With its
 service token it reads the events through the engine's service pool (a crowd of spectators
@@ -14,17 +15,17 @@ from dataclasses import dataclass
 
 import grpc
 
-from hebei.botservice.rebuild import PublicEvent, rebuild_hands
-from hebei.botservice.review import MAX_EVENTS
 from hebei.common import convert
 from hebei.common.auth import bearer_metadata
 from hebei.common.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from hebei.rules.errors import NotationError
 from hebei.rules.profile import get_profile
+from hebei.seatclient.hand_rebuild import PublicEvent, rebuild_hands
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
 
 MAX_MATCH_ID = 128
+MAX_EVENTS = 20_000  # a finished match's events read back for a review, at the most
 _KONGS = {
     pb.MELD_KIND_EXPOSED_KONG: "exposed_kong",
     pb.MELD_KIND_CONCEALED_KONG: "concealed_kong",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from hebei.botservice.rebuild import PublicEvent, rebuild_hands
 from hebei.botservice.review import hand_logs
 from hebei.common.errors import InvalidArgument
 from hebei.rules.match import MatchLength
 from hebei.rules.profile import MAIN
 from hebei.rules.tiles import parse_tile
 from hebei.rules.views import public_event
+from hebei.seatclient.hand_rebuild import PublicEvent, rebuild_hands
 from tests.unit.botservice.positions import match_log
 
 HANDS = 3
