@@ -4,7 +4,8 @@ suspend them all when the engine stops.
 Shards (issue 46): a match belongs to shard ``shard_of(match_id, shard_count)`` and the host
 holds tables only of the shards it serves (all of them for a host on its own; an engine's are
 given by its :class:`~hebei.table.ownership.MatchOwnership`). :meth:`TableHost.serve_shards`
-resumes the unfinished matches of new shards from their logs, as after a crash;
+serves new shards at once and :meth:`TableHost.resume_shards` resumes their unfinished matches
+from their logs, as after a crash (one resumption at a time: a match is never resumed twice);
 :meth:`TableHost.release_shards` suspends their tables as a clean stop does, waits (bounded)
 until their logs are durable and drops them; :meth:`TableHost.lose_shards` fences the store at
 once (:meth:`TableHost.may_write` says no: no group of those matches is written any more),

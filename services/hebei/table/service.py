@@ -124,6 +124,9 @@ class TableConfig:
         max_tables = read.integer("MAX_TABLES", 256, lo=1, hi=10_000)
         max_streams = read.integer("MAX_STREAMS", 256, lo=1, hi=100_000)
         max_spectators = read.integer("MAX_SPECTATORS", 256, lo=0, hi=100_000)
+        replica_id = read.optional_text("REPLICA_ID")
+        if replica_id is not None and (len(replica_id) > 200 or not replica_id.isprintable()):
+            raise ConfigError("HEBEI_TABLE_REPLICA_ID must be 1 to 200 printable characters")
         schema = read.text("SCHEMA", DEFAULT_SCHEMA)
         if not schema.replace("_", "a").isalnum() or not schema.islower():
             raise ConfigError(f"HEBEI_TABLE_SCHEMA must be a lower-case name, got {schema!r}")
@@ -147,7 +150,7 @@ class TableConfig:
             join_seconds=read.number("JOIN_SECONDS", 10.0, lo=0.1, hi=600),
             bot_pace=read.number("BOT_PACE_SECONDS", DEFAULT_BOT_PACE, lo=0.0, hi=5.0),
             log_key=log_key_from_env(read, server.host),
-            replica_id=read.optional_text("REPLICA_ID"),
+            replica_id=replica_id,
             advertise_address=read.optional_text("ADVERTISE_ADDRESS"),
             shard_count=read.integer("SHARD_COUNT", 64, lo=1, hi=1024),
         )
