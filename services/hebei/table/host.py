@@ -359,17 +359,19 @@ class TableHost:
             )
             for table in tables
         )
-        return live_here or self._wall_shared_elsewhere(spec)
+        here = [spec.match_id, *(table.match_id for table in tables)]
+        return live_here or self._wall_shared_elsewhere(spec, here)
 
-    def _wall_shared_elsewhere(self, spec: MatchSpec) -> bool:
-        """Whether a live match on another replica shares ``spec``'s wall (the store says; a
+    def _wall_shared_elsewhere(self, spec: MatchSpec, here: list[str]) -> bool:
+        """Whether a live match on another replica (not ``here``: this host's own, whose
+        state in memory is ahead of their rows) shares ``spec``'s wall (the store says; a
         "no" is trusted for :data:`WALL_CHECK_SECONDS`, a failure to ask withholds)."""
         now = time.monotonic()
         if self._walls.get(spec.match_id, 0.0) > now:
             return False
         try:
             shared = self.store.live_match_shares_wall(
-                spec.match_id, spec.seed, spec.tournament_id, spec.round_no
+                spec.seed, spec.tournament_id, spec.round_no, besides=here
             )
         except DomainError:
             return True

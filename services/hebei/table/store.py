@@ -350,16 +350,17 @@ class EventStore:
             return found
 
     def live_match_shares_wall(
-        self, match_id: str, seed: int, tournament_id: str, round_no: int
+        self, seed: int, tournament_id: str, round_no: int, *, besides: Sequence[str]
     ) -> bool:
-        """Whether a match other than ``match_id`` still waiting or playing (on any replica)
-        has ``seed``, or is of ``tournament_id``'s round ``round_no``."""
+        """Whether a stored match still waiting or playing (on any replica), other than
+        ``besides`` (the caller knows of those), has ``seed`` or is of ``tournament_id``'s
+        round ``round_no``."""
         with database_errors(), self.pool.connection() as conn:
             row = conn.execute(
                 "SELECT 1 FROM matches WHERE status IN ('waiting', 'playing')"
-                " AND match_id <> %s AND (spec->>'seed' = %s"
+                " AND match_id <> ALL(%s) AND (spec->>'seed' = %s"
                 " OR (%s <> '' AND tournament_id = %s AND round_no = %s)) LIMIT 1",
-                (match_id, str(seed), tournament_id, tournament_id, round_no),
+                (list(besides), str(seed), tournament_id, tournament_id, round_no),
             ).fetchone()
         return row is not None
 
