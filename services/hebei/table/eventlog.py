@@ -146,10 +146,13 @@ class EventLog:
         self._group.update = update
 
     def submit(self) -> None:
-        """Hand the group being written to the store (nothing if it is empty)."""
+        """Hand the group being written to the store (nothing if it is empty). Refused once
+        this replica no longer serves the match (the store's fence, ``admits``): the group is
+        dropped, never written, from the moment the loss is declared."""
         group = self._group
         if group.events or group.outbox or group.update is not None:
-            self.store.submit(group)
+            if self.store.admits(self.match_id):
+                self.store.submit(group)
             self._group = Group(self.match_id)
 
     def durable_seq(self) -> int:

@@ -1,6 +1,18 @@
 """All the tables of one engine process: open, find, list, dissolve, resume after a crash, and
 suspend them all when the engine stops.
 
+Shards (issue 46): a match belongs to shard ``shard_of(match_id, shard_count)`` and the host
+holds tables only of the shards it serves (all of them for a host on its own; an engine's are
+given by its :class:`~hebei.table.ownership.MatchOwnership`). :meth:`TableHost.serve_shards`
+serves new shards at once and :meth:`TableHost.resume_shards` resumes their unfinished matches
+from their logs, as after a crash (one resumption at a time: a match is never resumed twice);
+:meth:`TableHost.release_shards` suspends their tables as a clean stop does, waits (bounded)
+until their logs are durable and drops them; :meth:`TableHost.lose_shards` fences the store at
+once (:meth:`TableHost.may_write` says no: no group of those matches is written any more),
+ends their streams with :class:`~hebei.table.ownership.NotServed` and drops them. A table of a
+shard not served is never added (:class:`NotServed`), so none is resumed or opened after a
+loss, whatever the race.
+
 A stored match that cannot be resumed (its spec is out of today's bounds, its log does not
 replay, ...) is dissolved with an error line and a ``match_dissolved`` event: it never keeps
 the engine from starting, however often it restarts.
@@ -12,18 +24,22 @@ import collections
 import logging
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from hebei.common import convert
 from hebei.common.errors import (
     AlreadyExists,
+    DomainError,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
     ResourceExhausted,
 )
+from hebei.common.ownership.shards import shard_of
 from hebei.table import metrics, requests
+from hebei.table.ownership import NotServed
 from hebei.table.scheduler import Scheduler
 from hebei.table.spec import STATUS_NAMES, STATUSES, WAITING, MatchSpec, shown_name
 from hebei.table.store import EventStore, OutboxRow, StoredMatch
@@ -33,6 +49,9 @@ from hebei.v1 import types_pb2 as pb
 
 log = logging.getLogger(__name__)
 ENDED = ("finished", "dissolved")
+RELEASE_FLUSH_SECONDS = 1.0  # a released shard's tables' logs are awaited this long at most
+WALL_CHECK_SECONDS = 1.0  # how long a stored "no live match shares this wall" is trusted
+WALL_CHECKS = 1024  # such answers kept at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +71,7 @@ class HostSettings:
     pause_seconds: float = 120.0  # a match with every seat auto-played waits this long
     rejoin_seconds: float | None = None  # seats' time to come back after a restart (ready)
     bot_pace: float = 0.0  # the machine's actions at a table with people (Table.pace)
+    shard_count: int = 64  # the matches' shards (hebei.common.ownership.shard_of)
 
     def table_options(self) -> dict:
         return {
@@ -73,17 +93,29 @@ class TableHost:
         settings: HostSettings = HostSettings(),
         *,
         scheduler: Scheduler | None = None,
+        shards: frozenset[int] | None = None,
     ) -> None:
+        """``shards``: those served from the start (None: every one; an engine passes none
+        and is given its own by :meth:`serve_shards`)."""
         self.store = store
         self.settings = settings
         self.scheduler = scheduler or Scheduler()
+        every = frozenset(range(settings.shard_count))
+        # Shards whose tables may be added (serving) and whose groups may be written
+        # (writable: serving, and those being released until their logs are durable).
+        self._serving = every if shards is None else frozenset(shards) & every
+        self._writable = self._serving
+        self._walls: dict[str, float] = {}  # match id -> until when no live match shares it
         self._tables: dict[str, Table] = {}
         self._finished: collections.deque[str] = collections.deque()
         self._lock = threading.Lock()
         self._active = 0
         self._cold_loads = threading.BoundedSemaphore(settings.cold_loads)
+        self._resuming = threading.Lock()  # one unfinished match resumed at a time
         self.stopping = False
         store.on_failed = self._storage_failed
+        store.admits = self.may_write
+        metrics.SHARDS_OWNED.set(len(self._serving))
 
     def _ended(self, table: Table) -> None:
         with self._lock:
@@ -114,13 +146,18 @@ class TableHost:
         table.seed_withheld = self.seed_withheld
         with self._lock:
             existing = self._tables.get(table.match_id)
-            if existing is None:
+            if existing is None and not table.over and not self.serves(table.match_id):
+                existing = NotServed(table.match_id)  # lost or released meanwhile
+            elif existing is None:
                 self._tables[table.match_id] = table
                 if table.over:
                     self._remember_finished(table.match_id)
                 else:
                     self._active += 1
                     metrics.TABLES_ACTIVE.set(self._active)
+        if isinstance(existing, NotServed):
+            table.discard()
+            raise existing
         if existing is not None:  # built twice at once: the other one is the table
             table.discard()
             return existing
@@ -131,20 +168,105 @@ class TableHost:
         with self._lock:
             return self._active
 
-    def resume_all(self) -> int:
-        """Rebuild every unfinished match from the log; return how many. One that cannot be
-        resumed is dissolved loudly (see the module docstring) and the others go on."""
+    # ------------------------------------------------------------------ shards
+
+    def shard(self, match_id: str) -> int:
+        """The shard of ``match_id``."""
+        return shard_of(match_id, self.settings.shard_count)
+
+    def serves(self, match_id: str) -> bool:
+        """Whether this host serves the match's shard (may hold, open and resume its table)."""
+        return self.shard(match_id) in self._serving
+
+    def may_write(self, match_id: str) -> bool:
+        """The store's fence: whether the match's events may still be written from here."""
+        return self.shard(match_id) in self._writable
+
+    @property
+    def shards(self) -> frozenset[int]:
+        """The shards served now."""
+        return self._serving
+
+    def serve_shards(self, shards: frozenset[int]) -> None:
+        """Serve ``shards`` from now on (quick: their matches are resumed by
+        :meth:`resume_shards`, or on their first call)."""
+        with self._lock:
+            self._serving |= shards
+            self._writable |= shards
+            metrics.SHARDS_OWNED.set(len(self._serving))
+
+    def resume_shards(self, shards: frozenset[int], *, cause: str = "handover") -> int:
+        """Resume the unfinished matches of ``shards`` (served) from the log, as after a crash
+        (seats have ``rejoin_seconds`` to come back, clocks held meanwhile); return how many.
+        ``cause`` labels :data:`metrics.MATCHES_RESUMED` ("takeover": their holder died). One
+        that cannot be resumed is dissolved loudly and the others go on."""
         resumed = 0
-        for stored in self.store.load_unfinished():
-            try:
-                table = self._resume(stored, check=True)
-            except Exception as exc:
-                self._dissolve_broken(stored, exc)
-                continue
+        for stored in self.store.load_unfinished(lambda match_id: self.shard(match_id) in shards):
+            if not self.serves(stored.match_id):
+                continue  # lost or released meanwhile
+            with self._resuming:
+                with self._lock:
+                    if stored.match_id in self._tables:  # opened or resumed here meanwhile
+                        continue
+                try:
+                    table = self._resume(stored, check=True)
+                except NotServed:
+                    continue
+                except Exception as exc:
+                    self._dissolve_broken(stored, exc)
+                    continue
             table.open_waiting(self.settings.ready_seconds)
             resumed += 1
-        log.info("resumed %d unfinished matches", resumed)
+            metrics.MATCHES_RESUMED.labels(cause).inc()
+        log.info("resumed %d unfinished matches of %d shards (%s)", resumed, len(shards), cause)
         return resumed
+
+    def release_shards(self, shards: frozenset[int]) -> None:
+        """Stop serving ``shards`` cleanly (another replica takes them next): their tables are
+        suspended as a clean stop does (streams end with :class:`NotServed`), their logs
+        awaited until durable (at most :data:`RELEASE_FLUSH_SECONDS`), then the store is
+        fenced and the tables dropped."""
+        with self._lock:
+            self._serving -= shards
+            metrics.SHARDS_OWNED.set(len(self._serving))
+            tables = [t for t in self._tables.values() if self.shard(t.match_id) in shards]
+        for table in tables:
+            table.suspend(NotServed(table.match_id))
+        deadline = time.monotonic() + RELEASE_FLUSH_SECONDS
+        for table in tables:
+            left = max(0.0, deadline - time.monotonic())
+            if not self.store.wait_durable(table.match_id, len(table.eventlog), left):
+                log.warning("match %s: released before its log was durable", table.match_id)
+        with self._lock:
+            self._writable -= shards - self._serving
+            self._drop(tables)
+        log.info("released %d shards (%d tables)", len(shards), len(tables))
+
+    def lose_shards(self, shards: frozenset[int]) -> None:
+        """Stop serving ``shards`` at once (another replica may hold them soon): no group of
+        their matches is written from now on, their streams end with :class:`NotServed`, their
+        tables leave memory; all before this returns."""
+        with self._lock:
+            self._serving -= shards
+            self._writable -= shards
+            metrics.SHARDS_OWNED.set(len(self._serving))
+            tables = [t for t in self._tables.values() if self.shard(t.match_id) in shards]
+            self._drop(tables)
+        for table in tables:
+            table.suspend(NotServed(table.match_id))
+        log.warning("lost %d shards: %d tables stopped at once", len(shards), len(tables))
+
+    def _drop(self, tables: list[Table]) -> None:
+        """Forget ``tables`` (under ``_lock``): they are served elsewhere now."""
+        gone = {table.match_id for table in tables}
+        for table in tables:
+            if self._tables.get(table.match_id) is table:
+                del self._tables[table.match_id]
+                if not table.over:
+                    self._active -= 1
+            self.store.forget(table.match_id)
+        self._finished = collections.deque(m for m in self._finished if m not in gone)
+        metrics.TABLES_ACTIVE.set(self._active)
 
     def _resume(self, stored: StoredMatch, *, check: bool = False) -> Table:
         """A table rebuilt from its log; ``check``: against today's bounds first (a match to
@@ -219,12 +341,12 @@ class TableHost:
         seed may ever belong to a live match, and an evaluation match shares its wall with
         others (duplicate mode: the matches of one tournament round). So an evaluation
         match's seed waits while a live match on this engine has the same seed or is of the
-        same tournament and round. (Every live match is in memory: see resume_all.)"""
+        same tournament and round: on this replica (in memory) or another (the store)."""
         if not spec.evaluation:
             return False
         with self._lock:
             tables = list(self._tables.values())
-        return any(
+        live_here = any(
             not table.over
             and table.match_id != spec.match_id
             and (
@@ -237,6 +359,27 @@ class TableHost:
             )
             for table in tables
         )
+        here = [spec.match_id, *(table.match_id for table in tables)]
+        return live_here or self._wall_shared_elsewhere(spec, here)
+
+    def _wall_shared_elsewhere(self, spec: MatchSpec, here: list[str]) -> bool:
+        """Whether a live match on another replica (not ``here``: this host's own, whose
+        state in memory is ahead of their rows) shares ``spec``'s wall (the store says; a
+        "no" is trusted for :data:`WALL_CHECK_SECONDS`, a failure to ask withholds)."""
+        now = time.monotonic()
+        if self._walls.get(spec.match_id, 0.0) > now:
+            return False
+        try:
+            shared = self.store.live_match_shares_wall(
+                spec.seed, spec.tournament_id, spec.round_no, besides=here
+            )
+        except DomainError:
+            return True
+        if not shared:
+            if len(self._walls) >= WALL_CHECKS:
+                self._walls.clear()
+            self._walls[spec.match_id] = now + WALL_CHECK_SECONDS
+        return shared
 
     def fresh_seed(self) -> int:
         """A seed no stored match has (the seed of a live match must never be known)."""
@@ -246,7 +389,10 @@ class TableHost:
                 return seed
 
     def open_match(self, spec: MatchSpec) -> Table:
-        """Open a match (idempotent by match_id; a different request is ALREADY_EXISTS)."""
+        """Open a match (idempotent by match_id; a different request is ALREADY_EXISTS);
+        :class:`NotServed` when its shard is not this host's."""
+        if not self.serves(spec.match_id):
+            raise NotServed(spec.match_id)
         with self._lock:
             table = self._tables.get(spec.match_id)
             if table is None and self._active >= self.settings.max_tables:
@@ -312,12 +458,29 @@ class TableHost:
             self._cold_loads.release()
 
     def _load(self, match_id: str) -> Table:
-        """A table not in memory, read from the log (resumed when it is unfinished)."""
+        """A table not in memory, read from the log (resumed when it is unfinished: only in a
+        shard served here, one resumption at a time, never twice)."""
         stored = self.store.load_match(match_id)
         if stored is None:
             raise NotFound(f"no match {match_id!r}")
+        if stored.status in ENDED:
+            return self._read(stored)
+        if not self.serves(match_id):
+            raise NotServed(match_id)
+        with self._resuming:
+            with self._lock:
+                table = self._tables.get(match_id)
+            if table is not None:  # resumed meanwhile
+                return table
+            return self._read(self.store.load_match(match_id) or stored)
+
+    def _read(self, stored: StoredMatch) -> Table:
+        """The table of a stored match (with its events)."""
+        match_id = stored.match_id
         try:
             table = self._resume(stored)
+        except NotServed:
+            raise
         except Exception:
             if stored.status not in ENDED:
                 log.exception("match %s: its log could not be read", match_id)
@@ -397,16 +560,27 @@ class TableHost:
         return table.info()
 
     def reveal_results(self, tournament_id: str, round_no: int) -> int:
-        """RevealMatchResults: the stored matches first, then those in memory; the number of
-        matches whose results were hidden."""
+        """RevealMatchResults: the stored matches first (every replica's), then those in
+        memory; the number of stored matches whose results were hidden."""
         revealed = self.store.reveal_results(tournament_id, round_no)
-        for match_id in revealed:
-            with self._lock:
-                table = self._tables.get(match_id)
-            if table is not None:
-                with table.lock:
-                    table.spec = replace(table.spec, results_hidden=False)
+        self.reveal_in_memory(tournament_id, round_no)
         return len(revealed)
+
+    def reveal_in_memory(self, tournament_id: str, round_no: int) -> int:
+        """Show the results of this host's tables of ``tournament_id`` (of ``round_no``; 0:
+        every round) whose stored rows were revealed (by this replica or another); how many."""
+        with self._lock:
+            tables = [
+                t
+                for t in self._tables.values()
+                if t.spec.results_hidden
+                and t.spec.tournament_id == tournament_id
+                and round_no in (0, t.spec.round_no)
+            ]
+        for table in tables:
+            with table.lock:
+                table.spec = replace(table.spec, results_hidden=False)
+        return len(tables)
 
     def close(self) -> None:
         self.scheduler.stop()

@@ -117,6 +117,40 @@ MATCHES_ENDED = Counter(
 )
 
 
+# Ownership of the matches by replica (issue 46; see hebei.table.ownership).
+SHARDS_OWNED = Gauge(
+    "hebei_table_shards_owned",
+    "Shards of the matches this replica serves now (of HEBEI_TABLE_SHARD_COUNT; 0 while it"
+    " only redirects).",
+)
+TAKEOVERS = Counter(
+    "hebei_table_takeovers_total",
+    "Shards this replica began to serve that another holder left without releasing them (it"
+    " died or lost its ownership session): served after the takeover grace.",
+)
+MATCHES_RESUMED = Counter(
+    "hebei_table_matches_resumed_total",
+    "Unfinished matches resumed from their logs when this replica began to serve their shard:"
+    " after a takeover (their holder died) or a handover (released cleanly, or at start).",
+    ("cause",),
+)
+OWNER_REFUSALS = Counter(
+    "hebei_table_owner_refusals_total",
+    "Match-scoped calls and streams refused (UNAVAILABLE naming the owner) because this replica"
+    " does not serve the match, by RPC.",
+    ("rpc",),
+)
+OWNER_RPCS = (
+    "OpenMatch",
+    "GetMatch",
+    "Play",
+    "Spectate",
+    "Dissolve",
+    "ReplaceSeat",
+    "ConcludeMatch",
+)
+
+
 def ended_status(status: str, reason: str) -> str:
     """The ``status`` label of :data:`MATCHES_ENDED` for a match that ended with ``status``
     ("finished", "dissolved") and ``reason`` (a technical failure's starts "technical:")."""
@@ -144,5 +178,7 @@ KNOWN_LABELS: dict[Any, tuple[tuple[str, ...], ...]] = {
     MATCHES_ENDED: (("finished",), ("dissolved",), ("failed",)),
     DECISION_WAIT_SECONDS: (("bot",), ("person",)),
     DECISION_ANSWER_SECONDS: (("bot",), ("person",)),
+    MATCHES_RESUMED: (("takeover",), ("handover",)),
+    OWNER_REFUSALS: tuple((rpc,) for rpc in OWNER_RPCS),
 }
 export_known_labels(KNOWN_LABELS)

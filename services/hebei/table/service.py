@@ -21,6 +21,14 @@ asked, and holds every discard that long (see :class:`hebei.table.table.Table`);
 bots only are never paced. ``LOG_KEY``: the secret that signs the event logs (:mod:`hebei.table.logkey`). The channels to
 the ledger and matchmaking use the client TLS settings (``HEBEI_TLS_CA``,
 ``HEBEI_TLS_CLIENT_CERT``/``KEY``, see :mod:`hebei.common.tls`).
+
+Replicas (issue 46, :mod:`hebei.table.ownership`): ``REPLICA_ID`` (default
+``table-<host name>-<port>``), ``ADVERTISE_ADDRESS`` (default the listen host:port),
+``SHARD_COUNT`` (64; 1-1024, the same on every replica). Ownership is always on: the engine
+serves the matches of the shards it holds (a lone replica holds all of them) and refuses the
+others with UNAVAILABLE naming their owner. It starts once it serves its fair share (a restart
+after a crash waits the ~2.6 s takeover grace); ``close`` releases its shards (their tables
+suspended and flushed first), so another replica takes them at once.
 """
 
 from __future__ import annotations
@@ -39,6 +47,13 @@ from hebei.common.server import ServiceSpec, serve
 from hebei.table.host import HostSettings, TableHost
 from hebei.table.logkey import local_log_key, log_key_from_env
 from hebei.table.outbox import OutboxPoster
+from hebei.table.ownership import (
+    MatchOwnership,
+    OwnershipSettings,
+    default_address,
+    default_replica_id,
+)
+from hebei.table.peers import Peers
 from hebei.table.servicer import TableServicer
 from hebei.table.store import DEFAULT_SCHEMA, EventStore
 from hebei.v1 import (
@@ -83,6 +98,18 @@ class TableConfig:
     # The secret signing the event logs; None: the data directory's (loopback only, see
     # hebei.table.logkey).
     log_key: bytes | None = None
+    replica_id: str | None = None  # None: default_replica_id (host name and port)
+    advertise_address: str | None = None  # None: the listen host and port
+    shard_count: int = 64
+
+    def ownership(self) -> OwnershipSettings:
+        """This replica's identity and the matches' shards."""
+        server = self.server
+        return OwnershipSettings(
+            replica_id=self.replica_id or default_replica_id(server.port),
+            address=self.advertise_address or default_address(server.host, server.port),
+            shard_count=self.shard_count,
+        )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> TableConfig:
@@ -97,6 +124,9 @@ class TableConfig:
         max_tables = read.integer("MAX_TABLES", 256, lo=1, hi=10_000)
         max_streams = read.integer("MAX_STREAMS", 256, lo=1, hi=100_000)
         max_spectators = read.integer("MAX_SPECTATORS", 256, lo=0, hi=100_000)
+        replica_id = read.optional_text("REPLICA_ID")
+        if replica_id is not None and (len(replica_id) > 200 or not replica_id.isprintable()):
+            raise ConfigError("HEBEI_TABLE_REPLICA_ID must be 1 to 200 printable characters")
         schema = read.text("SCHEMA", DEFAULT_SCHEMA)
         if not schema.replace("_", "a").isalnum() or not schema.islower():
             raise ConfigError(f"HEBEI_TABLE_SCHEMA must be a lower-case name, got {schema!r}")
@@ -120,6 +150,9 @@ class TableConfig:
             join_seconds=read.number("JOIN_SECONDS", 10.0, lo=0.1, hi=600),
             bot_pace=read.number("BOT_PACE_SECONDS", DEFAULT_BOT_PACE, lo=0.0, hi=5.0),
             log_key=log_key_from_env(read, server.host),
+            replica_id=replica_id,
+            advertise_address=read.optional_text("ADVERTISE_ADDRESS"),
+            shard_count=read.integer("SHARD_COUNT", 64, lo=1, hi=1024),
         )
 
 
@@ -164,9 +197,26 @@ class TableEngine:
                 pause_seconds=config.pause_seconds,
                 rejoin_seconds=config.rejoin_seconds,
                 bot_pace=config.bot_pace,
+                shard_count=config.shard_count,
             ),
+            shards=frozenset(),  # given by the ownership below
         )
-        self.host.resume_all()
+        self.ownership = MatchOwnership(
+            url,
+            schema=config.schema,
+            settings=config.ownership(),
+            connect=self.store.pool.connection,
+            serve=self.host.serve_shards,
+            resume=lambda shards, cause: self.host.resume_shards(shards, cause=cause),
+            release=self.host.release_shards,
+            lose=self.host.lose_shards,
+        )
+        try:
+            self.ownership.start()
+        except Exception:
+            self.host.close()
+            self.store.close()
+            raise
         self.poster.start()
         self.servicer = TableServicer(
             self.host,
@@ -175,6 +225,8 @@ class TableEngine:
             max_spectators=config.max_spectators,
             max_spectators_per_peer=config.max_spectators_per_peer,
             join_seconds=config.join_seconds,
+            ownership=self.ownership,
+            peers=Peers(self.ownership, self._peer_channel),
         )
 
     def _channel(self, address: str) -> grpc.Channel:
@@ -189,6 +241,16 @@ class TableEngine:
         self._channels.append(channel)
         return channel
 
+    def _peer_channel(self, address: str) -> grpc.Channel:
+        """A channel to another replica of the engine (closed by its user)."""
+        server = self.config.server
+        return create_channel(
+            address,
+            token=server.service_token or server.operator_token,
+            timeout=CALL_TIMEOUT,
+            tls=server.client_tls,
+        )
+
     def spec(self) -> ServiceSpec:
         """The service to host on a server (draining it suspends every table)."""
         return ServiceSpec(
@@ -200,8 +262,9 @@ class TableEngine:
         )
 
     def close(self) -> None:
-        """Suspend the tables, stop timers, deliver nothing more, flush the log, close
-        connections."""
+        """Release the shards (their tables suspended and flushed), suspend the rest, stop
+        timers, deliver nothing more, flush the log, close connections."""
+        self.ownership.stop()
         self.host.suspend_all()
         self.host.close()
         self.poster.stop()

@@ -15,6 +15,14 @@ of their own kind, each per client address (the peer's host) and in total:
 While the engine drains (SIGTERM) new streams are refused with UNAVAILABLE and the host
 suspends its tables, which ends the open streams with UNAVAILABLE ("reconnect").
 
+Replicas (issue 46): a match-scoped call (OpenMatch, GetMatch, Play, Spectate, Dissolve,
+ReplaceSeat, ConcludeMatch) on a match this replica does not serve ends before any work with
+:func:`hebei.common.routing.abort_not_owner_async` naming its owner, and so does a stream whose
+match this replica stops serving (its table raises :class:`~hebei.table.ownership.NotServed`).
+ListTables lists every replica's matches (from the store; this replica's own with their live
+state). RevealMatchResults reveals the stored rows of every replica and this replica's tables,
+then asks every other live replica to reveal its tables (:mod:`hebei.table.peers`).
+
 The servicer runs on an asyncio gRPC server (``grpc.aio``) with one event loop: a Play
 stream is two tasks on it, one reading the seat's messages and applying each to its table
 (``Table.act``, plain synchronous code, called on the loop), one sending what the table
@@ -36,8 +44,11 @@ import grpc
 from hebei.common.auth import has_token
 from hebei.common.errors import DomainError, InvalidArgument, PermissionDenied, Unavailable
 from hebei.common.quota import StreamQuota, peer_host
+from hebei.common.routing import abort_not_owner_async
 from hebei.table import metrics, requests
 from hebei.table.host import TableHost
+from hebei.table.ownership import MatchOwnership, NotServed
+from hebei.table.peers import Peers, is_local_reveal
 from hebei.table.seatactions import rejection
 from hebei.table.sessions import Outbound
 from hebei.table.streams import STOPPING
@@ -138,8 +149,12 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         join_seconds: float = 10.0,
         rate: float = 50.0,
         burst: int = 100,
+        ownership: MatchOwnership | None = None,
+        peers: Peers | None = None,
     ) -> None:
         self.host = host
+        self.ownership = ownership  # None: a lone host serving what it holds
+        self.peers = peers  # the other replicas (RevealMatchResults)
         self.joining = StreamQuota("play", max_joining, max_joining_per_peer, _refused("play"))
         self.spectators = StreamQuota(
             "spectate", max_spectators, max_spectators_per_peer, _refused("spectate")
@@ -174,6 +189,32 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         finally:
             metrics.PLAY_STREAMS.labels(rpc).dec()
 
+    # ------------------------------------------------------------------ ownership
+
+    def _serves(self, match_id: str) -> bool:
+        owns = self.ownership is None or self.ownership.owns(match_id)
+        return owns and self.host.serves(match_id)
+
+    async def _refuse(self, rpc: str, context: Any, match_id: str) -> None:
+        """End the call with the refusal naming ``match_id``'s owner (raises)."""
+        metrics.OWNER_REFUSALS.labels(rpc).inc()
+        ownership = self.ownership
+        owner = (
+            None if ownership is None else await self._off_loop(lambda: ownership.owner(match_id))
+        )
+        await abort_not_owner_async(context, match_id, owner)
+
+    async def _owned(self, rpc: str, context: Any, match_id: str, work: Callable[[], T]) -> T:
+        """``work`` on the loop's thread pool, for a match this replica serves; else (before
+        it, or when it turns out not to be served any more) the refusal."""
+        if not self._serves(match_id):
+            await self._refuse(rpc, context, match_id)
+        try:
+            return await self._off_loop(work)
+        except NotServed:
+            await self._refuse(rpc, context, match_id)
+            raise  # pragma: no cover - the refusal raises
+
     # ------------------------------------------------------------------ unary
 
     @staticmethod
@@ -186,11 +227,12 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             spec = requests.open_match(request, draw_seed=self.host.fresh_seed)
             return table_pb2.OpenMatchResponse(match=self.host.open_match(spec).info())
 
-        return await self._off_loop(work)
+        match_id = requests.match_id(request.match_id)  # its shard decides the owner
+        return await self._owned("OpenMatch", context, match_id, work)
 
     async def GetMatch(self, request: table_pb2.GetMatchRequest, context: Any) -> Any:
         match_id = requests.match_id(request.match_id)
-        info = await self._off_loop(lambda: self.host.info(match_id))
+        info = await self._owned("GetMatch", context, match_id, lambda: self.host.info(match_id))
         return table_pb2.GetMatchResponse(match=shown_to(info, has_token(context)))
 
     async def ListTables(self, request: table_pb2.ListTablesRequest, context: Any) -> Any:
@@ -205,24 +247,39 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.RevealMatchResultsRequest, context: Any
     ) -> Any:
         tournament_id, round_no = requests.reveal_match_results(request)
+        if is_local_reveal(context):  # another replica revealed the rows: our tables follow
+            count = await self._off_loop(
+                lambda: self.host.reveal_in_memory(tournament_id, round_no)
+            )
+            return table_pb2.RevealMatchResultsResponse(revealed=count)
         count = await self._off_loop(lambda: self.host.reveal_results(tournament_id, round_no))
+        if self.peers is not None:
+            peers = self.peers
+            await self._off_loop(lambda: peers.reveal(request))
         return table_pb2.RevealMatchResultsResponse(revealed=count)
 
     async def Dissolve(self, request: table_pb2.DissolveRequest, context: Any) -> Any:
         match_id, reason, unjoined = requests.dissolve(request)
-        table = await self._off_loop(
-            lambda: self.host.dissolve(match_id, reason, only_if_no_person_joined=unjoined)
+        info = await self._owned(
+            "Dissolve",
+            context,
+            match_id,
+            lambda: self.host.dissolve(match_id, reason, only_if_no_person_joined=unjoined).info(),
         )
-        return table_pb2.DissolveResponse(match=table.info())
+        return table_pb2.DissolveResponse(match=info)
 
     async def ReplaceSeat(self, request: table_pb2.ReplaceSeatRequest, context: Any) -> Any:
         change = requests.replace_seat(request)
-        info = await self._off_loop(lambda: self.host.replace_seat(change))
+        info = await self._owned(
+            "ReplaceSeat", context, change.match_id, lambda: self.host.replace_seat(change)
+        )
         return table_pb2.ReplaceSeatResponse(match=info)
 
     async def ConcludeMatch(self, request: table_pb2.ConcludeMatchRequest, context: Any) -> Any:
         match_id, reason = requests.conclude_match(request)
-        info = await self._off_loop(lambda: self.host.conclude(match_id, reason))
+        info = await self._owned(
+            "ConcludeMatch", context, match_id, lambda: self.host.conclude(match_id, reason)
+        )
         return table_pb2.ConcludeMatchResponse(match=info)
 
     # ------------------------------------------------------------------ streams
@@ -233,10 +290,17 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             incoming = aiter(request_iterator)
             with self.joining.slot(peer_host(context.peer())):
                 join = requests.join(await self._first(incoming))
-                table = await self._off_loop(lambda: self.host.get(join.match_id))
-                session = table.join(
-                    join.seat, join.token, decisions_only=join.decisions_only, bot=join.bot
+                table = await self._owned(
+                    "Play", context, join.match_id, lambda: self.host.get(join.match_id)
                 )
+                try:
+                    session = table.join(
+                        join.seat, join.token, decisions_only=join.decisions_only, bot=join.bot
+                    )
+                except Unavailable:
+                    if self._serves(join.match_id):
+                        raise
+                    await self._refuse("Play", context, join.match_id)
             log.info(
                 "seat joined",
                 extra={
@@ -253,6 +317,8 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             try:
                 async for message in session.messages():
                     yield message
+            except NotServed:  # this replica stopped serving the match: its owner is named
+                await self._refuse("Play", context, join.match_id)
             finally:
                 table.leave(session)
                 # The reader ends before the call does: no read of a finished call is left.
@@ -274,18 +340,27 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self._refuse_while_draining("spectate")
         quota = self.service_spectators if has_token(context) else self.spectators
         with quota.slot(peer_host(context.peer())), self._open_stream("spectate"):
-            table = await self._off_loop(lambda: self.host.get(match_id))
+            table = await self._owned(
+                "Spectate", context, match_id, lambda: self.host.get(match_id)
+            )
             if table.spec.results_hidden and table.over and not has_token(context):
                 raise PermissionDenied(HIDDEN)
-            step = table.backlog(from_seq) if from_seq else table.subscribe(0)
-            while not isinstance(step, Outbound):  # the backlog, a chunk at a time
-                messages, from_seq = step
-                for message in messages:
-                    yield message
-                step = table.backlog(from_seq)
+            try:
+                step = table.backlog(from_seq) if from_seq else table.subscribe(0)
+                while not isinstance(step, Outbound):  # the backlog, a chunk at a time
+                    messages, from_seq = step
+                    for message in messages:
+                        yield message
+                    step = table.backlog(from_seq)
+            except Unavailable:
+                if self._serves(match_id):
+                    raise
+                await self._refuse("Spectate", context, match_id)
             subscription = step
             try:
                 async for message in subscription.messages():
                     yield message
+            except NotServed:  # this replica stopped serving the match: its owner is named
+                await self._refuse("Spectate", context, match_id)
             finally:
                 table.unsubscribe(subscription)

@@ -19,6 +19,10 @@ about the data: after :data:`DATA_RETRIES` attempts the writer writes the batch'
 one, and a group that still fails is *poisoned*: its match is failed loudly (an error line,
 ``on_failed(match_id, reason)``; the table dissolves itself) and its later groups are dropped
 until the table's own ``reset`` group, while every other table carries on.
+
+Fence: ``admits(match_id)`` (set by the host: whether this replica may still write the match,
+see :mod:`hebei.table.ownership`) is asked of every group as the writer takes it and again
+before each retry: a group of a match this replica no longer serves is dropped, never written.
 """
 
 from __future__ import annotations
@@ -218,6 +222,10 @@ def _error_text(error: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in error[:1000])
 
 
+def _always(_: str) -> bool:
+    return True
+
+
 def _ts(seconds: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds, dt.UTC)
 
@@ -241,6 +249,7 @@ class EventStore:
         self.max_batch = max_batch
         self.on_outbox = on_outbox  # called after a commit that wrote outbox rows
         self.on_failed = on_failed  # called (writer thread) when a match's group is poisoned
+        self.admits: Callable[[str], bool] = _always  # the fence (see the module docstring)
         self._queue: queue.SimpleQueue[Group | None] = queue.SimpleQueue()
         self._marks: dict[str, _Watermark] = {}
         self._marks_lock = threading.Lock()
@@ -323,13 +332,37 @@ class EventStore:
                 return None
             return self._load_events(conn, found[0]) if events else found[0]
 
-    def load_unfinished(self) -> list[StoredMatch]:
-        """Every match still waiting or playing, with its events (to resume it)."""
+    def load_unfinished(self, keep: Callable[[str], bool] = _always) -> list[StoredMatch]:
+        """Every match still waiting or playing whose id ``keep`` keeps (a replica's shards),
+        with its events (to resume it)."""
         with database_errors(), self.pool.connection() as conn:
-            found = self._select(
-                conn, "WHERE status IN ('waiting', 'playing') ORDER BY match_id", ()
-            )
-            return [self._load_events(conn, match) for match in found]
+            rows = conn.execute(
+                "SELECT match_id FROM matches WHERE status IN ('waiting', 'playing')"
+                " ORDER BY match_id"
+            ).fetchall()
+            found = []
+            for (match_id,) in rows:
+                if not keep(match_id):
+                    continue
+                match = self._select(conn, "WHERE match_id = %s", (match_id,))
+                if match and match[0].status in UNFINISHED:
+                    found.append(self._load_events(conn, match[0]))
+            return found
+
+    def live_match_shares_wall(
+        self, seed: int, tournament_id: str, round_no: int, *, besides: Sequence[str]
+    ) -> bool:
+        """Whether a stored match still waiting or playing (on any replica), other than
+        ``besides`` (the caller knows of those), has ``seed`` or is of ``tournament_id``'s
+        round ``round_no``."""
+        with database_errors(), self.pool.connection() as conn:
+            row = conn.execute(
+                "SELECT 1 FROM matches WHERE status IN ('waiting', 'playing')"
+                " AND match_id <> ALL(%s) AND (spec->>'seed' = %s"
+                " OR (%s <> '' AND tournament_id = %s AND round_no = %s)) LIMIT 1",
+                (list(besides), str(seed), tournament_id, tournament_id, round_no),
+            ).fetchone()
+        return row is not None
 
     def list_matches(
         self, *, tournament_id: str = "", status: str = "", after: str = "", limit: int = 50
@@ -451,7 +484,11 @@ class EventStore:
         return 0.0 if since is None else time.monotonic() - since
 
     def _admit(self, group: Group) -> bool:
-        """False for a group of a failed match (dropped), until the table's reset group."""
+        """False for a group of a match this replica no longer serves, and for one of a failed
+        match (dropped), until the table's reset group."""
+        if not self.admits(group.match_id):
+            log.debug("event log: dropped a group of match %s (not served here)", group.match_id)
+            return False
         if group.match_id not in self._failed:
             return True
         if group.reset:
@@ -495,6 +532,9 @@ class EventStore:
         reach, :data:`DATA_RETRIES` times for any other error (returned)."""
         delay, refused = 0.05, 0
         while True:
+            batch[:] = [group for group in batch if self.admits(group.match_id)]
+            if not batch:
+                return None
             started = time.perf_counter()
             try:
                 self._write(batch)

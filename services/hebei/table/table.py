@@ -51,7 +51,7 @@ import time
 from collections.abc import Callable
 
 from hebei.common import convert
-from hebei.common.errors import Unavailable
+from hebei.common.errors import DomainError, Unavailable
 from hebei.rules.hand import HandState
 from hebei.rules.match import Match
 from hebei.rules.profile import get_profile
@@ -312,16 +312,18 @@ class Table(SeatActions, Decisions, Pauses, Observations, Recovery):
         for seat in self.seats:
             seat.timer = None
 
-    def suspend(self, message: str = STOPPING) -> None:
-        """The engine is stopping: stop every clock and timer of the table and end its streams
-        with UNAVAILABLE (not the seats leaving: nothing is auto-played). The match resumes
-        from its log when the engine is back."""
+    def suspend(self, error: DomainError | None = None) -> None:
+        """The engine is stopping, or this replica no longer serves the match: stop every
+        clock and timer of the table and end its streams with ``error`` (UNAVAILABLE: the
+        engine is stopping; :class:`hebei.table.ownership.NotServed`: another replica takes
+        the match over). Not the seats leaving: nothing is auto-played. The match resumes
+        from its log when the engine is back, or on its new owner."""
         with self.lock:
             if self.suspended:
                 return
             self.suspended = True
             self._cancel_timers()
-            self.streams.fail(Unavailable(message))
+            self.streams.fail(error or Unavailable(STOPPING))
             self._commit()
 
     def fail_storage(self, reason: str) -> None:

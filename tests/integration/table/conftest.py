@@ -170,8 +170,13 @@ class EngineUnderTest:
     server: Server
     channel: grpc.Channel
     stub: table_pb2_grpc.TableServiceStub
+    closed: bool = False
 
     def close(self) -> None:
+        """Stop serving and close the engine (once: the fixture closes what a test did not)."""
+        if self.closed:
+            return
+        self.closed = True
         self.channel.close()
         self.server.stop(0)
         self.engine.close()

@@ -84,3 +84,34 @@ def test_the_service_exits_with_one_line_on_bad_configuration() -> None:
     assert result.stderr.strip().splitlines() == [
         "hebei-table: HEBEI_TABLE_MAX_TABLES must be an integer 1-10000, got '0'"
     ]
+
+
+def test_replica_settings_and_their_defaults() -> None:
+    from hebei.table.ownership import default_address, default_replica_id
+
+    config = TableConfig.from_env({**BASE, "HEBEI_TABLE_PORT": "50051"})
+    assert (config.replica_id, config.advertise_address, config.shard_count) == (None, None, 64)
+    mine = config.ownership()
+    assert mine.shard_count == 64 and mine.address == "127.0.0.1:50051"
+    assert mine.replica_id == default_replica_id(50051)  # the same after a restart on the port
+    assert default_replica_id(50051, "table-0.hebei") == "table-table-0.hebei-50051"
+    assert default_replica_id(0, "h") != default_replica_id(0, "h")  # any port: never shared
+    assert default_address("0.0.0.0", 50051, "pod-1") == "pod-1:50051"
+    assert default_address("::1", 50051) == "[::1]:50051"
+    config = TableConfig.from_env(
+        {
+            **BASE,
+            "HEBEI_TABLE_REPLICA_ID": "table-2",
+            "HEBEI_TABLE_ADVERTISE_ADDRESS": "table-2.table:50051",
+            "HEBEI_TABLE_SHARD_COUNT": "128",
+        }
+    )
+    assert config.ownership().replica_id == "table-2"
+    assert config.ownership().address == "table-2.table:50051"
+    assert config.shard_count == 128
+
+
+@pytest.mark.parametrize("count", ["0", "1025", "many"])
+def test_a_shard_count_out_of_bounds_is_refused(count: str) -> None:
+    with pytest.raises(ConfigError, match="HEBEI_TABLE_SHARD_COUNT"):
+        TableConfig.from_env({**BASE, "HEBEI_TABLE_SHARD_COUNT": count})

@@ -1,0 +1,278 @@
+"""Which matches this engine replica serves (issue 46): N replicas share the matches through
+:mod:`hebei.common.ownership`, always on (one replica alone simply holds all the shards).
+
+A match belongs to shard ``shard_of(match_id, shard_count)``; each replica holds a fair share
+of the shards by advisory locks on a PostgreSQL session of its own, its ownership tables in the
+engine's schema (its migration ``0005_ownership``: one schema keeps one migration history, so
+:func:`hebei.common.ownership.install` cannot add them there). :class:`MatchOwnership` wires the replica's callbacks to the
+:class:`~hebei.table.host.TableHost`:
+
+- shards acquired: served at once (:meth:`TableHost.serve_shards`), then their unfinished
+  matches resumed from the log on a thread of their own (never the replica's beat thread),
+  exactly as after a crash: seats have ``rejoin_seconds`` to come back, clocks held meanwhile;
+  a shard whose holder died (its row was still there: served after the takeover grace) counts
+  as a takeover;
+- shards released (a rebalance, a clean stop): their tables are suspended, their logs flushed,
+  then dropped; streams end with :class:`NotServed`;
+- shards lost (the session ended or could not be confirmed in time): the store refuses their
+  groups at once, their streams end with :class:`NotServed`, their tables leave memory, all
+  before the callback returns. The log's ``(match_id, seq)`` key stays the last fence.
+
+:meth:`MatchOwnership.owner` names a match's owner for the refusal of a call this replica does
+not serve (:func:`hebei.common.routing.abort_not_owner_async`), read from the
+:class:`~hebei.common.ownership.Directory` and kept :data:`OWNER_CACHE_SECONDS` per shard.
+
+Settings (``HEBEI_TABLE_*``): ``REPLICA_ID`` (default ``table-<host name>-<port>``: stable
+across a restart on the same port; with port 0 a random suffix), ``ADVERTISE_ADDRESS`` (the
+address clients reach this replica at; default the listen host and port, the host name when
+listening on every interface), ``SHARD_COUNT`` (64; 1 to 1024, the same on every replica: a
+replica with another count is refused at start).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import logging
+import re
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+from hebei.common.errors import Unavailable
+from hebei.common.ownership import (
+    Directory,
+    Holder,
+    Replica,
+    ReplicaInfo,
+    Timings,
+    fair_share,
+    shard_of,
+)
+from hebei.table import metrics
+
+__all__ = [
+    "OWNER_CACHE_SECONDS",
+    "SERVICE",
+    "MatchOwnership",
+    "NotServed",
+    "OwnershipSettings",
+    "default_address",
+    "default_replica_id",
+]
+
+log = logging.getLogger(__name__)
+
+SERVICE = "table"  # the service name of the engine's replicas in the ownership tables
+OWNER_CACHE_SECONDS = 0.5  # a shard's serving owner is looked up again after this long
+WILDCARDS = ("", "0.0.0.0", "::", "[::]")
+
+# The shards this replica took from a holder that did not release them (its row was replaced:
+# ``serving_after`` is the grace after ``acquired_at``; see hebei.common.ownership.statements).
+TAKEN_OVER = (
+    "SELECT shard FROM shard_owners WHERE service = %s AND replica_id = %s"
+    " AND shard = ANY(%s) AND serving_after > acquired_at"
+)
+
+
+class NotServed(Unavailable):
+    """This replica does not serve the match (any more): the call or the stream ends with the
+    routing refusal naming the match's owner (UNAVAILABLE: clients try again, elsewhere)."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(f"match {match_id} is being taken over; try again")
+        self.match_id = match_id
+
+
+def default_replica_id(port: int, host_name: str | None = None) -> str:
+    """``table-<host name>-<port>``: the same after a restart on the same port (a pod of a
+    StatefulSet keeps its name); with port 0 (any free port) a random suffix instead."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "-", host_name or socket.gethostname())[:120] or "host"
+    suffix = str(port) if port else f"0-{uuid.uuid4().hex[:8]}"
+    return f"table-{name}-{suffix}"
+
+
+def default_address(listen_host: str, port: int, host_name: str | None = None) -> str:
+    """The listen host and port, the host name instead of a wildcard host."""
+    host = listen_host
+    if host in WILDCARDS:
+        host = host_name or socket.gethostname()
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"{host}:{port}"
+
+
+@dataclass(frozen=True, slots=True)
+class OwnershipSettings:
+    """Who this replica is and how the matches are shared."""
+
+    replica_id: str
+    address: str
+    shard_count: int = 64
+    timings: Timings = field(default_factory=Timings)
+
+
+ShardsCall = Callable[[frozenset[int]], Any]
+
+
+class MatchOwnership:
+    """This replica's share of the matches (see the module docstring)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        schema: str,
+        settings: OwnershipSettings,
+        connect: Callable[[], Any],
+        serve: ShardsCall,
+        resume: Callable[[frozenset[int], str], Any],
+        release: ShardsCall,
+        lose: ShardsCall,
+    ) -> None:
+        """``connect``: the engine's pool's connections (reads); ``serve``, ``resume``,
+        ``release``, ``lose``: the host's (see :class:`~hebei.table.host.TableHost`). The
+        ownership tables are the engine's migration 0005 (the store made them)."""
+        self.settings = settings
+        self._connect = connect
+        self._serve, self._resume = serve, resume
+        self._resumer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="table-resume")
+        self.replica = Replica(
+            url,
+            schema=schema,
+            service=SERVICE,
+            replica_id=settings.replica_id,
+            address=settings.address,
+            shard_count=settings.shard_count,
+            timings=settings.timings,
+            on_shards_acquired=self._acquired,
+            on_shards_released=release,
+            on_shards_lost=lose,
+        )
+        self.directory = Directory(
+            connect, schema=schema, service=SERVICE, shard_count=settings.shard_count
+        )
+        self._owners: dict[int, tuple[float, Holder]] = {}
+        self._owners_lock = threading.Lock()
+
+    @property
+    def replica_id(self) -> str:
+        return self.settings.replica_id
+
+    # ------------------------------------------------------------------ life cycle
+
+    def start(self, settle_seconds: float | None = None) -> MatchOwnership:
+        """Register and take this replica's share; wait (at most ``settle_seconds``, default
+        the takeover bound plus 2 s) until it serves its fair share and has resumed their
+        matches, so that a lone replica serves every match when this returns."""
+        self.replica.start()
+        timings = self.settings.timings
+        wait = timings.takeover_bound_seconds + 2.0 if settle_seconds is None else settle_seconds
+        if not self.wait_settled(wait):
+            log.warning(
+                "replica %s serves %d shards %.1f s after its start (not its fair share yet)",
+                self.replica_id,
+                len(self.replica.shards()),
+                wait,
+            )
+        return self
+
+    def wait_settled(self, timeout: float) -> bool:
+        """Wait until this replica serves its fair share of the shards (among the live
+        replicas) and its queued resumptions are done; whether it did within ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                live = [r.replica_id for r in self.directory.live_replicas()]
+                settled = self.replica_id in live and len(self.replica.shards()) >= fair_share(
+                    self.settings.shard_count, live, self.replica_id
+                )
+            except psycopg.Error:
+                settled = False
+            if settled:
+                left = max(0.0, deadline - time.monotonic())
+                try:
+                    self._resumer.submit(lambda: None).result(timeout=left)
+                except concurrent.futures.TimeoutError:
+                    return False
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Release every shard (their tables suspended and flushed first) and leave."""
+        self.replica.stop()
+        self._resumer.shutdown(wait=True, cancel_futures=True)
+
+    # ------------------------------------------------------------------ reading
+
+    def owns(self, match_id: str) -> bool:
+        """Whether this replica serves ``match_id`` now (no from the moment a loss is
+        detected)."""
+        return self.replica.owns_key(match_id)
+
+    def owner(self, match_id: str) -> Holder | None:
+        """Who serves ``match_id`` (None: nobody now, or the directory cannot say): a serving
+        owner is kept :data:`OWNER_CACHE_SECONDS` per shard (at most ``shard_count``)."""
+        shard = shard_of(match_id, self.settings.shard_count)
+        now = time.monotonic()
+        with self._owners_lock:
+            cached = self._owners.get(shard)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        try:
+            holder = self.directory.shard_owner(shard)
+        except psycopg.Error as error:
+            log.warning("the owner of shard %d cannot be read: %s", shard, error)
+            return None
+        if holder is not None and holder.serving and holder.replica_id != self.replica_id:
+            with self._owners_lock:
+                self._owners[shard] = (now + OWNER_CACHE_SECONDS, holder)
+        return holder
+
+    def peers(self) -> list[ReplicaInfo]:
+        """The other live replicas."""
+        return [r for r in self.directory.live_replicas() if r.replica_id != self.replica_id]
+
+    # ------------------------------------------------------------------ callbacks
+
+    def _acquired(self, shards: frozenset[int]) -> None:
+        """Serve at once; resume their matches on the resumer thread (the replica's beat
+        thread must not wait on the log)."""
+        self._serve(shards)
+        with self._owners_lock:
+            for shard in shards:
+                self._owners.pop(shard, None)
+        with contextlib.suppress(RuntimeError):  # stopping: nothing more is resumed
+            self._resumer.submit(self._resume_acquired, shards)
+
+    def _resume_acquired(self, shards: frozenset[int]) -> None:
+        try:
+            self._resume_shards(shards)
+        except Exception:
+            log.exception("replica %s: resuming %d shards failed", self.replica_id, len(shards))
+
+    def _resume_shards(self, shards: frozenset[int]) -> None:
+        try:
+            taken = self._taken_over(shards)
+        except psycopg.Error as error:
+            log.warning("cannot tell which shards were taken over: %s", error)
+            taken = frozenset()
+        if taken:
+            metrics.TAKEOVERS.inc(len(taken))
+            log.warning("replica %s took over %d shards", self.replica_id, len(taken))
+            self._resume(taken, "takeover")
+        if shards - taken:
+            self._resume(shards - taken, "handover")
+
+    def _taken_over(self, shards: frozenset[int]) -> frozenset[int]:
+        with self._connect() as conn:
+            rows = conn.execute(TAKEN_OVER, (SERVICE, self.replica_id, sorted(shards))).fetchall()
+        return frozenset(row[0] for row in rows)
