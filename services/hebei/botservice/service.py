@@ -4,9 +4,10 @@
 (``HEBEI_BOTSERVICE_PORT`` default 50054, ``HEBEI_BOTSERVICE_METRICS_PORT`` default 9104,
 ``HEBEI_OPERATOR_TOKEN``, ...):
 
-- ``HEBEI_BOTSERVICE_TABLE_ADDRESS`` (optional): the table engine, host:port, whose finished
-  matches Review reads by match id (GetMatch and Spectate, both public: see the service
-  token below); unset, Review takes
+- ``HEBEI_BOTSERVICE_TABLE_ADDRESS`` (optional): the table engine's replicas, host:port or a
+  comma-separated list, whose finished matches Review reads by match id (GetMatch and
+  Spectate, both public: see the service token below), at each match's owner; unset, Review
+  takes
   logs only. The channel uses the client TLS settings (``HEBEI_TLS_CA``, ...);
 - ``HEBEI_BOTSERVICE_TABLE_TIMEOUT_SECONDS`` (default 10): how long a read of the engine may
   take;
@@ -38,8 +39,8 @@ from hebei.botservice.servicer import (
     SERVICE_NAME,
     BotServicer,
 )
-from hebei.common.client import create_channel
-from hebei.common.config import EnvReader, ServerConfig
+from hebei.common.config import ConfigError, EnvReader, ServerConfig
+from hebei.common.routing import MatchRouter
 from hebei.common.server import ServiceSpec, run_service
 from hebei.seatclient.match_feed import TableFeed
 from hebei.v1 import bot_pb2_grpc
@@ -59,8 +60,11 @@ def build_servicer(config: ServerConfig) -> BotServicer:
     services = read.integer("MAX_SERVICE_REVIEWS", MAX_SERVICE_REVIEWS, lo=1, hi=1000)
     feed = None
     if address:
-        channel = create_channel(address, tls=config.client_tls, timeout=timeout)
-        feed = TableFeed(channel, address, timeout, service_token=config.service_token)
+        try:
+            router = MatchRouter(address, tls=config.client_tls, timeout=timeout)
+        except ValueError as error:
+            raise ConfigError(f"{read.prefix}TABLE_ADDRESS: {error}") from None
+        feed = TableFeed(router, timeout, service_token=config.service_token)
     return BotServicer(
         feed, max_reviews=max_reviews, max_reviews_per_peer=per_peer, max_service_reviews=services
     )

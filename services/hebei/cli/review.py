@@ -60,17 +60,14 @@ def _table_address(table: str | None) -> str:
 
 
 def _match_logs(match_id: str, table: str | None) -> list[list[dict]]:
-    from hebei.common.client import create_channel
     from hebei.common.config import EnvReader
+    from hebei.common.routing import MatchRouter
     from hebei.common.tls import ClientTls
     from hebei.seatclient.match_feed import TableFeed
 
     address = _table_address(table)
-    channel = create_channel(address, tls=ClientTls.from_env(EnvReader(None)))
-    try:
-        return TableFeed(channel, address).finished_match(match_id).hand_logs()
-    finally:
-        channel.close()
+    with MatchRouter(address, tls=ClientTls.from_env(EnvReader(None))) as router:
+        return TableFeed(router).finished_match(match_id).hand_logs()
 
 
 def _remote(source: str, seat: int, level: int, limit: int, address: str) -> dict:

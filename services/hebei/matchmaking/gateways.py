@@ -8,10 +8,11 @@ import contextlib
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 
-from hebei.common.client import create_channel
+from hebei.common.client import IDEMPOTENT_METHODS, create_channel
 from hebei.common.errors import (
     AlreadyExists,
     DomainError,
@@ -21,6 +22,8 @@ from hebei.common.errors import (
     ResourceExhausted,
     Unavailable,
 )
+from hebei.common.routing import DEFAULT_DEADLINE_SECONDS, MatchRouter
+from hebei.common.routing.fanout import ask_every_entry, merge_matches
 from hebei.common.tls import ClientTls
 from hebei.fleet.ticket import SeatTicket
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc, table_pb2, table_pb2_grpc
@@ -31,6 +34,7 @@ __all__ = ["BotFleet", "LedgerGateway", "TableGateway", "remote_errors"]
 log = logging.getLogger(__name__)
 
 CALL_TIMEOUT = 10.0
+TABLE_SERVICE = "hebei.v1.TableService"
 _CODES: dict[grpc.StatusCode, type[DomainError]] = {
     grpc.StatusCode.INVALID_ARGUMENT: InvalidArgument,
     grpc.StatusCode.NOT_FOUND: NotFound,
@@ -53,85 +57,116 @@ def remote_errors(service: str) -> Iterator[None]:
 
 
 class TableGateway:
-    """The table engine: open, read and dissolve matches."""
+    """The table engine's replicas: open, read and dissolve matches.
+
+    ``addresses``: the entries, one ``host:port`` or a comma-separated list naming every
+    replica (:func:`~hebei.common.routing.parse_addresses`; ValueError for a bad one). Each
+    call on one match goes to its owner through a
+    :class:`~hebei.common.routing.MatchRouter` (redirects and takeovers followed within
+    ``timeout``, and sent again only when :data:`~hebei.common.client.IDEMPOTENT_METHODS`
+    allows); the calls that span matches (:meth:`tournament_matches`, :meth:`reveal_results`)
+    ask every entry (:mod:`hebei.common.routing.fanout`)."""
 
     def __init__(
         self,
-        address: str,
+        addresses: str,
         token: str,
         *,
         timeout: float = CALL_TIMEOUT,
         tls: ClientTls | None = None,
     ) -> None:
-        self.address = address
-        self.channel = create_channel(address, token=token, timeout=timeout, tls=tls)
-        self.stub = table_pb2_grpc.TableServiceStub(self.channel)
+        self.router = MatchRouter(addresses, token=token, tls=tls, timeout=timeout)
+        self.entries = self.router.entries
+        self.address = ",".join(self.entries)
+        self.timeout = timeout
+        self.deadline = max(timeout, DEFAULT_DEADLINE_SECONDS)
+
+    def _match_call(self, match_id: str, method: str, request: Any) -> Any:
+        """``method`` on ``match_id``'s owner."""
+
+        def attempt(channel: grpc.Channel, timeout: float) -> Any:
+            return getattr(table_pb2_grpc.TableServiceStub(channel), method)(
+                request, timeout=timeout
+            )
+
+        with remote_errors("table engine"):
+            return self.router.call(
+                match_id,
+                attempt,
+                deadline=self.deadline,
+                attempt_timeout=self.timeout,
+                idempotent=method in IDEMPOTENT_METHODS[TABLE_SERVICE],
+            )
 
     def open_match(self, request: table_pb2.OpenMatchRequest) -> table_pb2.MatchInfo:
-        with remote_errors("table engine"):
-            return self.stub.OpenMatch(request).match
+        return self._match_call(request.match_id, "OpenMatch", request).match
 
     def get_match(self, match_id: str) -> table_pb2.MatchInfo:
-        with remote_errors("table engine"):
-            return self.stub.GetMatch(table_pb2.GetMatchRequest(match_id=match_id)).match
+        request = table_pb2.GetMatchRequest(match_id=match_id)
+        return self._match_call(match_id, "GetMatch", request).match
 
     def reveal_results(self, tournament_id: str, round_no: int = 0) -> int:
-        """Show the hidden results of the tournament's matches (of ``round_no``; 0: all)."""
+        """Show the hidden results of the tournament's matches (of ``round_no``; 0: all), at
+        every replica (each shows those it holds); the number revealed, all told."""
+        request = table_pb2.RevealMatchResultsRequest(
+            tournament_id=tournament_id, round_no=round_no
+        )
+
+        def reveal(channel: grpc.Channel, timeout: float) -> int:
+            stub = table_pb2_grpc.TableServiceStub(channel)
+            return stub.RevealMatchResults(request, timeout=timeout).revealed
+
         with remote_errors("table engine"):
-            request = table_pb2.RevealMatchResultsRequest(
-                tournament_id=tournament_id, round_no=round_no
-            )
-            return self.stub.RevealMatchResults(request).revealed
+            return sum(ask_every_entry(self.router, reveal, self.timeout))
 
     def tournament_matches(self, tournament_id: str) -> list[table_pb2.MatchInfo]:
-        """Every match the engine has for ``tournament_id`` (all pages)."""
-        out: list[table_pb2.MatchInfo] = []
-        token = ""
-        with remote_errors("table engine"):
+        """Every match the engine has for ``tournament_id`` (all pages, every replica, each
+        match once)."""
+
+        def every_page(channel: grpc.Channel, timeout: float) -> list[table_pb2.MatchInfo]:
+            stub = table_pb2_grpc.TableServiceStub(channel)
+            out: list[table_pb2.MatchInfo] = []
+            token = ""
             while True:
-                page = self.stub.ListTables(
-                    table_pb2.ListTablesRequest(
-                        tournament_id=tournament_id, page_size=500, page_token=token
-                    )
+                request = table_pb2.ListTablesRequest(
+                    tournament_id=tournament_id, page_size=500, page_token=token
                 )
+                page = stub.ListTables(request, timeout=timeout)
                 out.extend(page.matches)
                 token = page.next_page_token
                 if not token:
                     return out
+
+        with remote_errors("table engine"):
+            return merge_matches(ask_every_entry(self.router, every_page, self.timeout))
 
     def dissolve(
         self, match_id: str, reason: str, *, only_if_no_person_joined: bool = False
     ) -> table_pb2.MatchInfo:
         """Dissolve a match; ``only_if_no_person_joined``: only while it waits for its seats
         and none of its people joined (else FailedPrecondition, the engine decides at once)."""
-        with remote_errors("table engine"):
-            request = table_pb2.DissolveRequest(
-                match_id=match_id,
-                reason=reason,
-                only_if_no_person_joined=only_if_no_person_joined,
-            )
-            return self.stub.Dissolve(request).match
+        request = table_pb2.DissolveRequest(
+            match_id=match_id, reason=reason, only_if_no_person_joined=only_if_no_person_joined
+        )
+        return self._match_call(match_id, "Dissolve", request).match
 
     def replace_seat(
         self, match_id: str, seat: int, token: str, *, played_by: str, reason: str
     ) -> table_pb2.MatchInfo:
         """A bot plays ``seat`` from now on, with the new ``token`` (the old one stops working
         at once; empty: kept) and shown as ``played_by``."""
-        with remote_errors("table engine"):
-            request = table_pb2.ReplaceSeatRequest(
-                match_id=match_id, seat=seat, seat_token=token, played_by=played_by,
-                reason=reason,
-            )  # fmt: skip
-            return self.stub.ReplaceSeat(request).match
+        request = table_pb2.ReplaceSeatRequest(
+            match_id=match_id, seat=seat, seat_token=token, played_by=played_by, reason=reason
+        )
+        return self._match_call(match_id, "ReplaceSeat", request).match
 
     def conclude_match(self, match_id: str, reason: str) -> table_pb2.MatchInfo:
         """End a match after its hand in progress (idempotent)."""
-        with remote_errors("table engine"):
-            request = table_pb2.ConcludeMatchRequest(match_id=match_id, reason=reason)
-            return self.stub.ConcludeMatch(request).match
+        request = table_pb2.ConcludeMatchRequest(match_id=match_id, reason=reason)
+        return self._match_call(match_id, "ConcludeMatch", request).match
 
     def close(self) -> None:
-        self.channel.close()
+        self.router.close()
 
 
 @dataclass(frozen=True, slots=True)

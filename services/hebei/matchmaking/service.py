@@ -5,10 +5,14 @@ a :class:`Matchmaking` and serve it with :func:`hebei.common.server.create_serve
 Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT``,
 ``HEBEI_OPERATOR_TOKEN``, ``HEBEI_SERVICE_TOKEN``, ...):
 
-- ``HEBEI_MATCHMAKING_TABLE_ADDRESS`` (required): the table engine, host:port;
+- ``HEBEI_MATCHMAKING_TABLE_ADDRESS`` (required): the table engine's replicas, host:port or
+  a comma-separated list (``table-0:50051,table-1:50051``) that names every replica: a call on
+  one match follows its owner from any of them, while ListTables and RevealMatchResults ask
+  each (:class:`~hebei.matchmaking.gateways.TableGateway`);
 - ``HEBEI_MATCHMAKING_LEDGER_ADDRESS`` (required): the ledger, host:port;
-- ``HEBEI_MATCHMAKING_TABLE_ENDPOINT``: the engine's address as people and bot workers reach
-  it (default: the table address);
+- ``HEBEI_MATCHMAKING_TABLE_ENDPOINT``: the engine's replicas as people and bot workers reach
+  them, one address or a comma-separated list (default: the table address); seatings and
+  seat tickets carry it as it is;
 - ``HEBEI_DATABASE_URL`` (or ``HEBEI_MATCHMAKING_DATABASE_URL``): PostgreSQL, else embedded;
 - ``HEBEI_BROKER_URL``: the bot fleet's Celery broker (bot seats are queued there), else the
   embedded Redis; ``HEBEI_BOTS_REDIS_URL`` when the broker is not Redis;
@@ -76,6 +80,7 @@ from hebei.common import embedded
 from hebei.common.auth import TokenAuthority
 from hebei.common.config import ConfigError, EnvReader, ServerConfig, run_main
 from hebei.common.db import opening, validate_schema_name
+from hebei.common.routing import parse_addresses
 from hebei.common.server import ServiceSpec, serve
 from hebei.matchmaking.director import Director
 from hebei.matchmaking.gateways import BotFleet, LedgerGateway, TableGateway
@@ -105,7 +110,7 @@ class MatchmakingConfig:
     """The matchmaking service's settings (``HEBEI_MATCHMAKING_*``, shared ``HEBEI_*``)."""
 
     server: ServerConfig
-    table_address: str
+    table_address: str  # the engine's replicas, "host:port[,host:port...]"
     ledger_address: str
     database_url: str | None = None  # None: an embedded PostgreSQL
     table_endpoint: str | None = None  # None: table_address
@@ -151,10 +156,10 @@ class MatchmakingConfig:
         max_reads = read.integer("MAX_READS", min(4, below_pool), lo=1, hi=below_pool)
         return cls(
             server=server,
-            table_address=read.text("TABLE_ADDRESS"),
+            table_address=_entries(read, "TABLE_ADDRESS", read.text("TABLE_ADDRESS")),
             ledger_address=read.text("LEDGER_ADDRESS"),
             database_url=read.optional_text("DATABASE_URL", shared=True),
-            table_endpoint=read.optional_text("TABLE_ENDPOINT"),
+            table_endpoint=_entries(read, "TABLE_ENDPOINT", read.optional_text("TABLE_ENDPOINT")),
             schema=schema,
             pool_size=pool_size,
             quick_play_wait=read.number("QUICK_PLAY_WAIT_SECONDS", 3.0, lo=0.0, hi=600),
@@ -188,6 +193,16 @@ class MatchmakingConfig:
                 "REGISTRATION_SECONDS", REGISTRATION_SECONDS, lo=1, hi=86_400
             ),
         )
+
+
+def _entries(read: EnvReader, name: str, value: str | None) -> str | None:
+    """A setting of table replicas' addresses, checked and written ``a:1,b:2`` (None stays)."""
+    if value is None:
+        return None
+    try:
+        return ",".join(parse_addresses(value))
+    except ValueError as error:
+        raise ConfigError(f"{read.prefix}{name}: {error}") from None
 
 
 class Matchmaking:

@@ -1,6 +1,7 @@
 """Read a finished match from the table engine (for the bot service's reviews, the web's
 replayer and ``hebei review``): its public state (GetMatch) and its public events (Spectate
-from the first), as :class:`~hebei.seatclient.hand_rebuild.PublicEvent`.
+from the first), as :class:`~hebei.seatclient.hand_rebuild.PublicEvent`, at the match's owner
+among the engine's replicas (one routed call, :class:`~hebei.common.routing.MatchRouter`).
 
 Both RPCs are public on the engine, so the bot service needs no token for them. With its
 service token it reads the events through the engine's service pool (a crowd of spectators
@@ -18,6 +19,7 @@ import grpc
 from hebei.common import convert
 from hebei.common.auth import bearer_metadata
 from hebei.common.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from hebei.common.routing import DEFAULT_DEADLINE_SECONDS, MatchRouter
 from hebei.rules.errors import NotationError
 from hebei.rules.profile import get_profile
 from hebei.seatclient.hand_rebuild import PublicEvent, rebuild_hands
@@ -65,13 +67,13 @@ def public_event(message: pb.Event) -> PublicEvent | None:
     return PublicEvent(kind, seat, tile, message.auto_played, totals)
 
 
-def _domain_error(error: grpc.RpcError, address: str, match_id: str) -> Exception:
+def _domain_error(error: grpc.RpcError, where: str, match_id: str) -> Exception:
     code = error.code()
     if code == grpc.StatusCode.NOT_FOUND:
-        return NotFound(f"no match {match_id!r} on the table engine at {address}")
+        return NotFound(f"no match {match_id!r} on the table engine at {where}")
     if code == grpc.StatusCode.INVALID_ARGUMENT:
         return InvalidArgument(error.details() or "the table engine refused the match id")
-    return Unavailable(f"the table engine at {address} did not answer: {code.name}")
+    return Unavailable(f"the table engine at {where} did not answer: {code.name}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,47 +95,58 @@ class FinishedMatch:
 
 
 class TableFeed:
-    """The table engine at ``address`` (a channel from :func:`hebei.common.client.create_channel`)."""
+    """The table engine's replicas, through ``router`` (a
+    :class:`~hebei.common.routing.MatchRouter` over their entry addresses, anonymous):
+    ``timeout`` bounds each read of one match, which follows the match's owner as a whole."""
 
     def __init__(
         self,
-        channel: grpc.Channel,
-        address: str,
+        router: MatchRouter,
         timeout: float = 10.0,
         *,
         service_token: str | None = None,
     ) -> None:
-        self.stub = table_pb2_grpc.TableServiceStub(channel)
-        self.address = address
+        self.router = router
+        self.address = ",".join(router.entries)
         self.timeout = timeout
         self.service_token = service_token
 
     def finished_match(self, match_id: str) -> FinishedMatch:
         """The public state and events of ``match_id``; FailedPrecondition if it has not
-        ended (its seed is not published yet), NotFound, Unavailable."""
+        ended (its seed is not published yet), NotFound, Unavailable. The whole read (GetMatch,
+        then Spectate to the end) is one routed call: at another replica than the owner, or
+        cut by a takeover, it starts again at the owner."""
         if not match_id or len(match_id) > MAX_MATCH_ID or not match_id.isprintable():
             raise InvalidArgument(f"match_id must be 1-{MAX_MATCH_ID} printable characters")
         try:
-            info = self.stub.GetMatch(
-                table_pb2.GetMatchRequest(match_id=match_id), timeout=self.timeout
-            ).match
-            if info.status not in ENDED or not info.seed:
-                raise FailedPrecondition(
-                    f"match {match_id} has not ended: its seed, which gives the seat's tiles, "
-                    "is published when it ends; review it then, or give the hand log"
-                )
-            token = self.service_token
-            if getattr(info, "results_hidden", False):
-                token = None  # anonymous: the engine decides what anyone may see of it
-            stream = self.stub.Spectate(
-                table_pb2.SpectateRequest(match_id=match_id, from_seq=1),
-                timeout=self.timeout,
-                metadata=bearer_metadata(token) if token else None,
+            return self.router.call(
+                match_id,
+                lambda channel, timeout: self._read_at(channel, match_id, timeout),
+                deadline=max(self.timeout, DEFAULT_DEADLINE_SECONDS),
+                attempt_timeout=self.timeout,
             )
-            events = _read(stream)
         except grpc.RpcError as error:
-            raise _domain_error(error, self.address, match_id) from None
-        return FinishedMatch(info, events)
+            where = self.router.owner(match_id) or self.address
+            raise _domain_error(error, where, match_id) from None
+
+    def _read_at(self, channel: grpc.Channel, match_id: str, timeout: float) -> FinishedMatch:
+        """One attempt at one replica (its failures go back to the router)."""
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        info = stub.GetMatch(table_pb2.GetMatchRequest(match_id=match_id), timeout=timeout).match
+        if info.status not in ENDED or not info.seed:
+            raise FailedPrecondition(
+                f"match {match_id} has not ended: its seed, which gives the seat's tiles, "
+                "is published when it ends; review it then, or give the hand log"
+            )
+        token = self.service_token
+        if getattr(info, "results_hidden", False):
+            token = None  # anonymous: the engine decides what anyone may see of it
+        stream = stub.Spectate(
+            table_pb2.SpectateRequest(match_id=match_id, from_seq=1),
+            timeout=timeout,
+            metadata=bearer_metadata(token) if token else None,
+        )
+        return FinishedMatch(info, _read(stream))
 
 
 def _read(stream: Iterable[table_pb2.SpectateResponse]) -> list[PublicEvent]:

@@ -126,12 +126,9 @@ class Gateway:
         return self.hub.streams.acquire(client_of(request))
 
     async def list_matches(self, status: int = 0, tournament_id: str = "") -> list[Any]:
-        reply = await self.backend.call(
-            "table",
-            "ListTables",
-            table_pb2.ListTablesRequest(tournament_id=tournament_id, status=status, page_size=200),
+        return await self.backend.list_tables(
+            table_pb2.ListTablesRequest(tournament_id=tournament_id, status=status, page_size=200)
         )
-        return list(reply.matches)
 
     async def health(self, request: Request) -> Response:
         return JSONResponse({"status": "ok", **self.hub.stats(), "advice": self.advisor.stats()})

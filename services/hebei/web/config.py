@@ -1,6 +1,7 @@
 """The gateway's settings from ``HEBEI_WEB_*`` (and shared ``HEBEI_*``) variables.
 
-Addresses: ``HEBEI_WEB_TABLE_ADDRESS`` and ``HEBEI_WEB_MATCHMAKING_ADDRESS`` (required),
+Addresses: ``HEBEI_WEB_TABLE_ADDRESS`` (required: the table engine's replicas, host:port or a
+comma-separated list naming every replica) and ``HEBEI_WEB_MATCHMAKING_ADDRESS`` (required),
 ``HEBEI_WEB_LEDGER_ADDRESS`` (optional: its health in the operators' view),
 ``HEBEI_WEB_BOTSERVICE_ADDRESS`` (optional: the bot service that answers the table page's hints
 and the review page; without it those say so). The shared
@@ -38,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hebei.common.config import LOG_LEVELS, ConfigError, EnvReader
+from hebei.common.routing import parse_addresses
 from hebei.web.limits import parse_networks
 
 DEFAULT_PORT = 8080
@@ -74,11 +76,20 @@ def _address(read: EnvReader, name: str, required: bool) -> str | None:
     return value
 
 
+def _table_replicas(read: EnvReader) -> str:
+    """HEBEI_WEB_TABLE_ADDRESS: the engine's replicas, ``host:port[,host:port...]``."""
+    raw = read.text("TABLE_ADDRESS")
+    try:
+        return ",".join(parse_addresses(raw))
+    except ValueError as error:
+        raise ConfigError(f"HEBEI_WEB_TABLE_ADDRESS: {error}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class WebConfig:
     """What the gateway needs; every bound documented beside its default."""
 
-    table_address: str
+    table_address: str  # the engine's replicas: host:port or a comma-separated list
     matchmaking_address: str
     ledger_address: str | None = None
     botservice_address: str | None = None  # hints and reviews (BotService Suggest, Review)
@@ -119,7 +130,7 @@ class WebConfig:
         """Read and validate the environment (ConfigError names the bad variable)."""
         read = EnvReader("web", env)
         return cls(
-            table_address=_address(read, "TABLE_ADDRESS", True) or "",
+            table_address=_table_replicas(read),
             matchmaking_address=_address(read, "MATCHMAKING_ADDRESS", True) or "",
             ledger_address=_address(read, "LEDGER_ADDRESS", False),
             botservice_address=_address(read, "BOTSERVICE_ADDRESS", False),

@@ -261,8 +261,8 @@ class History:
 
     async def _info(self, match_id: str) -> table_pb2.MatchInfo | None:
         try:
-            reply = await self.g.backend.call(
-                "table", "GetMatch", table_pb2.GetMatchRequest(match_id=match_id)
+            reply = await self.g.backend.call_match(
+                match_id, "GetMatch", table_pb2.GetMatchRequest(match_id=match_id)
             )
         except HttpError:
             return None
@@ -316,9 +316,7 @@ class History:
         from hebei.seatclient.match_feed import TableFeed
 
         config = self.g.config
-        feed = TableFeed(
-            self.g.backend.channels["table"], config.table_address, timeout=config.call_timeout
-        )
+        feed = TableFeed(self.g.backend.router, timeout=config.call_timeout)
         try:
             finished = feed.finished_match(match_id)
             return match_json(finished.info), finished.hand_logs()

@@ -29,9 +29,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import grpc
-
-from hebei.common.auth import bearer_metadata
 from hebei.v1 import table_pb2
 from hebei.web.backend import Backend, HttpError
 from hebei.web.config import WebConfig
@@ -48,7 +45,6 @@ LINGER_SECONDS = 30.0  # a feed nobody reads is let go after this long
 JANITOR_SECONDS = 2.0
 MAX_REMEMBERED_TOURNAMENTS = 64
 JOIN_SECONDS = 30.0  # a seat whose token the engine has not answered is let go after this
-SPECTATE = "/hebei.v1.TableService/Spectate"
 
 
 @dataclass
@@ -110,20 +106,6 @@ def hold(
     return release
 
 
-class _SpectateToken(grpc.UnaryStreamClientInterceptor):
-    """Sends the gateway's service token with its Spectate calls only (the engine's service
-    pool): its other calls stay anonymous, so they see what anyone sees."""
-
-    def __init__(self, token: str) -> None:
-        self.metadata = bearer_metadata(token)
-
-    def intercept_unary_stream(self, continuation, client_call_details, request):  # type: ignore[no-untyped-def]
-        if client_call_details.method == SPECTATE:
-            metadata = [*(client_call_details.metadata or ()), *self.metadata]
-            client_call_details = client_call_details._replace(metadata=metadata)
-        return continuation(client_call_details, request)
-
-
 def live_seat(session: SeatSession) -> bool:
     """Whether a seat session holds a place: open, its stream on, its match not over."""
     obs = session.obs
@@ -160,19 +142,14 @@ class Hub:
         self._janitor: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stopping = asyncio.Event()  # set at shutdown: SSE responses end at once
-        self._token_channel: grpc.Channel | None = None
 
-    def spectate_channel(self, match: table_pb2.MatchInfo) -> grpc.Channel:
-        """The table engine's channel for a Spectate of ``match``: with the service token (the
-        engine's service pool) unless the match hides its results (then anonymous, so that
-        the gateway sees no more of it than anyone)."""
-        channel = self.backend.channels["table"]
-        token = self.config.service_token
-        if not token or getattr(match, "results_hidden", False):
-            return channel
-        if self._token_channel is None:
-            self._token_channel = grpc.intercept_channel(channel, _SpectateToken(token))
-        return self._token_channel
+    def spectate_token(self, match: table_pb2.MatchInfo) -> str | None:
+        """The token a Spectate of ``match`` carries: the service token (the engine's service
+        pool) unless the match hides its results (then none, so that the gateway sees no more
+        of it than anyone)."""
+        if getattr(match, "results_hidden", False):
+            return None
+        return self.config.service_token or None
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -244,8 +221,8 @@ class Hub:
         watched = self.tables.get(match_id)
         if watched is not None and (watched.feed.ended is None or watched.finished()):
             return watched.feed
-        reply = await self.backend.call(
-            "table", "GetMatch", table_pb2.GetMatchRequest(match_id=match_id)
+        reply = await self.backend.call_match(
+            match_id, "GetMatch", table_pb2.GetMatchRequest(match_id=match_id)
         )
         watched = self.tables.get(match_id)  # another request may have started it meanwhile
         if watched is not None and (watched.feed.ended is None or watched.finished()):
@@ -255,7 +232,11 @@ class Hub:
             watched.producer.stop()
         feed = Feed(self.loop, f"table:{match_id}")
         producer = SpectatorProducer(
-            feed, self.spectate_channel(reply.match), reply.match, self.config.spectator_delay
+            feed,
+            self.backend.router,
+            reply.match,
+            self.config.spectator_delay,
+            token=self.spectate_token(reply.match),
         )
         self.tables[match_id] = Watched(
             feed, producer, lambda: bool(producer.table.state["finished"])

@@ -158,8 +158,8 @@ class OperatorRoutes:
                 actor=actor,
             )
             return JSONResponse({"dissolved": match_id, "status": reply.table.status})
-        reply = await self.g.backend.call(
-            "table",
+        reply = await self.g.backend.call_match(
+            match_id,
             "Dissolve",
             table_pb2.DissolveRequest(match_id=match_id, reason=f"{reason} ({actor})"),
             token=token,

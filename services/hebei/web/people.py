@@ -36,9 +36,8 @@ from starlette.responses import Response
 from hebei.common.auth import same_token
 from hebei.seatclient.stream import describe_rpc_error
 from hebei.v1 import matchmaking_pb2 as mm
-from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
-from hebei.web.backend import Backend, HttpError
+from hebei.web.backend import Backend, HttpError, get_match_attempt
 from hebei.web.feeds import Feed
 from hebei.web.tables import SeatSession
 from hebei.web.tournament_views import player_json
@@ -178,7 +177,7 @@ class PlayerProducer(TournamentProducer):
     ) -> None:
         super().__init__(feed, backend.channels["matchmaking"], credentials.tournament_id, timeout)
         self.credentials = credentials
-        self.table_stub = table_pb2_grpc.TableServiceStub(backend.channels["table"])
+        self.router = backend.router  # the table engine's replicas
         self.on_seating = on_seating
         self.me: dict[str, Any] = {
             "player_id": credentials.player_id,
@@ -287,8 +286,8 @@ class PlayerProducer(TournamentProducer):
             scores = self.final_scores.get(match_id)
             if scores is None:
                 try:
-                    info = self.table_stub.GetMatch(
-                        table_pb2.GetMatchRequest(match_id=match_id), timeout=self.timeout
+                    info = self.router.call(
+                        match_id, get_match_attempt(match_id), attempt_timeout=self.timeout
                     ).match
                 except grpc.RpcError:
                     return None  # the engine is away: read again at the next change

@@ -57,8 +57,8 @@ class TableRoutes:
 
     async def get_table(self, request: Request) -> Response:
         match_id = check_id("match", request.path_params["match"])
-        reply = await self.g.backend.call(
-            "table", "GetMatch", table_pb2.GetMatchRequest(match_id=match_id)
+        reply = await self.g.backend.call_match(
+            match_id, "GetMatch", table_pb2.GetMatchRequest(match_id=match_id)
         )
         return JSONResponse(match_json(reply.match))
 

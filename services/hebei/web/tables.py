@@ -17,12 +17,14 @@ from typing import Any
 import grpc
 
 from hebei.common import convert
+from hebei.common.auth import bearer_metadata
+from hebei.common.routing import MatchRouter, owner_of
 from hebei.rules.errors import NotationError
 from hebei.seatclient.commands import CommandKind, parse_command
 from hebei.seatclient.stream import CLOSED, MESSAGE, PlayStream, describe_rpc_error
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
-from hebei.web.backend import HttpError
+from hebei.web.backend import HttpError, get_match_attempt
 from hebei.web.feeds import Feed, Poster, Producer
 from hebei.web.public_table import PublicTable, describe_event
 from hebei.web.seat_view import change_lines, observation_view
@@ -49,20 +51,31 @@ class SpectatorProducer(Producer):
     Events up to the count the match had when the feed opened are folded silently and posted
     as one snapshot; each later event is a delta whose seq is the engine's event number. With
     a spectator delay, each event is held until ``delay`` seconds after it happened.
+
+    The stream goes to the match's owner through ``router``: when it ends with a refusal (the
+    match moved to another replica) or UNAVAILABLE (its replica went away), it opens again
+    after the last event folded, at the owner the refusal named or at the next entry, after a
+    short backoff; the page sees a pause, not an end. It ends only when no replica served the
+    match for the router's deadline. ``token``: sent with the Spectate calls (the engine's
+    service pool), never with the GetMatch reads.
     """
 
     def __init__(
         self,
         feed: Feed,
-        channel: grpc.Channel,
+        router: MatchRouter,
         info: table_pb2.MatchInfo,
         delay: float = 0.0,
+        token: str | None = None,
     ) -> None:
         super().__init__(feed, f"spectate-{info.match_id}")
-        self.channel = channel
+        self.router = router
         self.info = info
         self.delay = delay
+        self.metadata = bearer_metadata(token) if token else None
         self.table = PublicTable(info)
+        self.reopened = 0  # streams opened again after a failure
+        self._served = False  # the stream open now sent something
         self._call: Any = None
         self._lock = threading.Lock()
 
@@ -72,53 +85,87 @@ class SpectatorProducer(Producer):
                 self._call.cancel()
 
     def run(self) -> str | None:
-        from hebei.v1 import table_pb2_grpc
-
-        stub = table_pb2_grpc.TableServiceStub(self.channel)
         catch_up = self.info.event_count
         if catch_up == 0:  # nothing to catch up with: the empty table is the first state
             self.publish(0, self.table.state, reset=True)
-        caught_up = catch_up == 0
-        with self._lock:
-            if self.stopped.is_set():
-                return "stopped"
-            self._call = stub.Spectate(
-                table_pb2.SpectateRequest(match_id=self.info.match_id, from_seq=1)
-            )
-        names = [s["name"] for s in self.table.state["seats"]]
-        try:
-            for message in self._call:
-                event = message.event
-                self._hold(event)
+        self.caught_up = catch_up == 0
+        failures = 0
+        lost_since = 0.0  # when the match was last served (or the feed opened)
+        while True:
+            address, channel = self.router.stream_channel(self.info.match_id)
+            try:
+                ended = self._follow(channel, address, catch_up)
+                break
+            except grpc.RpcError as error:
                 if self.stopped.is_set():
                     return "stopped"
-                data = self.table.apply(event)
-                if event.type in SEAT_CHANGES and event.seq >= catch_up:
-                    self._played_by(stub)
-                if event.seq < catch_up:
-                    continue
-                line = describe_event(data, names)
-                self.publish(
-                    event.seq,
-                    self.table.state,
-                    reset=not caught_up,  # the events so far, folded, as one snapshot
-                    event=data,
-                    **({"log": [line]} if line else {}),
-                )
-                caught_up = True
-        except grpc.RpcError as error:
-            if self.stopped.is_set():
-                return "stopped"
-            return describe_rpc_error(error)
-        if not caught_up:  # the stream ended before its last (hidden) events
+                if self.router.note_failure(self.info.match_id, error, address) is None:
+                    return describe_rpc_error(error)
+                now = time.monotonic()
+                if self._served or not lost_since:
+                    lost_since, failures = now, 0
+                if now - lost_since >= self.router.settings.deadline_seconds:
+                    return describe_rpc_error(error)
+                failures += 1
+                if owner_of(error) is None:  # a redirect goes to the owner at once
+                    delay = self.router.settings.backoff.delay(failures, self.router.rng)
+                    if self.stopped.wait(delay):
+                        return "stopped"
+                self.reopened += 1
+        if ended is not None:
+            return ended
+        if not self.caught_up:  # the stream ended before its last (hidden) events
             self.publish(self.table.seq, self.table.state, reset=True)
         return "the match is over" if self.table.state["finished"] else "the table closed"
 
-    def _played_by(self, stub: Any) -> None:
+    def _follow(self, channel: grpc.Channel, address: str, catch_up: int) -> str | None:
+        """One Spectate stream from the event after the last one folded, until it ends:
+        "stopped", or None when it ended by itself; its failure raised."""
+        from hebei.v1 import table_pb2_grpc
+
+        self._served = False
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        request = table_pb2.SpectateRequest(
+            match_id=self.info.match_id, from_seq=self.table.seq + 1
+        )
+        with self._lock:
+            if self.stopped.is_set():
+                return "stopped"
+            self._call = stub.Spectate(request, metadata=self.metadata)
+        names = [s["name"] for s in self.table.state["seats"]]
+        for message in self._call:
+            if not self._served:
+                self._served = True
+                self.router.note_served(self.info.match_id, address)
+            event = message.event
+            self._hold(event)
+            if self.stopped.is_set():
+                return "stopped"
+            if event.seq <= self.table.seq:
+                continue  # folded already, before the stream was opened again
+            data = self.table.apply(event)
+            if event.type in SEAT_CHANGES and event.seq >= catch_up:
+                self._played_by()
+            if event.seq < catch_up:
+                continue
+            line = describe_event(data, names)
+            self.publish(
+                event.seq,
+                self.table.state,
+                reset=not self.caught_up,  # the events so far, folded, as one snapshot
+                event=data,
+                **({"log": [line]} if line else {}),
+            )
+            self.caught_up = True
+        return None
+
+    def _played_by(self) -> None:
         """Who plays each seat now (a filler may have taken a person's seat): the engine's
         ``SeatInfo.played_by``, read again when a seat's client comes, goes or is replaced."""
         try:
-            info = stub.GetMatch(table_pb2.GetMatchRequest(match_id=self.info.match_id), timeout=5)
+            info = self.router.call(
+                self.info.match_id, get_match_attempt(self.info.match_id), deadline=5
+            )
         except grpc.RpcError:
             return  # the next seat change reads it again
         self.table.set_played_by(info.match.seats)

@@ -11,9 +11,9 @@ import pytest
 
 from hebei.botservice.servicer import SERVICE_NAME, BotServicer
 from hebei.common import convert
-from hebei.common.client import create_channel
 from hebei.common.config import ServerConfig
 from hebei.common.errors import NotFound
+from hebei.common.routing import MatchRouter
 from hebei.common.server import Server, ServiceSpec, create_server
 from hebei.rules.match import MatchLength
 from hebei.rules.replay import replay_hand
@@ -146,7 +146,7 @@ def running() -> Iterator[Running]:
         "table",
     )
     address = f"127.0.0.1:{tables.port}"
-    feed = TableFeed(create_channel(address, timeout=5.0), address, timeout=5.0)
+    feed = TableFeed(MatchRouter(address, timeout=5.0), timeout=5.0)
     add = bot_pb2_grpc.add_BotServiceServicer_to_server
     bots = serve(ServiceSpec(SERVICE_NAME, add, BotServicer(feed)), "botservice")
     bare = serve(ServiceSpec(SERVICE_NAME, add, BotServicer(None)), "botservice")

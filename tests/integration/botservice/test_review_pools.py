@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from hebei.common.auth import bearer_metadata, token_from_metadata
-from hebei.common.client import create_channel
+from hebei.common.routing import MatchRouter
 from hebei.common.server import ServiceSpec
 from hebei.seatclient.match_feed import TableFeed
 from hebei.v1 import table_pb2, table_pb2_grpc
@@ -45,10 +45,10 @@ def test_a_review_reads_the_events_through_the_engines_service_pool() -> None:
     )
     address = f"127.0.0.1:{server.port}"
     try:
-        feed = TableFeed(create_channel(address), address, service_token=OPERATOR_TOKEN)
+        feed = TableFeed(MatchRouter(address), service_token=OPERATOR_TOKEN)
         feed.finished_match("m-1")
         assert tables.tokens == {"GetMatch": [None], "Spectate": [OPERATOR_TOKEN]}
-        TableFeed(create_channel(address), address).finished_match("m-2")
+        TableFeed(MatchRouter(address)).finished_match("m-2")
         assert tables.tokens["Spectate"][-1] is None  # without a token: anonymous
     finally:
         server.stop(grace=0)

@@ -19,8 +19,8 @@ import pytest
 from hebei.botservice.servicer import SERVICE_NAME, BotServicer
 from hebei.common import convert
 from hebei.common.auth import bearer_metadata
-from hebei.common.client import create_channel
 from hebei.common.errors import NotFound
+from hebei.common.routing import MatchRouter
 from hebei.common.server import ServiceSpec
 from hebei.seatclient.match_feed import TableFeed
 from hebei.v1 import bot_pb2, bot_pb2_grpc, table_pb2_grpc
@@ -70,7 +70,7 @@ BUSY = bot_pb2.ReviewRequest(match_id="held", seat=0)
 @contextlib.contextmanager
 def bot_service(held: HeldTables, **limits: int) -> Iterator[bot_pb2_grpc.BotServiceStub]:
     """A bot service with these review bounds, reading matches from ``held``."""
-    feed = TableFeed(create_channel(held.address, timeout=60.0), held.address, timeout=60.0)
+    feed = TableFeed(MatchRouter(held.address, timeout=60.0), timeout=60.0)
     servicer = BotServicer(feed, **limits)
     bots = serve(
         ServiceSpec(SERVICE_NAME, bot_pb2_grpc.add_BotServiceServicer_to_server, servicer),

@@ -119,8 +119,17 @@ def start_replica(
     """A replica on a free port, started."""
     replica = Replica(replica_id, directory, set(owned or ()))
     servicer = AsyncReplica(replica) if asyncio else SyncReplica(replica)
+    replica.server = serve_table(f"routed-{replica_id}", servicer, asyncio=asyncio)
+    return replica
+
+
+def serve_table(
+    name: str, servicer: table_pb2_grpc.TableServiceServicer, *, asyncio: bool = False
+) -> Server:
+    """``servicer`` on a TableService server on a free port (the standard interceptors, the
+    tests' tokens), started."""
     config = ServerConfig(
-        service=f"routed-{replica_id}",
+        service=name,
         host="127.0.0.1",
         port=0,
         metrics_port=None,
@@ -129,6 +138,6 @@ def start_replica(
         grace_seconds=0.5,
     )
     add = table_pb2_grpc.add_TableServiceServicer_to_server
-    replica.server = create_server(ServiceSpec(TABLE, add, servicer, asyncio=asyncio), config)
-    replica.server.start()
-    return replica
+    server = create_server(ServiceSpec(TABLE, add, servicer, asyncio=asyncio), config)
+    server.start()
+    return server
