@@ -5,7 +5,7 @@
     from hebei.stack.processes import StackOptions, start_stack
 
     with start_stack(StackOptions(worker_processes=2), status=print) as stack:
-        stack.address("table")            # "127.0.0.1:PORT"
+        stack.address("table")            # "127.0.0.1:PORT" (several replicas: "P1,P2")
         stack.metrics_address("ledger")   # the ledger's /metrics
         stack.operator_token, stack.database_url, stack.broker_url
         stack.wait()                      # until a process exits (StackError) or Ctrl-C
@@ -19,7 +19,10 @@ What runs:
 - the ledger, the table engine and the matchmaking service (``python -m hebei.<service>``,
   matchmaking once ``hebei.matchmaking.service`` and its ``__main__`` exist), each on
   127.0.0.1 with a gRPC port and a metrics port chosen here, a fresh operator token and a
-  distinct service token;
+  distinct service token; with ``table_replicas`` / ``matchmaking_replicas`` (1-8 each) the
+  engine and matchmaking run as that many processes, each with its own ports, replica id and
+  advertised address, and every client of the engine is given the list of all of them
+  (``hebei.stack.replicas``: names, replica ids, who is given which address);
 - ``bot_workers`` bot workers (``hebei bots worker``), each of ``worker_processes`` Celery
   processes, each process serving its /metrics on 127.0.0.1 (a block of consecutive ports
   chosen here: ``Stack.bot_metrics_addresses``);
@@ -77,6 +80,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from hebei.stack.discovery import StackInfo, process_started
+from hebei.stack.replicas import (
+    ServiceProcess,
+    check_replicas,
+    client_addresses,
+    peer_address,
+    replica_settings,
+    service_processes,
+)
 
 __all__ = [
     "METRICS_JOBS",
@@ -138,7 +149,7 @@ _SHARED_KEYS = (
 )  # fmt: skip
 _SERVICE_KEYS = (
     *_SHARED_KEYS, "PORT", "METRICS_PORT", "LEDGER_ADDRESS", "TABLE_ADDRESS",
-    "MATCHMAKING_ADDRESS",
+    "MATCHMAKING_ADDRESS", "TABLE_ENDPOINT", "REPLICA_ID", "ADVERTISE_ADDRESS",
 )  # fmt: skip
 _OWNED = frozenset(
     {f"HEBEI_{key}" for key in _SHARED_KEYS}
@@ -190,6 +201,9 @@ class StackOptions:
     # Restarts of one process (a service, a bot worker, the web gateway) that exits while the
     # stack runs (Stack.wait), in RESTART_WINDOW seconds; 0: one that exits stops the stack.
     restarts: int = 0
+    # Replicas of the table engine and of matchmaking, 1-8 each (hebei.stack.replicas).
+    table_replicas: int = 1
+    matchmaking_replicas: int = 1
 
 
 # ------------------------------------------------------------------------------ children
@@ -246,12 +260,13 @@ def last_log_line(path: Path, limit: int = 300) -> str:
 class Child:
     """One process of the stack: a service or a bot worker."""
 
-    name: str  # "ledger", "table", "matchmaking", "bots-1", ...
+    name: str  # "ledger", "table" (or "table-0", "table-1", ...: replicas), "bots-1", ...
     label: str  # "the table engine", for messages
     popen: subprocess.Popen
     log_path: Path
     log: IO[bytes] = field(repr=False)
     address: str | None = None  # host:port of a gRPC service
+    service: str | None = None  # a gRPC service's name ("table" for each engine replica)
     metrics_address: str | None = None
     worker_name: str | None = None  # a bot worker's --name
     processes: int = 0  # a bot worker's Celery processes
@@ -597,6 +612,11 @@ class Stack:
         self.broker_url = ""
         self.bots_redis_url: str | None = None  # the seat leases' Redis, when not the broker
         self.children: dict[str, Child] = {}
+        # the gRPC processes to run: each service, each replica of the replicated ones
+        self.processes = service_processes(
+            (s for s in GRPC_SERVICES if s in self.services),
+            {"table": options.table_replicas, "matchmaking": options.matchmaking_replicas},
+        )
         self.prometheus_address: str | None = None  # 127.0.0.1:PORT of the stack's Prometheus
         self.web_url: str | None = None  # http://127.0.0.1:PORT/ of the web gateway
         self.monitoring_note: str | None = None  # why Prometheus did not start, if it did not
@@ -611,11 +631,13 @@ class Stack:
     # ----------------------------------------------------------------- what callers use
 
     def address(self, service: str) -> str:
-        """``127.0.0.1:PORT`` of a gRPC service (ledger, table, matchmaking)."""
-        child = self.children.get(service)
-        if child is None or child.address is None:
+        """``127.0.0.1:PORT`` of a gRPC service (ledger, table, matchmaking), or of one
+        replica by its process name (``table-1``); a service of several replicas: their
+        comma-separated list (``127.0.0.1:P1,127.0.0.1:P2``, what its clients take)."""
+        address = self.addresses.get(service) or self.replica_addresses.get(service)
+        if address is None:
             raise KeyError(f"this stack runs no {service} service")
-        return child.address
+        return address
 
     def metrics_address(self, service: str) -> str:
         """``127.0.0.1:PORT`` of a service's Prometheus endpoint (``/metrics``)."""
@@ -626,6 +648,14 @@ class Stack:
 
     @property
     def addresses(self) -> dict[str, str]:
+        """Each gRPC service's address as its clients take it (a comma-separated list for a
+        service of several replicas)."""
+        return client_addresses(self.processes, self.replica_addresses)
+
+    @property
+    def replica_addresses(self) -> dict[str, str]:
+        """``127.0.0.1:PORT`` of each gRPC process by its name (``table-0``, ``table-1``, ...
+        for replicas; ``table`` while the engine runs once)."""
         return {n: c.address for n, c in self.children.items() if c.address is not None}
 
     @property
@@ -683,6 +713,7 @@ class Stack:
             started=process_started(os.getpid()) or self.started,
             addresses=self.addresses,
             metrics=self.metrics_addresses,
+            replicas=self.replica_addresses,
             operator_token=self.operator_token,
             database_url=self.database_url,
             broker_url=self.broker_url,
@@ -796,6 +827,10 @@ class Stack:
         options = self.options
         if options.bot_workers < 0 or options.worker_processes < 1 or options.worker_sessions < 1:
             raise StackError("bot_workers must be >= 0, worker_processes and sessions >= 1")
+        try:
+            check_replicas(options.table_replicas, options.matchmaking_replicas)
+        except ValueError as exc:
+            raise StackError(str(exc)) from None
         self._signals.install()
         self._start_databases()
         self._interrupted()
@@ -849,7 +884,16 @@ class Stack:
             self.bots_redis_url = redis_handle.url
         self.database_url, self.broker_url = database_url, broker_url
 
-    def _env(self, service: str, ports: dict[str, tuple[int, int]]) -> dict[str, str]:
+    def _env(
+        self,
+        service: str,
+        addresses: dict[str, str],
+        process: ServiceProcess | None = None,
+        metrics_port: int | None = None,
+    ) -> dict[str, str]:
+        """A child's environment: the shared settings, a gRPC process's ports and replica
+        settings, its peers' addresses (``addresses``: process name -> host:port; see
+        :func:`hebei.stack.replicas.peer_address`)."""
         env = {k: v for k, v in os.environ.items() if k not in _OWNED}
         for key, value in _DEFAULT_ENV.items():
             env.setdefault(key, value)
@@ -866,31 +910,42 @@ class Stack:
         if self.bots_redis_url:
             env["HEBEI_BOTS_REDIS_URL"] = self.bots_redis_url
         prefix = f"HEBEI_{service.upper()}_"
-        if service in ports:
-            env[prefix + "PORT"], env[prefix + "METRICS_PORT"] = map(str, ports[service])
+        if process is not None:
+            address = addresses[process.name]
+            env[prefix + "PORT"] = address.rpartition(":")[2]
+            env[prefix + "METRICS_PORT"] = str(metrics_port)
+            env.update(replica_settings(process, address))
         for peer in PEERS.get(service, ()):
-            if peer in ports:
-                env[f"{prefix}{peer.upper()}_ADDRESS"] = f"{HOST}:{ports[peer][0]}"
+            index = process.index if process is not None else 0
+            found = peer_address(peer, self.processes, addresses, index)
+            if found is not None:
+                env[f"{prefix}{peer.upper()}_ADDRESS"] = found
+        if service == "matchmaking" and prefix + "TABLE_ADDRESS" in env:
+            # what seat tickets and seatings name: every engine replica, like its own address
+            env[prefix + "TABLE_ENDPOINT"] = env[prefix + "TABLE_ADDRESS"]
         return env
 
     def _spawn_all(self) -> None:
-        services = [s for s in GRPC_SERVICES if s in self.services]
-        chosen = iter(_free_ports(2 * len(services) + 3))
-        ports = {service: (next(chosen), next(chosen)) for service in services}
+        processes = self.processes
+        chosen = iter(_free_ports(2 * len(processes) + 3))
+        ports = {p.name: (next(chosen), next(chosen)) for p in processes}
         prometheus_port, web_port, web_metrics_port = next(chosen), next(chosen), next(chosen)
         taken = {port for pair in ports.values() for port in pair}
         taken |= {prometheus_port, web_port, web_metrics_port}
-        for service in services:
+        addresses = {name: f"{HOST}:{pair[0]}" for name, pair in ports.items()}
+        for process in processes:
             self._interrupted()
-            label = LABELS[service]
+            label = process.label(LABELS[process.service])
             self.status(f"starting {label}")
-            argv = [sys.executable, "-m", f"hebei.{service}"]
+            argv = [sys.executable, "-m", f"hebei.{process.service}"]
+            env = self._env(process.service, addresses, process, ports[process.name][1])
             child = Child.spawn(
-                service, label, argv, self._env(service, ports), self.log_dir / f"{service}.log"
+                process.name, label, argv, env, self.log_dir / f"{process.name}.log"
             )
-            child.address = f"{HOST}:{ports[service][0]}"
-            child.metrics_address = f"{HOST}:{ports[service][1]}"
-            self.children[service] = child
+            child.address = addresses[process.name]
+            child.metrics_address = f"{HOST}:{ports[process.name][1]}"
+            child.service = process.service
+            self.children[process.name] = child
         workers = self.options.bot_workers if "bots" in self.services else 0
         for index in range(1, workers + 1):
             self._interrupted()
@@ -908,31 +963,34 @@ class Stack:
                 f"bots-{index}",
                 label,
                 argv,
-                self._env("bots", ports),
+                self._env("bots", addresses),
                 self.log_dir / f"bots-{index}.log",
             )
             child.worker_name, child.processes = name, processes
             child.process_metrics = tuple(f"{HOST}:{metrics_port + i}" for i in range(processes))
             self.children[child.name] = child
         if self.options.web:
-            self._spawn_web(web_port, web_metrics_port, ports)
+            self._spawn_web(web_port, web_metrics_port, addresses)
         if self.options.monitoring:
             self._spawn_prometheus(prometheus_port)
 
-    def _spawn_web(self, port: int, metrics_port: int, ports: dict[str, tuple[int, int]]) -> None:
+    def _spawn_web(self, port: int, metrics_port: int, addresses: dict[str, str]) -> None:
         """Start the web gateway in front of the services (``python -m hebei.web``), its
-        /metrics on ``metrics_port``."""
+        /metrics on ``metrics_port``; ``addresses``: each gRPC process's."""
         from hebei.web.server import ready
 
         self._interrupted()
         self.status("starting the web gateway")
-        env = self._env("web", ports)
+        env = self._env("web", addresses)
         env["HEBEI_WEB_PORT"], env["HEBEI_WEB_METRICS_PORT"] = str(port), str(metrics_port)
         for service in ("table", "matchmaking", "ledger", "botservice"):
-            if service in ports:
-                env[f"HEBEI_WEB_{service.upper()}_ADDRESS"] = f"{HOST}:{ports[service][0]}"
+            found = peer_address(service, self.processes, addresses)
+            if found is not None:
+                env[f"HEBEI_WEB_{service.upper()}_ADDRESS"] = found
         env["HEBEI_WEB_METRICS"] = ",".join(
-            f"{service}={HOST}:{pair[1]}" for service, pair in ports.items()
+            f"{name}={child.metrics_address}"
+            for name, child in self.children.items()
+            if child.address and child.metrics_address
         )
         argv = [sys.executable, "-m", "hebei.web"]
         child = Child.spawn("web", "the web gateway", argv, env, self.log_dir / "web.log")
@@ -956,11 +1014,10 @@ class Stack:
         if bundle is None:
             self.monitoring_note = "no monitoring bundle (deploy/monitoring): no rules or alerts"
             self.status(self.monitoring_note)
-        targets = {
-            METRICS_JOBS[c.name]: [c.metrics_address]
-            for c in self.children.values()
-            if c.address and c.metrics_address and c.name in METRICS_JOBS
-        }
+        targets: dict[str, list[str]] = {}
+        for c in self.children.values():  # a replicated service: one job, every replica
+            if c.address and c.metrics_address and c.service in METRICS_JOBS:
+                targets.setdefault(METRICS_JOBS[c.service], []).append(c.metrics_address)
         targets[METRICS_JOBS["bots"]] = self.bot_metrics_addresses
         if self.web_metrics_address:
             targets[METRICS_JOBS["web"]] = [self.web_metrics_address]
