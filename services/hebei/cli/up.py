@@ -91,10 +91,10 @@ def up_command(
         StackError,
         StackOptions,
         available_services,
-        monitoring_dir,
         redact,
         start_stack,
     )
+    from hebei.stack.prometheus import monitoring_dir
 
     data_dir = default_data_dir()
     lock = StackLock(data_dir)
