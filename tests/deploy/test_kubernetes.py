@@ -60,6 +60,11 @@ def by_kind(docs: tuple[dict, ...], kind: str) -> dict[str, dict]:
     return {d["metadata"]["name"]: d for d in docs if d["kind"] == kind}
 
 
+def workloads(docs: tuple[dict, ...]) -> dict[str, dict]:
+    """The Deployments and StatefulSets (the table engine's) by name."""
+    return {**by_kind(docs, "Deployment"), **by_kind(docs, "StatefulSet")}
+
+
 def validation_errors(doc: dict, version: str) -> list[str]:
     schema = crd_schemas().get(kind_of(doc))
     if schema is not None:
@@ -150,7 +155,7 @@ def test_pods_are_locked_down(name: str):
 
 def test_services_have_native_grpc_probes_and_named_ports():
     docs = rendered("base")
-    deployments = by_kind(docs, "Deployment")
+    deployments = workloads(docs)
     services = by_kind(docs, "Service")
     for name, (grpc_port, metrics_port) in DEFAULT_PORTS.items():
         spec = deployments[f"hebei-{name}"]["spec"]["template"]["spec"]
@@ -161,14 +166,24 @@ def test_services_have_native_grpc_probes_and_named_ports():
         secrets = {
             e["name"]: e["valueFrom"]["secretKeyRef"]["key"]
             for e in container["env"]
-            if "valueFrom" in e
+            if "secretKeyRef" in e.get("valueFrom", {})
         }  # listening on 0.0.0.0: a service token of its own, distinct from the operator's
         assert secrets["HEBEI_SERVICE_TOKEN"] != secrets["HEBEI_OPERATOR_TOKEN"]
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
             assert container[probe]["grpc"] == {"port": grpc_port}, (name, probe)
         service_ports = {p["name"]: p["port"] for p in services[f"hebei-{name}"]["spec"]["ports"]}
         assert service_ports == ports
-    assert deployments["hebei-table"]["spec"]["strategy"]["type"] == "Recreate"
+    # the engine's replicas run together (shards by advisory locks): one pod at a time
+    table = by_kind(docs, "StatefulSet")["hebei-table"]["spec"]
+    assert table["updateStrategy"]["type"] == "RollingUpdate"
+    assert table["serviceName"] == "hebei-table-headless"
+    headless = services["hebei-table-headless"]["spec"]
+    assert headless["clusterIP"] == "None" and headless["publishNotReadyAddresses"] is True
+    assert {p["name"]: p["port"] for p in headless["ports"]} == {
+        "grpc": DEFAULT_PORTS["table"][0],
+        "metrics": DEFAULT_PORTS["table"][1],
+    }
+    assert "hebei.dev/scrape" not in services["hebei-table-headless"]["metadata"]["labels"]
 
 
 def autoscaled(docs: tuple[dict, ...]) -> dict[str, int]:
@@ -194,7 +209,7 @@ def test_no_replicas_where_an_autoscaler_owns_the_count(name: str):
 @pytest.mark.parametrize("name", ["base", "dev", "prod"])
 def test_disruption_budgets_protect_replicas_and_never_block_a_single_pod(name: str):
     docs = rendered(name)
-    deployments = by_kind(docs, "Deployment")
+    deployments = workloads(docs)
     owned = autoscaled(docs)
     budgets = by_kind(docs, "PodDisruptionBudget")
     for budget in budgets.values():
@@ -202,28 +217,87 @@ def test_disruption_budgets_protect_replicas_and_never_block_a_single_pod(name: 
         fewest = owned.get(target, deployments[target]["spec"].get("replicas", 1))
         if "minAvailable" in budget["spec"]:
             assert 1 <= budget["spec"]["minAvailable"] < fewest, target  # a drain can proceed
-        else:
-            assert budget["spec"]["maxUnavailable"] == 1 and target in owned, target
+        else:  # autoscaled, or enough replicas that all but one are a majority
+            assert budget["spec"]["maxUnavailable"] == 1, target
+            assert target in owned or fewest >= 3, target
     single = {n for n, d in deployments.items() if d["spec"].get("replicas", 1) == 1} - set(owned)
     assert not single & {b["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"]
                          for b in budgets.values()}  # fmt: skip
     if name == "prod":
-        assert {"hebei-ledger", "hebei-matchmaking", "hebei-botservice", "hebei-bots"} <= set(
-            budgets
-        )
+        assert {
+            "hebei-ledger", "hebei-table", "hebei-matchmaking", "hebei-botservice", "hebei-bots"
+        } <= set(budgets)  # fmt: skip
         assert budgets["hebei-ledger"]["spec"]["minAvailable"] == 2
 
 
 def test_replicated_services_spread_over_nodes_and_zones():
     specs = pod_specs(rendered("prod"))
-    for name in ("hebei-ledger", "hebei-matchmaking", "hebei-botservice", "hebei-bots"):
+    for name in (
+        "hebei-ledger",
+        "hebei-table",
+        "hebei-matchmaking",
+        "hebei-botservice",
+        "hebei-bots",
+    ):
         constraints = specs[name]["topologySpreadConstraints"]
         keys = {c["topologyKey"] for c in constraints}
         assert keys == {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}, name
         for c in constraints:
             assert c["labelSelector"]["matchLabels"] == {"app.kubernetes.io/name": name}
-            assert c["matchLabelKeys"] == ["pod-template-hash"]
+            # a Deployment's rollout spreads its new pods among themselves; a StatefulSet
+            # has no pod-template-hash
+            if name != "hebei-table":
+                assert c["matchLabelKeys"] == ["pod-template-hash"]
             assert c["maxSkew"] == 1
+
+
+def env_of(container: dict) -> dict[str, Any]:
+    """A container's env: name -> its value, or its valueFrom."""
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in container.get("env", [])}
+
+
+def test_prod_runs_three_engines_and_two_matchmakings_that_know_who_they_are():
+    docs = rendered("prod")
+    (table,) = (d for d in docs if d["kind"] == "StatefulSet")
+    assert table["metadata"]["name"] == "hebei-table" and table["spec"]["replicas"] == 3
+    assert "hebei-table" not in by_kind(docs, "Deployment")
+    (engine,) = table["spec"]["template"]["spec"]["containers"]
+    env = env_of(engine)
+    pod_name = {"fieldRef": {"fieldPath": "metadata.name"}}
+    assert env["HEBEI_TABLE_REPLICA_ID"] == pod_name  # hebei-table-0, -1, -2
+    assert env["POD_NAMESPACE"] == {"fieldRef": {"fieldPath": "metadata.namespace"}}
+    names = [e["name"] for e in engine["env"]]  # $(VAR) sees only the variables before it
+    assert names.index("HEBEI_TABLE_ADVERTISE_ADDRESS") > names.index("POD_NAMESPACE")
+    assert env["HEBEI_TABLE_ADVERTISE_ADDRESS"] == (
+        f"$(HEBEI_TABLE_REPLICA_ID).hebei-table-headless.$(POD_NAMESPACE).svc:"
+        f"{DEFAULT_PORTS['table'][0]}"
+    )
+    matchmaking = workloads(docs)["hebei-matchmaking"]
+    assert matchmaking["spec"]["replicas"] == 2
+    (container,) = matchmaking["spec"]["template"]["spec"]["containers"]
+    env = env_of(container)
+    assert env["HEBEI_MATCHMAKING_REPLICA_ID"] == pod_name
+    assert env["HEBEI_MATCHMAKING_ADVERTISE_ADDRESS"] == (
+        f"$(POD_IP):{DEFAULT_PORTS['matchmaking'][0]}"
+    )
+    budgets = by_kind(docs, "PodDisruptionBudget")
+    assert budgets["hebei-table"]["spec"] == {
+        "maxUnavailable": 1,  # of 3: a majority stays up
+        "selector": {"matchLabels": {"app.kubernetes.io/name": "hebei-table"}},
+    }
+    assert budgets["hebei-matchmaking"]["spec"]["minAvailable"] == 1
+    # the operators' view samples every engine replica's /metrics, by its pod's name
+    config = by_kind(docs, "ConfigMap")["hebei-config"]
+    assert config["data"]["HEBEI_WEB_METRICS"] == ",".join(
+        f"table-{i}=hebei-table-{i}.hebei-table-headless:{DEFAULT_PORTS['table'][1]}"
+        for i in range(3)
+    )
+    # dev: one of each
+    dev = workloads(rendered("dev"))
+    assert dev["hebei-table"]["kind"] == "StatefulSet"
+    assert (
+        dev["hebei-table"]["spec"]["replicas"] == dev["hebei-matchmaking"]["spec"]["replicas"] == 1
+    )
 
 
 def test_the_bot_service_scales_on_cpu_and_reads_matches_from_the_engine():
@@ -476,11 +550,11 @@ def test_overlays_differ_as_documented():
     }
     assert {"postgres", "redis"} <= set(pod_specs(dev))
     assert not {"postgres", "redis"} & set(pod_specs(prod))  # external in production
-    replicas = {n: d["spec"].get("replicas", 1) for n, d in by_kind(dev, "Deployment").items()}
+    replicas = {n: d["spec"].get("replicas", 1) for n, d in workloads(dev).items()}
     assert all(replicas[n] == 1 for n in OURS)
-    replicas = {n: d["spec"].get("replicas") for n, d in by_kind(prod, "Deployment").items()}
-    assert replicas["hebei-ledger"] > 1 and replicas["hebei-matchmaking"] > 1
-    assert replicas["hebei-table"] == 1  # one owner of every live table
+    replicas = {n: d["spec"].get("replicas") for n, d in workloads(prod).items()}
+    assert replicas["hebei-ledger"] > 1 and replicas["hebei-matchmaking"] == 2
+    assert replicas["hebei-table"] == 3  # an owner per match; budget and spread: a majority up
     # by digest (a tag can be moved): the placeholder has the form the docs tell to fill in
     images = {c["image"] for c in containers(prod) if "hebei" in c["image"]}
     (image,) = images

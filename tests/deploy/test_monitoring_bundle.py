@@ -17,7 +17,8 @@ from hebei_monitoring.scoping import SCOPE_MATCHERS, scoped
 from hebei_monitoring.thresholds import BUDGETS, DEFAULT_BUDGET, SEAT_DECISION_TARGET
 
 from hebei.common.config import DEFAULT_PORTS
-from hebei.stack.processes import METRICS_JOBS, prometheus_config
+from hebei.stack.processes import METRICS_JOBS
+from hebei.stack.prometheus import prometheus_config
 from tests.deploy import promql
 from tests.deploy.conftest import K8S, MONITORING, ROOT, find_tool, run, tool
 

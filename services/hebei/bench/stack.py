@@ -236,6 +236,7 @@ class StackBenchOptions:
     window_seconds: float = 60.0  # the soak's windows (p99, hands/s per window)
     memory_bound_mib: float = MEMORY_BOUND_MIB
     warm_up: bool = True  # one hand on every table before measuring
+    table_replicas: int = 1  # table engine replicas sharing the matches (1-8)
 
 
 @dataclass
@@ -263,6 +264,32 @@ class _Components:
     def memory(self) -> dict[str, tuple[int, int]]:
         """(PSS, RSS) of each component (see :func:`_memory`)."""
         return {name: _memory(processes) for name, processes in self.processes().items()}
+
+
+class _RoutedTable:
+    """The engine's ``GetMatch`` at each match's owner replica (what the benchmark reads)."""
+
+    def __init__(self, router: Any) -> None:
+        self.router = router
+
+    def GetMatch(self, request: Any) -> Any:
+        from hebei.v1 import table_pb2_grpc
+
+        return self.router.call(
+            request.match_id,
+            lambda channel, timeout: table_pb2_grpc.TableServiceStub(channel).GetMatch(
+                request, timeout=timeout
+            ),
+        )
+
+
+def _service_metrics(stack: Any) -> dict[str, list[str]]:
+    """Each service's /metrics addresses: every replica of a replicated one (summed)."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for name, child in stack.children.items():
+        if child.address and child.metrics_address:
+            out[child.service or name].append(child.metrics_address)
+    return dict(out)
 
 
 def _components(stack: Any) -> _Components:
@@ -303,7 +330,7 @@ class _Monitor:
     """The soak's samples while it plays: RSS of every component every few seconds, and the
     table engine's seat round trip and hands per window."""
 
-    def __init__(self, components: _Components, table_metrics: str, window: float) -> None:
+    def __init__(self, components: _Components, table_metrics: list[str], window: float) -> None:
         self.components = components
         self.table_metrics = table_metrics
         self.window = window
@@ -312,12 +339,12 @@ class _Monitor:
         self.start = components.memory()
         self._sampled = 0.0
         self._window_start = time.perf_counter()
-        self._window_before = scrape(table_metrics)
+        self._window_before = _scrape_all(table_metrics)
 
     def restart(self) -> None:
         """The windows start now (after the warm-up round)."""
         self._window_start = time.perf_counter()
-        self._window_before = scrape(self.table_metrics)
+        self._window_before = _scrape_all(self.table_metrics)
 
     def tick(self) -> None:
         now = time.perf_counter()
@@ -326,7 +353,7 @@ class _Monitor:
             for name, (pss, _rss) in self.components.memory().items():
                 self.pss[name].append(pss)
         if now - self._window_start >= self.window:
-            after = scrape(self.table_metrics)
+            after = _scrape_all(self.table_metrics)
             self.windows.append(_window(after, self._window_before, now - self._window_start))
             self._window_start, self._window_before = now, after
 
@@ -398,6 +425,7 @@ def run_stack_bench(
         # Queues of this run's own: seat tasks an interrupted earlier run left in a
         # configured Redis name engines that are gone, and would hold sessions.
         env={"HEBEI_BOTS_QUEUE_PREFIX": run},
+        table_replicas=options.table_replicas,
     )
     try:
         return _run_on_stack(options, stack_options, status)
@@ -419,21 +447,21 @@ def _run_on_stack(
     options: StackBenchOptions, stack_options: StackOptions, status: Callable[[str], None]
 ) -> dict[str, Any]:
     from hebei.common.client import create_channel
+    from hebei.common.routing import MatchRouter
     from hebei.stack.processes import start_stack
-    from hebei.v1 import matchmaking_pb2_grpc, table_pb2_grpc
+    from hebei.v1 import matchmaking_pb2_grpc
 
     soak = options.soak_seconds > 0
     with start_stack(stack_options, status=status) as stack:
         channel = create_channel(
             stack.address("matchmaking"), token=stack.operator_token, timeout=120.0
         )
-        table_channel = create_channel(
-            stack.address("table"), token=stack.operator_token, timeout=60.0
-        )
+        # every engine replica: a match's calls go to its owner
+        router = MatchRouter(stack.address("table"), token=stack.operator_token, timeout=60.0)
         matchmaking = matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
-        table = table_pb2_grpc.TableServiceStub(table_channel)
+        table = _RoutedTable(router)
         components = _components(stack)
-        metrics_addresses = dict(stack.metrics_addresses)
+        metrics_addresses = _service_metrics(stack)
         bot_addresses = list(stack.bot_metrics_addresses)
         monitor = (
             _Monitor(components, metrics_addresses["table"], options.window_seconds)
@@ -452,7 +480,7 @@ def _run_on_stack(
         if not _workers_warm(bot_addresses):
             status("waiting for the bot workers' warm-up")
             _wait_workers_warm(bot_addresses)
-        before = {name: scrape(address) for name, address in metrics_addresses.items()}
+        before = {name: _scrape_all(found) for name, found in metrics_addresses.items()}
         bots_before = _scrape_all(bot_addresses)
         cpu_before = {name: _cpu(ps) for name, ps in components.processes().items()}
         played = _Played()
@@ -474,12 +502,12 @@ def _run_on_stack(
                 break
         elapsed = time.perf_counter() - started
         end_memory = components.memory() if monitor is not None else {}
-        after = {name: scrape(address) for name, address in metrics_addresses.items()}
+        after = {name: _scrape_all(found) for name, found in metrics_addresses.items()}
         bots_moved = delta(_scrape_all(bot_addresses), bots_before)
         cpu_after = {name: _cpu(ps) for name, ps in components.processes().items()}
         died = [child.exit_message() for child in stack.children.values() if not child.running()]
         channel.close()
-        table_channel.close()
+        router.close()
     replay = played.seeds[: max(1, options.tables)]  # a soak replays one round's walls
     status(f"replaying the same {len(replay)} walls in one process")
     in_process, replayed = _in_process(options.policy, replay, options.hands)
@@ -496,6 +524,7 @@ def _run_on_stack(
         "hands_per_match": options.hands,
         "policy": options.policy,
         "worker_processes": options.worker_processes,
+        "table_replicas": options.table_replicas,
         "hands": played.hands,
         "matches": played.matches,
         "seconds": round(elapsed, 2),

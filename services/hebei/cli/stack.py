@@ -23,6 +23,9 @@ def stack_command(
     policy: str = typer.Option("expert", "--policy", help="The bots' policy."),
     processes: int = typer.Option(2, "--processes", help="Celery processes of the bot worker."),
     seed: int = typer.Option(1, "--seed", help="Seed of the seating."),
+    table_replicas: int = typer.Option(
+        1, "--table-replicas", help="Table engine replicas sharing the matches, 1-8."
+    ),
     soak: bool = typer.Option(
         False,
         "--soak",
@@ -37,9 +40,12 @@ def stack_command(
     hands/s, the same walls in one process and the ratio, the seat round trip, p99 per
     method, CPU seconds per component, events and settlements per second."""
     from hebei.fleet.catalogue import POLICY_NAMES
+    from hebei.stack.replicas import MAX_REPLICAS
 
     if not 1 <= tables <= 256 or not 1 <= hands <= 64 or not 1 <= processes <= 16:
         fail("--tables must be 1-256, --hands 1-64 and --processes 1-16")
+    if not 1 <= table_replicas <= MAX_REPLICAS:
+        fail(f"--table-replicas must be 1-{MAX_REPLICAS}, got {table_replicas}")
     if policy not in POLICY_NAMES:
         fail(f"unknown --policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
     if not 0.05 <= minutes <= 1440 or not 1 <= window <= 3600:
@@ -51,6 +57,7 @@ def stack_command(
     options = StackBenchOptions(
         tables=tables, hands=hands, policy=policy, worker_processes=processes, seed=seed,
         soak_seconds=60.0 * minutes if soak else 0.0, window_seconds=window,
+        table_replicas=table_replicas,
     )  # fmt: skip
     try:
         result = run_stack_bench(options, status=lambda text: console.print(f"[dim]{text}…"))
@@ -59,7 +66,7 @@ def stack_command(
     if as_json:
         print(json.dumps(result))
     else:
-        _print(result, tables, hands, policy)
+        _print(result, tables, hands, policy, table_replicas)
     failed = _soak_failures(result) if soak else []
     if failed:
         fail("; ".join(failed), code=1)
@@ -81,12 +88,13 @@ def _soak_failures(result: dict) -> list[str]:
     return out
 
 
-def _print(result: dict, tables: int, hands: int, policy: str) -> None:
+def _print(result: dict, tables: int, hands: int, policy: str, replicas: int = 1) -> None:
     from hebei.bench.stack import TARGETS
 
     out = Console()
     table = Table(
-        title=f"hebei bench stack: {tables} tables × {hands} hands of {policy} bots",
+        title=f"hebei bench stack: {tables} tables × {hands} hands of {policy} bots"
+        + (f" on {replicas} engine replicas" if replicas > 1 else ""),
         caption=(
             "ratio ≥ 1 meets the target; the round trip is at the engine, from the observation"
             " handed to gRPC to the answer; the decision opened → answer adds its log commit"

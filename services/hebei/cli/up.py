@@ -53,17 +53,31 @@ def up_command(
     botservice: bool = typer.Option(
         True, "--botservice/--no-botservice", help="Run the bot service (hints and reviews)."
     ),
+    table_replicas: int = typer.Option(
+        1, "--table-replicas", help="Table engine replicas sharing the matches, 1-8."
+    ),
+    matchmaking_replicas: int = typer.Option(
+        1, "--matchmaking-replicas", help="Matchmaking replicas sharing the tournaments, 1-8."
+    ),
 ) -> None:
     """Run the whole local stack in the foreground: ledger, table engine, matchmaking, the bot
     service and bot workers on 127.0.0.1, on embedded PostgreSQL and Redis unless HEBEI_DATABASE_URL /
     HEBEI_BROKER_URL are set; with --monitoring a Prometheus scraping them all. Writes
     .hebei/stack.json for the other commands. A process that dies is started again on the
-    same ports with the same tokens (up to 5 times in 10 minutes); Ctrl-C or SIGTERM stops."""
+    same ports with the same tokens (up to 5 times in 10 minutes); Ctrl-C or SIGTERM stops.
+    With --table-replicas / --matchmaking-replicas, each replica is a process of its own
+    (its own ports, restarted on its own), and every client is given all the engines."""
     if not 0 <= workers <= 16 or not 1 <= processes <= MAX_PROCESSES:
         fail(
             f"--workers must be 0-16 and --processes 1-{MAX_PROCESSES}, got {workers} and"
             f" {processes}"
         )
+    from hebei.stack.replicas import check_replicas
+
+    try:
+        check_replicas(table_replicas, matchmaking_replicas)
+    except ValueError as exc:
+        fail(str(exc))
     from hebei.common.embedded import default_data_dir
     from hebei.stack.discovery import (
         StackLock,
@@ -77,10 +91,10 @@ def up_command(
         StackError,
         StackOptions,
         available_services,
-        monitoring_dir,
         redact,
         start_stack,
     )
+    from hebei.stack.prometheus import monitoring_dir
 
     data_dir = default_data_dir()
     lock = StackLock(data_dir)
@@ -101,13 +115,15 @@ def up_command(
         monitoring=monitoring,
         web=web,
         restarts=RESTARTS,
+        table_replicas=table_replicas,
+        matchmaking_replicas=matchmaking_replicas,
     )
     stack = None
     code = 0
     try:
         stack = start_stack(options, status=lambda text: _say(f"{text}…"))
         write_stack_file(path, stack.info())
-        for name, address in stack.addresses.items():
+        for name, address in stack.replica_addresses.items():  # each replica on its line
             _say(f"{name}: {address}")
         metrics = ", ".join(f"{n} {a}" for n, a in stack.metrics_addresses.items())
         _say(f"metrics: {metrics}")

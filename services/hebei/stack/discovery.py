@@ -4,7 +4,10 @@
 kernel drops it if the process dies), so a second ``hebei up`` on the same data directory
 knows one is running. Once every service is ready it writes ``stack.json`` (mode 0600: it holds
 the operator token) with the addresses, metrics addresses, operator token, database and broker
-URLs and its own pid and start time, and removes the file when it stops.
+URLs and its own pid and start time, and removes the file when it stops. A service of several
+replicas (the table engine, matchmaking: ``hebei up --table-replicas N``) has its address as
+its clients take it, the comma-separated list of its replicas, in ``addresses``, and each
+replica by its process name (``table-0``, ``table-1``, ...) in ``replicas`` and ``metrics``.
 
 :func:`find_stack` reads the file and returns None unless the process that wrote it still
 runs (the pid and its start time must match, so a reused pid does not count): a stack killed
@@ -16,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +34,8 @@ class StackInfo:
 
     pid: int  # the process that runs the stack (``hebei up``)
     started: float  # that process's start time (seconds since the epoch)
-    addresses: dict[str, str]  # service -> host:port (ledger, table, matchmaking)
-    metrics: dict[str, str]  # service -> host:port of its /metrics
+    addresses: dict[str, str]  # service -> host:port (ledger, table, matchmaking), or a list
+    metrics: dict[str, str]  # process (service, or replica "table-1") -> host:port of /metrics
     operator_token: str
     database_url: str
     broker_url: str
@@ -40,11 +43,14 @@ class StackInfo:
     bot_processes: int = 0
     data_dir: str = ""
     log_dir: str = ""
+    replicas: dict[str, str] = field(default_factory=dict)  # process -> host:port, each replica
 
     def address(self, service: str) -> str:
-        """``host:port`` of a gRPC service; KeyError names the services this stack runs."""
+        """``host:port`` of a gRPC service (the comma-separated list of its replicas when it
+        runs several), or of one replica by its process name (``table-1``); KeyError names
+        the services this stack runs."""
         try:
-            return self.addresses[service]
+            return self.addresses.get(service) or self.replicas[service]
         except KeyError:
             raise KeyError(
                 f"this stack runs no {service} service (it runs {', '.join(self.addresses)})"
@@ -78,6 +84,7 @@ class StackInfo:
                 bot_processes=int(data.get("bot_processes", 0)),
                 data_dir=str(data.get("data_dir", "")),
                 log_dir=str(data.get("log_dir", "")),
+                replicas={str(k): str(v) for k, v in (data.get("replicas") or {}).items()},
             )
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise ValueError(f"incomplete stack file ({exc})") from None

@@ -5,7 +5,7 @@
     from hebei.stack.processes import StackOptions, start_stack
 
     with start_stack(StackOptions(worker_processes=2), status=print) as stack:
-        stack.address("table")            # "127.0.0.1:PORT"
+        stack.address("table")            # "127.0.0.1:PORT" (several replicas: "P1,P2")
         stack.metrics_address("ledger")   # the ledger's /metrics
         stack.operator_token, stack.database_url, stack.broker_url
         stack.wait()                      # until a process exits (StackError) or Ctrl-C
@@ -19,7 +19,10 @@ What runs:
 - the ledger, the table engine and the matchmaking service (``python -m hebei.<service>``,
   matchmaking once ``hebei.matchmaking.service`` and its ``__main__`` exist), each on
   127.0.0.1 with a gRPC port and a metrics port chosen here, a fresh operator token and a
-  distinct service token;
+  distinct service token; with ``table_replicas`` / ``matchmaking_replicas`` (1-8 each) the
+  engine and matchmaking run as that many processes, each with its own ports, replica id and
+  advertised address, and every client of the engine is given the list of all of them
+  (``hebei.stack.replicas``: names, replica ids, who is given which address);
 - ``bot_workers`` bot workers (``hebei bots worker``), each of ``worker_processes`` Celery
   processes, each process serving its /metrics on 127.0.0.1 (a block of consecutive ports
   chosen here: ``Stack.bot_metrics_addresses``);
@@ -53,45 +56,51 @@ the command, so the child is stopped as soon as the thread that started it ends;
 passes SIGKILL-on-parent-death on to its Celery processes. Call :func:`start_stack` from a
 thread that lives as long as the stack (the main thread). The embedded servers have a watchdog
 of their own (see ``hebei.common.embedded``).
+
+Its parts: :mod:`hebei.stack.children` (one child process: spawn, stop, respawn, its log),
+:mod:`hebei.stack.readiness` (when a child is ready), :mod:`hebei.stack.replicas` (the
+replicas' names, ids and who is given which address), :mod:`hebei.stack.prometheus` (the
+stack's Prometheus), :mod:`hebei.stack.discovery` (the stack file).
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib.util
-import json
 import os
 import secrets
 import shutil
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from hebei.stack.children import Child, StackError, bot_worker_argv
 from hebei.stack.discovery import StackInfo, process_started
+from hebei.stack.prometheus import monitoring_dir, prometheus_config, prometheus_scraping
+from hebei.stack.readiness import PortTaken, wait_until_ready
+from hebei.stack.replicas import (
+    ServiceProcess,
+    check_replicas,
+    client_addresses,
+    peer_address,
+    replica_settings,
+    service_processes,
+)
 
 __all__ = [
     "METRICS_JOBS",
     "SERVICES",
-    "Child",
     "Stack",
     "StackError",
     "StackOptions",
     "available_services",
-    "bot_worker_argv",
-    "bot_worker_registered",
-    "monitoring_dir",
-    "prometheus_config",
     "start_stack",
-    "wait_until_ready",
 ]
 
 HOST = "127.0.0.1"
@@ -122,12 +131,9 @@ METRICS_JOBS = {
     "bots": "hebei-bots",
     "web": "hebei-web",
 }
-# A start lost a port race (the services' own words, and Prometheus's).
-PORT_TAKEN = ("cannot listen on", "cannot serve metrics on", "bind: address already in use")
 START_ATTEMPTS = 3
 RESTART_WINDOW = 600.0  # seconds: restarts older than this no longer count towards the limit
 RESTART_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)  # seconds before the 1st, 2nd, ... restart
-PR_SET_PDEATHSIG = 1
 
 # Variables the stack sets for its children. They are dropped from the caller's environment
 # first, per-service variants included: HEBEI_LEDGER_DATABASE_URL there would beat the
@@ -138,7 +144,7 @@ _SHARED_KEYS = (
 )  # fmt: skip
 _SERVICE_KEYS = (
     *_SHARED_KEYS, "PORT", "METRICS_PORT", "LEDGER_ADDRESS", "TABLE_ADDRESS",
-    "MATCHMAKING_ADDRESS",
+    "MATCHMAKING_ADDRESS", "TABLE_ENDPOINT", "REPLICA_ID", "ADVERTISE_ADDRESS",
 )  # fmt: skip
 _OWNED = frozenset(
     {f"HEBEI_{key}" for key in _SHARED_KEYS}
@@ -150,10 +156,6 @@ _DEFAULT_ENV = {
     "HEBEI_GRACE_SECONDS": "3",  # calls in flight (Play streams) get this long at stop
     "HEBEI_BOTS_WARM_HANDS": "2",  # a quick start rather than full shanten tables
 }
-
-
-class StackError(RuntimeError):
-    """The local stack could not start, or one of its processes stopped (one clear line)."""
 
 
 def available_services() -> tuple[str, ...]:
@@ -190,278 +192,9 @@ class StackOptions:
     # Restarts of one process (a service, a bot worker, the web gateway) that exits while the
     # stack runs (Stack.wait), in RESTART_WINDOW seconds; 0: one that exits stops the stack.
     restarts: int = 0
-
-
-# ------------------------------------------------------------------------------ children
-
-
-# Run first in each child: ask Linux for SIGTERM when the parent dies, then exec the real
-# command (the request survives exec). A wrapper rather than a preexec_fn: the launcher may
-# hold gRPC threads (``hebei demo``), and a preexec_fn forces fork(), which gRPC objects to.
-_EXEC_WITH_DEATH_SIGNAL = (
-    "import ctypes, os, signal, sys\n"
-    f"ctypes.CDLL(None).prctl({PR_SET_PDEATHSIG}, signal.SIGTERM)\n"
-    "if os.getppid() != int(sys.argv[1]): sys.exit(1)  # the parent is gone already\n"
-    "os.execvp(sys.argv[2], sys.argv[2:])"
-)
-
-
-def with_death_signal(argv: list[str]) -> list[str]:
-    """``argv`` run so that it gets SIGTERM when this process dies (Linux; as is elsewhere)."""
-    if not sys.platform.startswith("linux"):
-        return argv
-    return [sys.executable, "-c", _EXEC_WITH_DEATH_SIGNAL, str(os.getpid()), *argv]
-
-
-def _open_log(path: Path) -> IO[bytes]:
-    """The child's log, the previous run's kept as ``<name>.log.1``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists() and path.stat().st_size:
-        path.replace(path.with_name(path.name + ".1"))
-    return open(path, "ab")  # closed by Child.reap
-
-
-def last_log_line(path: Path, limit: int = 300) -> str:
-    """The last line a process wrote (a JSON log line as its message), or ``no output``."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(max(0, handle.seek(0, os.SEEK_END) - 16384))
-            lines = handle.read().decode(errors="replace").splitlines()
-    except OSError:
-        lines = []
-    lines = [line.strip() for line in lines if line.strip()]
-    if not lines:
-        return "no output"
-    line = lines[-1]
-    with contextlib.suppress(ValueError, TypeError, AttributeError):
-        record = json.loads(line)
-        text = str(record.get("msg") or record.get("message") or line)
-        if record.get("exc"):
-            text = f"{text}: {str(record['exc']).strip().splitlines()[-1]}"
-        line = text
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-@dataclass
-class Child:
-    """One process of the stack: a service or a bot worker."""
-
-    name: str  # "ledger", "table", "matchmaking", "bots-1", ...
-    label: str  # "the table engine", for messages
-    popen: subprocess.Popen
-    log_path: Path
-    log: IO[bytes] = field(repr=False)
-    address: str | None = None  # host:port of a gRPC service
-    metrics_address: str | None = None
-    worker_name: str | None = None  # a bot worker's --name
-    processes: int = 0  # a bot worker's Celery processes
-    process_metrics: tuple[str, ...] = ()  # host:port of each Celery process's /metrics
-    ready_check: Callable[[], bool] | None = field(default=None, repr=False)  # Prometheus
-    argv: list[str] = field(default_factory=list, repr=False)  # as started: a restart reuses
-    env: dict[str, str] = field(default_factory=dict, repr=False)  # them (ports, tokens, ...)
-
-    @classmethod
-    def spawn(
-        cls, name: str, label: str, argv: list[str], env: Mapping[str, str], log_path: Path
-    ) -> Child:
-        """Start ``argv`` in its own session, output to ``log_path``, stopped with its parent."""
-        log = _open_log(log_path)
-        try:
-            popen = cls._popen(label, argv, env, log)
-        except StackError:
-            log.close()
-            raise
-        return cls(name, label, popen, log_path, log, argv=list(argv), env=dict(env))
-
-    @staticmethod
-    def _popen(label: str, argv: list[str], env: Mapping[str, str], log: IO[bytes]) -> Any:
-        try:
-            return subprocess.Popen(
-                with_death_signal(argv),
-                env=dict(env),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise StackError(f"cannot start {label}: {exc.strerror or exc}") from None
-
-    def respawn(self) -> None:
-        """Start the process again, exactly as before (same command, environment, ports and
-        tokens), once whatever is left of the old one's group is killed; its output goes on in
-        the same log."""
-        self.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.popen.wait(10)
-        if self.log.closed:  # stopped (reaped) before
-            self.log = open(self.log_path, "ab")  # noqa: SIM115 (closed by reap)
-        self.log.write(b"\n--- restarted by the stack ---\n")
-        self.log.flush()
-        self.popen = self._popen(self.label, self.argv, self.env, self.log)
-
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
-
-    def running(self) -> bool:
-        return self.popen.poll() is None
-
-    def exit_message(self) -> str:
-        """One line: how the process ended and the last line of its log."""
-        code = self.popen.returncode
-        if code is not None and code < 0:
-            try:
-                how = f"was killed by {signal.Signals(-code).name}"
-            except ValueError:
-                how = f"was killed by signal {-code}"
-        else:
-            how = f"exited with code {code}"
-        return f"{self.label} {how}: {last_log_line(self.log_path)} (log: {self.log_path})"
-
-    def terminate(self) -> None:
-        """SIGTERM to the process (a bot worker passes it on to its Celery processes)."""
-        if self.running():
-            with contextlib.suppress(ProcessLookupError):
-                self.popen.send_signal(signal.SIGTERM)
-
-    def kill(self) -> None:
-        """SIGKILL to the whole process group."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.popen.pid, signal.SIGKILL)
-
-    def reap(self, deadline: float, hurry: threading.Event | None = None) -> None:
-        """Wait for the process until ``deadline`` (or ``hurry``), then SIGKILL its group;
-        SIGKILL whatever is left of the group, close the log."""
-        while self.running() and time.monotonic() < deadline:
-            if hurry is not None and hurry.is_set():
-                break
-            time.sleep(0.05)
-        if self.running():
-            self.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.popen.wait(10)
-        self.kill()  # a process the leader left behind in its group
-        self.log.close()
-
-    def stop(self, timeout: float = 30.0) -> None:
-        """SIGTERM, wait up to ``timeout`` seconds, then SIGKILL."""
-        self.terminate()
-        self.reap(time.monotonic() + timeout)
-
-
-def bot_worker_argv(
-    processes: int,
-    sessions: int,
-    name: str,
-    loglevel: str = "INFO",
-    metrics_port: int | None = None,
-) -> list[str]:
-    """The command line of one ``hebei bots worker`` with this interpreter; with
-    ``metrics_port``, its processes serve /metrics on that port and the ones after it."""
-    metrics = [] if metrics_port is None else ["--metrics-port", str(metrics_port)]
-    return [
-        sys.executable,
-        "-c",
-        "from hebei.cli import main; main()",
-        "bots",
-        "worker",
-        "--processes",
-        str(processes),
-        "--sessions",
-        str(sessions),
-        "--loglevel",
-        loglevel,
-        "--name",
-        name,
-        *metrics,
-    ]
-
-
-def bot_worker_registered(worker: Child, client: Any) -> bool:
-    """Whether every Celery process of ``worker`` is in the fleet's worker registry."""
-    from hebei.fleet.registry import live_workers
-
-    prefix = f"{worker.worker_name}-"
-    return sum(1 for name in live_workers(client) if name.startswith(prefix)) >= worker.processes
-
-
-def prometheus_scraping(address: str, targets: int, timeout: float = 2.0) -> bool:
-    """Whether the Prometheus at ``address`` is ready and has scraped each of its ``targets``
-    at least once (its service discovery hands targets over a few seconds after start)."""
-    try:
-        with urllib.request.urlopen(f"http://{address}/-/ready", timeout=timeout) as response:
-            if response.status != 200:
-                return False
-        url = f"http://{address}/api/v1/targets?state=active"
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            active = json.loads(response.read())["data"]["activeTargets"]
-    except (urllib.error.URLError, OSError, ValueError, KeyError):
-        return False
-    return len(active) >= targets and all(t.get("health") != "unknown" for t in active)
-
-
-def wait_until_ready(
-    children: list[Child],
-    timeout: float,
-    registry_url: str | None = None,
-    check: Callable[[], None] = lambda: None,
-) -> None:
-    """Wait until every child is ready: grpc.health.v1 SERVING for a service, every Celery
-    process in the worker registry (the Redis at ``registry_url``) for a bot worker, its
-    ``ready_check`` for Prometheus.
-
-    Raises StackError (one line naming the child and its log's last line) when a child exits
-    or is not ready within ``timeout`` seconds; ``check`` runs between polls (it may raise).
-    """
-    import grpc
-    import redis
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-    deadline = time.monotonic() + timeout
-    pending = list(children)
-    channels = {c.name: grpc.insecure_channel(c.address) for c in pending if c.address}
-    registry = None
-    if any(c.worker_name for c in pending) and registry_url:
-        registry = redis.Redis.from_url(registry_url, socket_timeout=5, socket_connect_timeout=5)
-    try:
-        while pending:
-            check()
-            for child in list(pending):
-                if not child.running():
-                    message = child.exit_message()
-                    if any(text in message for text in PORT_TAKEN):
-                        raise _PortTaken(message)
-                    raise StackError(message)
-                if child.name in channels:
-                    stub = health_pb2_grpc.HealthStub(channels[child.name])
-                    try:
-                        reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
-                        ready = reply.status == health_pb2.HealthCheckResponse.SERVING
-                    except grpc.RpcError:
-                        ready = False
-                elif child.ready_check is not None:
-                    ready = child.ready_check()
-                else:
-                    try:
-                        ready = registry is not None and bot_worker_registered(child, registry)
-                    except redis.RedisError:
-                        ready = False
-                if ready:
-                    pending.remove(child)
-            if pending and time.monotonic() > deadline:
-                child = pending[0]
-                raise StackError(
-                    f"{child.label} was not ready within {timeout:.0f} s: "
-                    f"{last_log_line(child.log_path)} (log: {child.log_path})"
-                )
-            if pending:
-                time.sleep(0.2)
-    finally:
-        for channel in channels.values():
-            channel.close()
-        if registry is not None:
-            registry.close()
+    # Replicas of the table engine and of matchmaking, 1-8 each (hebei.stack.replicas).
+    table_replicas: int = 1
+    matchmaking_replicas: int = 1
 
 
 def _free_ports(count: int) -> list[int]:
@@ -499,37 +232,6 @@ def _free_port_block(count: int, avoid: set[int], attempts: int = 200) -> int:
             for sock in sockets:
                 sock.close()
     raise StackError(f"found no {count} consecutive free ports on {HOST}")
-
-
-def monitoring_dir() -> Path | None:
-    """The monitoring bundle (``deploy/monitoring``: rules, alerts, dashboards) of the
-    repository this package runs from, or None (an installed wheel has none)."""
-    folder = Path(__file__).resolve().parents[3] / "deploy" / "monitoring"
-    return folder if (folder / "rules").is_dir() else None
-
-
-def prometheus_config(
-    targets: Mapping[str, list[str]], rule_dir: Path | None, interval: float = 5.0
-) -> str:
-    """A Prometheus configuration (YAML; JSON is YAML) scraping ``targets`` (job -> list of
-    host:port) and loading the bundle's rules and alerts from ``rule_dir``."""
-    seconds = f"{max(1, round(interval))}s"
-    config: dict[str, Any] = {
-        "global": {"scrape_interval": seconds, "evaluation_interval": seconds},
-        "rule_files": []
-        if rule_dir is None
-        else [str(rule_dir / "rules" / "*.yml"), str(rule_dir / "alerts" / "*.yml")],
-        "scrape_configs": [
-            {
-                "job_name": job,
-                "scrape_timeout": seconds,
-                "static_configs": [{"targets": sorted(addresses)}],
-            }
-            for job, addresses in targets.items()
-            if addresses
-        ],
-    }
-    return json.dumps(config, indent=2) + "\n"
 
 
 def redact(url: str) -> str:
@@ -597,6 +299,11 @@ class Stack:
         self.broker_url = ""
         self.bots_redis_url: str | None = None  # the seat leases' Redis, when not the broker
         self.children: dict[str, Child] = {}
+        # the gRPC processes to run: each service, each replica of the replicated ones
+        self.processes = service_processes(
+            (s for s in GRPC_SERVICES if s in self.services),
+            {"table": options.table_replicas, "matchmaking": options.matchmaking_replicas},
+        )
         self.prometheus_address: str | None = None  # 127.0.0.1:PORT of the stack's Prometheus
         self.web_url: str | None = None  # http://127.0.0.1:PORT/ of the web gateway
         self.monitoring_note: str | None = None  # why Prometheus did not start, if it did not
@@ -611,11 +318,13 @@ class Stack:
     # ----------------------------------------------------------------- what callers use
 
     def address(self, service: str) -> str:
-        """``127.0.0.1:PORT`` of a gRPC service (ledger, table, matchmaking)."""
-        child = self.children.get(service)
-        if child is None or child.address is None:
+        """``127.0.0.1:PORT`` of a gRPC service (ledger, table, matchmaking), or of one
+        replica by its process name (``table-1``); a service of several replicas: their
+        comma-separated list (``127.0.0.1:P1,127.0.0.1:P2``, what its clients take)."""
+        address = self.addresses.get(service) or self.replica_addresses.get(service)
+        if address is None:
             raise KeyError(f"this stack runs no {service} service")
-        return child.address
+        return address
 
     def metrics_address(self, service: str) -> str:
         """``127.0.0.1:PORT`` of a service's Prometheus endpoint (``/metrics``)."""
@@ -626,6 +335,14 @@ class Stack:
 
     @property
     def addresses(self) -> dict[str, str]:
+        """Each gRPC service's address as its clients take it (a comma-separated list for a
+        service of several replicas)."""
+        return client_addresses(self.processes, self.replica_addresses)
+
+    @property
+    def replica_addresses(self) -> dict[str, str]:
+        """``127.0.0.1:PORT`` of each gRPC process by its name (``table-0``, ``table-1``, ...
+        for replicas; ``table`` while the engine runs once)."""
         return {n: c.address for n, c in self.children.items() if c.address is not None}
 
     @property
@@ -683,6 +400,7 @@ class Stack:
             started=process_started(os.getpid()) or self.started,
             addresses=self.addresses,
             metrics=self.metrics_addresses,
+            replicas=self.replica_addresses,
             operator_token=self.operator_token,
             database_url=self.database_url,
             broker_url=self.broker_url,
@@ -796,6 +514,10 @@ class Stack:
         options = self.options
         if options.bot_workers < 0 or options.worker_processes < 1 or options.worker_sessions < 1:
             raise StackError("bot_workers must be >= 0, worker_processes and sessions >= 1")
+        try:
+            check_replicas(options.table_replicas, options.matchmaking_replicas)
+        except ValueError as exc:
+            raise StackError(str(exc)) from None
         self._signals.install()
         self._start_databases()
         self._interrupted()
@@ -812,7 +534,7 @@ class Stack:
                     self._interrupted,
                 )
                 break
-            except _PortTaken as exc:
+            except PortTaken as exc:
                 if attempt == START_ATTEMPTS:
                     raise StackError(str(exc)) from None
                 self.status("a port was taken meanwhile: starting again on other ports")
@@ -849,7 +571,16 @@ class Stack:
             self.bots_redis_url = redis_handle.url
         self.database_url, self.broker_url = database_url, broker_url
 
-    def _env(self, service: str, ports: dict[str, tuple[int, int]]) -> dict[str, str]:
+    def _env(
+        self,
+        service: str,
+        addresses: dict[str, str],
+        process: ServiceProcess | None = None,
+        metrics_port: int | None = None,
+    ) -> dict[str, str]:
+        """A child's environment: the shared settings, a gRPC process's ports and replica
+        settings, its peers' addresses (``addresses``: process name -> host:port; see
+        :func:`hebei.stack.replicas.peer_address`)."""
         env = {k: v for k, v in os.environ.items() if k not in _OWNED}
         for key, value in _DEFAULT_ENV.items():
             env.setdefault(key, value)
@@ -866,31 +597,42 @@ class Stack:
         if self.bots_redis_url:
             env["HEBEI_BOTS_REDIS_URL"] = self.bots_redis_url
         prefix = f"HEBEI_{service.upper()}_"
-        if service in ports:
-            env[prefix + "PORT"], env[prefix + "METRICS_PORT"] = map(str, ports[service])
+        if process is not None:
+            address = addresses[process.name]
+            env[prefix + "PORT"] = address.rpartition(":")[2]
+            env[prefix + "METRICS_PORT"] = str(metrics_port)
+            env.update(replica_settings(process, address))
         for peer in PEERS.get(service, ()):
-            if peer in ports:
-                env[f"{prefix}{peer.upper()}_ADDRESS"] = f"{HOST}:{ports[peer][0]}"
+            index = process.index if process is not None else 0
+            found = peer_address(peer, self.processes, addresses, index)
+            if found is not None:
+                env[f"{prefix}{peer.upper()}_ADDRESS"] = found
+        if service == "matchmaking" and prefix + "TABLE_ADDRESS" in env:
+            # what seat tickets and seatings name: every engine replica, like its own address
+            env[prefix + "TABLE_ENDPOINT"] = env[prefix + "TABLE_ADDRESS"]
         return env
 
     def _spawn_all(self) -> None:
-        services = [s for s in GRPC_SERVICES if s in self.services]
-        chosen = iter(_free_ports(2 * len(services) + 3))
-        ports = {service: (next(chosen), next(chosen)) for service in services}
+        processes = self.processes
+        chosen = iter(_free_ports(2 * len(processes) + 3))
+        ports = {p.name: (next(chosen), next(chosen)) for p in processes}
         prometheus_port, web_port, web_metrics_port = next(chosen), next(chosen), next(chosen)
         taken = {port for pair in ports.values() for port in pair}
         taken |= {prometheus_port, web_port, web_metrics_port}
-        for service in services:
+        addresses = {name: f"{HOST}:{pair[0]}" for name, pair in ports.items()}
+        for process in processes:
             self._interrupted()
-            label = LABELS[service]
+            label = process.label(LABELS[process.service])
             self.status(f"starting {label}")
-            argv = [sys.executable, "-m", f"hebei.{service}"]
+            argv = [sys.executable, "-m", f"hebei.{process.service}"]
+            env = self._env(process.service, addresses, process, ports[process.name][1])
             child = Child.spawn(
-                service, label, argv, self._env(service, ports), self.log_dir / f"{service}.log"
+                process.name, label, argv, env, self.log_dir / f"{process.name}.log"
             )
-            child.address = f"{HOST}:{ports[service][0]}"
-            child.metrics_address = f"{HOST}:{ports[service][1]}"
-            self.children[service] = child
+            child.address = addresses[process.name]
+            child.metrics_address = f"{HOST}:{ports[process.name][1]}"
+            child.service = process.service
+            self.children[process.name] = child
         workers = self.options.bot_workers if "bots" in self.services else 0
         for index in range(1, workers + 1):
             self._interrupted()
@@ -908,31 +650,34 @@ class Stack:
                 f"bots-{index}",
                 label,
                 argv,
-                self._env("bots", ports),
+                self._env("bots", addresses),
                 self.log_dir / f"bots-{index}.log",
             )
             child.worker_name, child.processes = name, processes
             child.process_metrics = tuple(f"{HOST}:{metrics_port + i}" for i in range(processes))
             self.children[child.name] = child
         if self.options.web:
-            self._spawn_web(web_port, web_metrics_port, ports)
+            self._spawn_web(web_port, web_metrics_port, addresses)
         if self.options.monitoring:
             self._spawn_prometheus(prometheus_port)
 
-    def _spawn_web(self, port: int, metrics_port: int, ports: dict[str, tuple[int, int]]) -> None:
+    def _spawn_web(self, port: int, metrics_port: int, addresses: dict[str, str]) -> None:
         """Start the web gateway in front of the services (``python -m hebei.web``), its
-        /metrics on ``metrics_port``."""
+        /metrics on ``metrics_port``; ``addresses``: each gRPC process's."""
         from hebei.web.server import ready
 
         self._interrupted()
         self.status("starting the web gateway")
-        env = self._env("web", ports)
+        env = self._env("web", addresses)
         env["HEBEI_WEB_PORT"], env["HEBEI_WEB_METRICS_PORT"] = str(port), str(metrics_port)
         for service in ("table", "matchmaking", "ledger", "botservice"):
-            if service in ports:
-                env[f"HEBEI_WEB_{service.upper()}_ADDRESS"] = f"{HOST}:{ports[service][0]}"
+            found = peer_address(service, self.processes, addresses)
+            if found is not None:
+                env[f"HEBEI_WEB_{service.upper()}_ADDRESS"] = found
         env["HEBEI_WEB_METRICS"] = ",".join(
-            f"{service}={HOST}:{pair[1]}" for service, pair in ports.items()
+            f"{name}={child.metrics_address}"
+            for name, child in self.children.items()
+            if child.address and child.metrics_address
         )
         argv = [sys.executable, "-m", "hebei.web"]
         child = Child.spawn("web", "the web gateway", argv, env, self.log_dir / "web.log")
@@ -956,11 +701,10 @@ class Stack:
         if bundle is None:
             self.monitoring_note = "no monitoring bundle (deploy/monitoring): no rules or alerts"
             self.status(self.monitoring_note)
-        targets = {
-            METRICS_JOBS[c.name]: [c.metrics_address]
-            for c in self.children.values()
-            if c.address and c.metrics_address and c.name in METRICS_JOBS
-        }
+        targets: dict[str, list[str]] = {}
+        for c in self.children.values():  # a replicated service: one job, every replica
+            if c.address and c.metrics_address and c.service in METRICS_JOBS:
+                targets.setdefault(METRICS_JOBS[c.service], []).append(c.metrics_address)
         targets[METRICS_JOBS["bots"]] = self.bot_metrics_addresses
         if self.web_metrics_address:
             targets[METRICS_JOBS["web"]] = [self.web_metrics_address]
@@ -983,10 +727,6 @@ class Stack:
         child.ready_check = lambda: prometheus_scraping(address, count)
         self.children["prometheus"] = child
         self.prometheus_address = address
-
-
-class _PortTaken(StackError):
-    """A service could not listen on a port chosen for it: another process took it."""
 
 
 def start_stack(

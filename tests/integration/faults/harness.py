@@ -45,7 +45,7 @@ from hebei.bots.lease import PREFIX as LEASE_PREFIX
 from hebei.common.client import create_channel
 from hebei.fleet.registry import live_workers
 from hebei.rules.replay import replay_match
-from hebei.stack.processes import with_death_signal
+from hebei.stack.children import with_death_signal
 from hebei.table.eventlog import TABLE_EVENTS
 from hebei.table.store import EventStore
 from hebei.v1 import (

@@ -8,7 +8,8 @@ from __future__ import annotations
 import time
 
 from hebei.common.client import create_channel
-from hebei.stack.processes import Stack, start_stack, wait_until_ready
+from hebei.stack.processes import Stack, start_stack
+from hebei.stack.readiness import wait_until_ready
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc
 from tests.integration.common.test_metrics import scrape as scrape_page
 

@@ -27,7 +27,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from hebei.common.client import create_channel
 from hebei.ledger.samples import sample_settlement
-from hebei.stack.processes import Stack, start_stack, wait_until_ready
+from hebei.stack.processes import Stack, start_stack
+from hebei.stack.readiness import wait_until_ready
 from hebei.v1 import (
     ledger_pb2,
     ledger_pb2_grpc,
