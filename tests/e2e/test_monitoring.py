@@ -33,7 +33,7 @@ from hebei.v1 import ledger_pb2, ledger_pb2_grpc, matchmaking_pb2_grpc
 from hebei.v1 import matchmaking_pb2 as mm
 from tests.conftest import unique_name
 from tests.deploy import promql
-from tests.deploy.conftest import K8S, MONITORING, load_generator, tool
+from tests.deploy.conftest import K8S, MONITORING, tool
 from tests.e2e.test_up import Up
 
 # Metrics a dashboard or alert uses that the table engine does not export yet: asked of the
@@ -303,7 +303,9 @@ def test_promql_returns_every_services_rpc_latency_and_the_fleets_decisions(moni
 
 
 def test_the_bundles_rules_and_alerts_load_and_evaluate(monitored: Monitored):
-    generator = load_generator()
+    # the bundle's package (tests.deploy.conftest put deploy/monitoring on the path)
+    from hebei_monitoring import rule_files, thresholds
+
     base = monitored.prometheus
 
     def evaluated() -> list[dict] | None:
@@ -319,7 +321,7 @@ def test_the_bundles_rules_and_alerts_load_and_evaluate(monitored: Monitored):
     assert {g["name"] for g in groups} == {"hebei.rules", "hebei.budgets", "hebei.alerts"}
     assert [r for r in rules if r.get("lastError")] == []
     alerts = [r["name"] for r in rules if r["type"] == "alerting"]
-    assert sorted(alerts) == sorted(a.name for a in generator.ALERTS)
+    assert sorted(alerts) == sorted(a.name for a in rule_files.ALERTS)
     # Recorded series exist per service: p99 and p50 of every method.
     for quantile in ("p50", "p99"):
         series = query(base, f"hebei:grpc_server_handling_seconds:{quantile}_5m")
@@ -331,7 +333,7 @@ def test_the_bundles_rules_and_alerts_load_and_evaluate(monitored: Monitored):
     assert query(base, "hebei:bot_decision_seconds:p99_5m")
     assert query(base, "hebei:table_decision_wait_seconds:p99_5m")
     budgets = query(base, "hebei:grpc_server_latency_budget_seconds")
-    assert len(budgets) == len(generator.BUDGETS)
+    assert len(budgets) == len(thresholds.BUDGETS)
     (expected,) = query(base, "hebei:matchmaking_match_seconds:expected")
     # the p90 of the bot matches just played (seconds), raised to the 10-minute floor
     assert float(expected["value"][1]) == 600

@@ -93,7 +93,9 @@ def test_a_table_of_bots_is_not_paced(start_engine):
     engine = start_engine(bot_pace=pace)
     events = _play(engine, people=())
     gaps = _gaps(events, lambda seat: True)
-    assert len(gaps) > 20
+    # how many turns a hand lasts depends on the walls and on which bots timed out under load
+    # (13 to 60 seen): enough of them to tell, then most must be far under the pace
+    assert len(gaps) > 8
     assert min(gaps) < pace
     assert sum(1 for gap in gaps if gap < pace) > len(gaps) // 2
 
