@@ -15,11 +15,15 @@ None)``. Each rejoin is the same Join: the engine sends the seat's current obser
 person resumes from the last event it shows, and an open decision comes anew.
 
 - The match moved (a refusal naming its owner, a takeover under way, or a replica out of reach
-  while the router has another to try): ``(MOVED, MOVED_TEXT)``, once until the engine answers
-  again, and no error: a refusal naming the owner is joined there at once (at most
-  :data:`~hebei.common.routing.MAX_HOPS` hops in a row), the rest after the backoff.
-- The one engine is away (today's single address): ``(RECONNECTING, why)`` and the backoff
-  (:data:`FIRST_DELAY` doubling up to :data:`MAX_DELAY`).
+  while the router has another to try) after the engine answered the seat:
+  ``(MOVED, MOVED_TEXT)``, once until the engine answers again, and no error. Before the first
+  answer a refusal is only the router finding the owner: nothing is said.
+- The one engine is away (today's single address), or none answered yet:
+  ``(RECONNECTING, why)``.
+
+A refusal naming the owner is joined there at once (at most
+:data:`~hebei.common.routing.MAX_HOPS` hops in a row); the rest after the backoff
+(:data:`FIRST_DELAY` doubling up to :data:`MAX_DELAY`).
 """
 
 from __future__ import annotations
@@ -144,6 +148,7 @@ class PlayStream:
     def _read(self) -> None:
         delay, heard = FIRST_DELAY, time.monotonic()
         hops = 0  # redirects to a named owner followed in a row, without waiting
+        answered = False  # the engine has answered the seat (on any stream)
         moving = False  # a MOVED item was put since the engine last answered
         while True:
             error = None
@@ -154,6 +159,7 @@ class PlayStream:
                         served = True
                         self.router.note_served(self.match_id, self._address)
                     delay, heard, hops, moving = FIRST_DELAY, time.monotonic(), 0, False
+                    answered = True
                     self.inbox.put((MESSAGE, message))
             except grpc.RpcError as exc:
                 if not self._closing:
@@ -166,12 +172,13 @@ class PlayStream:
                 break
             failed_at = self._address
             next_address = self.router.note_failure(self.match_id, error, failed_at)
-            moved = is_refusal(error) or (next_address or failed_at) != failed_at
-            if not moved:
+            refused = is_refusal(error)  # the replica does not serve the match
+            if answered and (refused or (next_address or failed_at) != failed_at):
+                if not moving:
+                    moving = True
+                    self.inbox.put((MOVED, MOVED_TEXT))
+            elif not refused:
                 self.inbox.put((RECONNECTING, describe_rpc_error(error)))
-            elif not moving:
-                moving = True
-                self.inbox.put((MOVED, MOVED_TEXT))
             if owner_of(error) is not None and hops < MAX_HOPS:
                 hops += 1  # the owner is named: join it at once
             else:

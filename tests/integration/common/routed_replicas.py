@@ -115,10 +115,13 @@ def start_replica(
     owned: set[str] | None = None,
     *,
     asyncio: bool = False,
+    servicer: Callable[[Replica], table_pb2_grpc.TableServiceServicer] | None = None,
 ) -> Replica:
-    """A replica on a free port, started."""
+    """A replica on a free port, started; ``servicer(replica)``: a servicer of one's own (an
+    asyncio one when ``asyncio``)."""
     replica = Replica(replica_id, directory, set(owned or ()))
-    servicer = AsyncReplica(replica) if asyncio else SyncReplica(replica)
+    make = servicer or (AsyncReplica if asyncio else SyncReplica)
+    instance = make(replica)
     config = ServerConfig(
         service=f"routed-{replica_id}",
         host="127.0.0.1",
@@ -129,6 +132,6 @@ def start_replica(
         grace_seconds=0.5,
     )
     add = table_pb2_grpc.add_TableServiceServicer_to_server
-    replica.server = create_server(ServiceSpec(TABLE, add, servicer, asyncio=asyncio), config)
+    replica.server = create_server(ServiceSpec(TABLE, add, instance, asyncio=asyncio), config)
     replica.server.start()
     return replica
