@@ -112,6 +112,27 @@ def test_a_wrong_token_or_match_is_one_line_on_stderr_and_exit_1(play_env, table
     assert usage.stderr.strip() == "hebei: a remote table needs --match and --token (and --seat)"
 
 
+def test_an_address_list_finds_the_engine_among_its_entries(play_env, table_engine) -> None:
+    """``--address A,B``: the replicas' entries; the first one out of reach, the seat's stream
+    goes on to the next (the wrong token then says so in one line, as with one address)."""
+    match_id, _ = table_engine.open_match()
+    entries = f"127.0.0.1:1,{table_engine.address}"
+    wrong = run_remote(
+        play_env, "--address", entries, "--seat", "1", "--match", match_id, "--token", "nope"
+    )
+    assert wrong.returncode == EXIT_ERROR, wrong.stderr
+    assert wrong.stderr.strip().splitlines() == [
+        f"hebei: UNAUTHENTICATED: wrong seat token for seat 1 of match {match_id}"
+    ]
+    bad = run_remote(
+        play_env, "--address", "a:1,,b:2", "--seat", "1", "--match", match_id, "--token", "x"
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == (
+        "hebei: --address must be HOST:PORT[,HOST:PORT...]: address 2 of 'a:1,,b:2' is empty"
+    )
+
+
 # ---------------------------------------------------------------------- mutual TLS
 
 CERTS = Path(__file__).resolve().parents[1] / "integration" / "common" / "certs"

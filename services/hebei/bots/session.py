@@ -6,20 +6,33 @@ every Observation that carries legal actions with the policy's choice, echoing i
 never as a Celery task each.
 
 Every session of a process runs on one asyncio event loop in one thread (:class:`SeatLoop`),
-and the sessions playing on one engine share one channel: a decision is received, decided
-and answered by that thread, with no hand-over between threads (a fleet process plays dozens
-of seats; a thread each made them queue for the interpreter lock behind each other's
+and the sessions playing on one engine share one router (:class:`AsyncMatchRouter`, one per
+ticket target and TLS settings), so one channel per engine replica: a decision is received,
+decided and answered by that thread, with no hand-over between threads (a fleet process plays
+dozens of seats; a thread each made them queue for the interpreter lock behind each other's
 decisions). :meth:`SeatSession.run` may be called from any thread (a Celery task's): it
 waits for the session to end on the loop.
 
-Joins are paced: a process has at most :data:`MAX_JOINING` Play streams to one engine waiting
-for their Join to be answered (the engine's first message), so a round of 64 tables starting at once
-does not open 128 unanswered streams from one address, which the engine refuses beyond its
-per-address bound (``HEBEI_TABLE_MAX_STREAMS_PER_PEER``, 32: up to four worker processes on
-one host stay within it).
+The ticket's target names the engine's replicas (one address or a comma list, the router's
+entries); each match has one owner replica at a time. A stream opens where the router sends it
+(``stream_channel``: the match's known owner, else an entry); its first message tells the
+router that replica serves the match (``note_served``); its failure is handed to
+``note_failure``. A replica that does not (or no longer) own the match refuses the stream
+naming the owner: the session joins there at once, without waiting (at most
+:data:`MAX_HOPS` such hops in a row, then the backoff below); a takeover still under way
+("try again") or a replica out of reach is waited out with the backoff, the router moving the
+match to the next entry. A rejoin after a takeover is the same Join (same token, same seat) as
+after an engine restart.
+
+Joins are paced: a process has at most :data:`MAX_JOINING` Play streams to one engine replica
+waiting for their Join to be answered (the engine's first message), so a round of 64 tables
+starting at once does not open 128 unanswered streams from one address, which the engine
+refuses beyond its per-address bound (``HEBEI_TABLE_MAX_STREAMS_PER_PEER``, 32: up to four
+worker processes on one host stay within it).
 
 Failures:
 
+- the replica refuses the match naming its owner: join the owner at once;
 - the stream drops or the engine restarts (UNAVAILABLE, a closed stream...): join again with
   backoff (starting over from the first delay after a stream that worked); a stopping engine
   ends the stream with UNAVAILABLE on purpose ("reconnect"): the seat is not auto-played for
@@ -36,7 +49,6 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import inspect
 import logging
 import threading
 import time
@@ -51,9 +63,9 @@ import grpc.aio
 from hebei.bots import metrics
 from hebei.bots.lease import LeaseLost, SeatLease
 from hebei.bots.policies import Policy
-from hebei.common.client import create_aio_channel
 from hebei.common.convert import action_to_proto, observation_from_proto
 from hebei.common.metrics import ClientStreamMetrics
+from hebei.common.routing import MAX_HOPS, AsyncMatchRouter, Route, owner_of
 from hebei.common.server import new_event_loop
 from hebei.common.threads import name_os_threads
 from hebei.common.tls import ClientTls
@@ -127,6 +139,7 @@ class Backoff:
 class _Stream:
     """State of one Play stream."""
 
+    served: bool = False  # the replica answered: it serves the match
     answered: int = 0  # decision id answered on this stream
     took_over_at: int = -1  # decision id when TAKE_OVER was last sent
     current: pb.Observation | None = None
@@ -148,12 +161,12 @@ def join_gate(target: str) -> asyncio.Semaphore:
 
 class SeatLoop:
     """The event loop of this process's seat sessions (:func:`new_event_loop`), in a daemon
-    thread, with one channel per engine (and TLS settings) shared by every session playing
-    there."""
+    thread, with one router per engine (its replica addresses and TLS settings) shared by
+    every session playing there."""
 
     def __init__(self) -> None:
         self.loop = new_event_loop()
-        self._channels: dict[tuple[str, Any], grpc.aio.Channel] = {}
+        self._routers: dict[tuple[tuple[str, ...], Any], AsyncMatchRouter] = {}
         self._thread = threading.Thread(target=self._run, name="bot-seats")
         self._thread.daemon = True
         self._thread.start()
@@ -166,13 +179,23 @@ class SeatLoop:
         """Run ``coroutine`` on the loop and wait for its result (from another thread)."""
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
 
-    def channel(self, target: str, tls: bool | ClientTls | None) -> grpc.aio.Channel:
-        """The shared channel to ``target`` (on the loop's thread)."""
-        key = (target, tls)
-        channel = self._channels.get(key)
-        if channel is None:
-            channel = self._channels[key] = create_aio_channel(target, tls=tls)
+    def router(self, entries: tuple[str, ...], tls: bool | ClientTls | None) -> AsyncMatchRouter:
+        """The shared router over the engine replicas ``entries`` (on the loop's thread)."""
+        key = (entries, tls)
+        router = self._routers.get(key)
+        if router is None:
+            router = self._routers[key] = AsyncMatchRouter(entries, self._channel_factory(tls))
+        return router
+
+    @staticmethod
+    def _channel_factory(tls: bool | ClientTls | None) -> Callable[[str], grpc.aio.Channel]:
+        from hebei.common.client import create_aio_channel
+
+        def channel(address: str) -> grpc.aio.Channel:
+            made = create_aio_channel(address, tls=tls)
             name_os_threads()  # gRPC's asyncio poller, started with the first channel
+            return made
+
         return channel
 
 
@@ -193,8 +216,9 @@ class SeatSession:
 
     ``tls``: the worker's TLS settings (:attr:`hebei.bots.config.BotsConfig.client_tls`); when
     given they are used whatever the ticket says, else the ticket's flag chooses TLS with the
-    system's roots or plaintext. ``channel_factory`` (tests): a channel of one's own per
-    stream, closed after it, instead of the shared one."""
+    system's roots or plaintext. ``channel_factory`` (tests): the session's own router over
+    channels it makes (one per replica address, closed at the session's end), instead of the
+    shared one."""
 
     def __init__(
         self,
@@ -214,6 +238,7 @@ class SeatSession:
         self.backoff = backoff
         self._credentials = tls if tls is not None else ticket.tls
         self._channel_factory = channel_factory
+        self._own_router: AsyncMatchRouter | None = None
         self.result = SessionResult(Outcome.STOPPED)
         self._decision_seconds = metrics.DECISION_SECONDS.labels(policy.name)
         self._decision_cpu = metrics.DECISION_CPU_SECONDS.labels(policy.name)
@@ -228,6 +253,7 @@ class SeatSession:
         """:meth:`run` on the running event loop."""
         result = self.result
         attempt = 0
+        hops = 0  # redirects to a named owner followed in a row, without waiting
         active = metrics.SESSIONS_ACTIVE.labels(self.policy.name)
         active.inc()
         try:
@@ -236,6 +262,7 @@ class SeatSession:
                     result.outcome, result.detail = Outcome.LEASE_LOST, "lease expired"
                     break
                 started = time.monotonic()
+                redirected = False
                 try:
                     if await self._play_stream():
                         result.outcome = Outcome.FINISHED
@@ -252,15 +279,27 @@ class SeatSession:
                     if code is grpc.StatusCode.ABORTED and self.lease is None:
                         result.outcome, result.detail = Outcome.SUPERSEDED, detail
                         break
+                    redirected = owner_of(exc) is not None
                     detail = f"{code.name}: {detail}"
                 if time.monotonic() - self._progress > self.backoff.give_up:
                     result.outcome, result.detail = Outcome.GAVE_UP, detail
                     break
                 if self._progress >= started:
                     attempt = 0  # that stream worked: the engine is back, start over
-                attempt += 1
+                    hops = 0
                 result.reconnects += 1
                 metrics.RECONNECTS.inc()
+                if redirected and hops < MAX_HOPS:
+                    hops += 1  # the match's owner is named: join it at once
+                    log.info(
+                        "seat %s of %s: %s; joining its owner",
+                        self.ticket.seat,
+                        self.ticket.match_id,
+                        detail,
+                    )
+                    continue
+                hops = 0
+                attempt += 1
                 log.info(
                     "seat %s of %s: %s; joining again (attempt %d)",
                     self.ticket.seat,
@@ -271,6 +310,9 @@ class SeatSession:
                 await self._backoff_wait(self.backoff.delay(attempt))
         finally:
             active.dec()
+            if self._own_router is not None:
+                await self._own_router.close()
+                self._own_router = None
         if result.outcome is not Outcome.FINISHED:
             metrics.FAILURES.labels(result.outcome.value).inc()
         return result
@@ -291,24 +333,30 @@ class SeatSession:
 
     # ------------------------------------------------------------------ one stream
 
-    def _channel(self) -> Any:
-        if self._channel_factory is not None:
-            return self._channel_factory(self.ticket.target)
-        return seat_loop().channel(self.ticket.target, self._credentials)
+    def router(self) -> AsyncMatchRouter:
+        """The router the session's streams go by (on the seat loop)."""
+        if self._channel_factory is None:
+            return seat_loop().router(self.ticket.entries, self._credentials)
+        if self._own_router is None:
+            self._own_router = AsyncMatchRouter(self.ticket.entries, self._channel_factory)
+        return self._own_router
 
     async def _play_stream(self) -> bool:
-        """One Play stream from join to its end; True when the match finished."""
+        """One Play stream from join to its end; True when the match finished. Its first
+        message tells the router the replica serves the match; its failure goes to the
+        router's ``note_failure`` before it is raised."""
         stream = _Stream()
-        channel = self._channel()
+        router = self.router()
+        route: Route[Any] = router.stream_channel(self.ticket.match_id)
         calls = ClientStreamMetrics(PLAY_METHOD)
         code = grpc.StatusCode.CANCELLED
-        gate = join_gate(self.ticket.target)
+        gate = join_gate(route.address)
         joining = False  # holding the gate: from the call's start to the engine's first message
         call = None  # started once the gate lets it (the engine counts it from its start)
         try:
             await gate.acquire()
             joining = True
-            call = table_pb2_grpc.TableServiceStub(channel).Play()
+            call = table_pb2_grpc.TableServiceStub(route.channel).Play()
             await self._send(call, calls, self._join())
             while True:
                 response = await call.read()
@@ -318,6 +366,9 @@ class SeatSession:
                 if response is grpc.aio.EOF:
                     code = grpc.StatusCode.OK
                     return False
+                if not stream.served:
+                    stream.served = True
+                    router.note_served(self.ticket.match_id, route.address)
                 calls.received()
                 self._progress = time.monotonic()
                 if self.stop.is_set():
@@ -339,6 +390,7 @@ class SeatSession:
                         await self._send(call, calls, answer)
         except grpc.RpcError as exc:
             code = exc.code()
+            router.note_failure(self.ticket.match_id, exc, route.address)
             raise
         finally:
             if joining:
@@ -346,10 +398,6 @@ class SeatSession:
             calls.finished(code)
             if call is not None:
                 call.cancel()
-            if self._channel_factory is not None:
-                closing = channel.close()
-                if inspect.isawaitable(closing):
-                    await closing
 
     @staticmethod
     async def _send(call: Any, calls: ClientStreamMetrics, request: Any) -> None:

@@ -42,8 +42,8 @@ def play_command(
     address: str = typer.Option(
         "",
         "--address",
-        help="HOST:PORT of a table engine to join (default with --match: the one `hebei up` "
-        "runs); without it, a local table.",
+        help="HOST:PORT of a table engine to join, or a comma-separated list of its replicas "
+        "(default with --match: the one `hebei up` runs); without it, a local table.",
     ),
     match: str = typer.Option("", "--match", help="Remote: the match id."),
     seat: int = typer.Option(-1, "--seat", help="Remote: your seat, 0-3."),
@@ -111,12 +111,12 @@ def _play_remote(
     hints: bool = False,
 ) -> int:
     from hebei.common.client import (
-        create_channel,
         describe_tls_failure,
         handshake_error,
         is_tls_failure,
     )
     from hebei.common.config import ConfigError
+    from hebei.common.routing import MatchRouter
     from hebei.common.tls import ClientTls
     from hebei.play.session import CLIENT_NAME, run_session
     from hebei.v1 import table_pb2
@@ -124,29 +124,42 @@ def _play_remote(
     if not match or not token:
         fail("a remote table needs --match and --token (and --seat)")
     check_range("--seat", seat, 0, 3)
-    if ":" not in address:
-        fail(f"--address must be HOST:PORT, got {address!r}")
+    entries = remote_entries(address)
     credentials: bool | ClientTls = tls
     if any(files):
         try:
             credentials = ClientTls.from_options(*files)
         except ConfigError as exc:
             fail(str(exc))
-    refused = handshake_error(address, credentials)
-    if refused is not None and is_tls_failure(refused):
-        # Not an engine that is away (the session waits for that one): one that will never
-        # accept this connection as it is.
-        fail(
-            f"--address {address}: no connection: {describe_tls_failure(refused)} (see --tls, "
-            "--ca-file, --cert-file/--key-file)",
-            code=1,
-        )
-    channel = create_channel(address, tls=credentials)
+    for entry in entries:
+        refused = handshake_error(entry, credentials)
+        if refused is None:
+            break  # one replica answers: the router finds the match's owner from there
+        if is_tls_failure(refused):
+            # Not an engine that is away (the session waits for that one): one that will
+            # never accept this connection as it is.
+            fail(
+                f"--address {entry}: no connection: {describe_tls_failure(refused)} (see "
+                "--tls, --ca-file, --cert-file/--key-file)",
+                code=1,
+            )
+    router = MatchRouter(entries, tls=credentials)
     join = table_pb2.Join(match_id=match, seat=seat, seat_token=token, client_name=CLIENT_NAME)
     try:
-        return run_session(channel, join, _console(), hints=hints)
+        return run_session(router, join, _console(), hints=hints)
     finally:
-        channel.close()
+        router.close()
+
+
+def remote_entries(address: str) -> tuple[str, ...]:
+    """The table engine's replica addresses ``--address`` names (one HOST:PORT or a comma
+    list); a bad one exits with one line."""
+    from hebei.common.routing import parse_addresses
+
+    try:
+        return parse_addresses(address)
+    except ValueError as exc:
+        fail(f"--address must be HOST:PORT[,HOST:PORT...]: {exc}")
 
 
 def _play_local(

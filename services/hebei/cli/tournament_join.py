@@ -93,32 +93,55 @@ class _Tagged:
         self.inbox.put((PLAY, (self.generation, *item)))
 
 
+class BadEndpoint(grpc.RpcError):
+    """A seating whose ``table_endpoint`` names no usable address: the seat's stream ends at
+    once with this (INVALID_ARGUMENT), told in one line like any refused seat."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.INVALID_ARGUMENT
+
+    def details(self) -> str:
+        return self.message
+
+
 class _Seats:
-    """The follower's port: one Play stream at a time, and CheckIn."""
+    """The follower's port: one Play stream at a time, and CheckIn. A seating's
+    ``table_endpoint`` names the table engine's replicas (one address or a comma list): the
+    seat's stream goes by a router over them, following its match's owner."""
 
     def __init__(self, conn: Connection, request: Any, inbox: queue.Queue) -> None:
         self.conn, self.request, self.inbox = conn, request, inbox
         self.stream: Any = None
-        self.channel: Any = None
+        self.router: Any = None
 
     def open_seat(self, seating: Any, generation: int) -> Callable[[Any], None]:
-        from hebei.common.client import create_channel
+        from hebei.common.routing import MatchRouter
         from hebei.play.session import CLIENT_NAME
-        from hebei.seatclient.stream import PlayStream
+        from hebei.seatclient.stream import CLOSED, PlayStream
         from hebei.v1 import table_pb2
 
         self.close_seat()
-        self.channel = create_channel(seating.table_endpoint)
+        inbox = _Tagged(self.inbox, generation)
+        try:
+            self.router = MatchRouter(seating.table_endpoint)
+        except ValueError as exc:
+            inbox.put((CLOSED, BadEndpoint(f"the seating's table endpoint: {exc}")))
+            return lambda action: None
         join = table_pb2.Join(match_id=seating.match_id, seat=seating.seat,
                               seat_token=seating.seat_token, client_name=CLIENT_NAME)  # fmt: skip
-        self.stream = PlayStream(self.channel, join, _Tagged(self.inbox, generation)).start()
+        self.stream = PlayStream(self.router, join, inbox).start()
         return self.stream.send
 
     def close_seat(self) -> None:
         if self.stream is not None:
             self.stream.close()
-            self.channel.close()
-        self.stream = self.channel = None
+        if self.router is not None:
+            self.router.close()
+        self.stream = self.router = None
 
     def check_in(self) -> str | None:
         from hebei.v1 import matchmaking_pb2 as mm

@@ -3,6 +3,10 @@
 Validated where it is made (a sender refuses a bad seat before queuing it); it travels to the
 workers as a ``SeatTask`` message (:mod:`hebei.fleet.seat_task`), and an older sender's JSON
 form (:meth:`SeatTicket.to_json`) is still read.
+
+Its target names the table engine's replicas: one ``host:port`` or a comma-separated list of
+them (the entries of :class:`hebei.common.routing.AsyncMatchRouter`, which finds the match's
+owner among them and follows it through takeovers).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from hebei.common.routing import parse_addresses
 from hebei.common.validation import MAX_SEED
 
 __all__ = ["SeatTicket"]
@@ -19,7 +24,7 @@ __all__ = ["SeatTicket"]
 class SeatTicket:
     """Everything a session needs to play a seat (the payload of a seat task)."""
 
-    target: str  # the table engine, host:port
+    target: str  # the table engine's replicas: host:port[,host:port...]
     match_id: str
     seat: int
     seat_token: str
@@ -32,8 +37,13 @@ class SeatTicket:
     tls: bool = False
 
     def __post_init__(self) -> None:
-        if not self.target or ":" not in self.target:
-            raise ValueError(f"target must be host:port of the table engine, got {self.target!r}")
+        try:
+            parse_addresses(self.target)
+        except ValueError as exc:
+            raise ValueError(
+                f"target must be host:port[,host:port...] of the table engine, got "
+                f"{self.target!r}: {exc}"
+            ) from None
         if not self.match_id:
             raise ValueError("match_id is required")
         if self.seat not in (0, 1, 2, 3):
@@ -44,6 +54,11 @@ class SeatTicket:
             raise ValueError(f"pace must be 0-60 seconds, got {self.pace!r}")
         if not 0 <= self.seed <= MAX_SEED:
             raise ValueError(f"seed must be 0-{MAX_SEED:,}, got {self.seed!r}")
+
+    @property
+    def entries(self) -> tuple[str, ...]:
+        """The table engine's replica addresses the target names, in order."""
+        return parse_addresses(self.target)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -26,6 +26,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from hebei.common import convert
+from hebei.common.routing import MatchRouter
 from hebei.play.render import describe_changes, render_board
 from hebei.rules.errors import NotationError
 from hebei.rules.profile import get_profile
@@ -35,6 +36,8 @@ from hebei.seatclient.observations import seat_name
 from hebei.seatclient.stream import (
     CLOSED,
     MESSAGE,
+    MOVED,
+    MOVED_LINE,
     RECONNECTING,
     Inbox,
     PlayStream,
@@ -133,7 +136,7 @@ class PlayerSession:
 
     def handle(self, kind: str, value: Any) -> None:
         """One inbox item: a server message, a typed line, the end of input or of the stream,
-        a reconnection."""
+        a reconnection, the match moving to another replica."""
         if kind == MESSAGE:
             self.on_message(value)
         elif kind == LINE:
@@ -144,6 +147,8 @@ class PlayerSession:
             self.on_closed(value)
         elif kind == RECONNECTING:
             self.on_reconnecting(value)
+        elif kind == MOVED:
+            self.on_moved()
 
     def on_message(self, message: table_pb2.PlayResponse) -> None:
         """A server message: print what changed, the settlement, and a new decision's prompt."""
@@ -257,6 +262,17 @@ class PlayerSession:
         if self.done:
             return
         self.say(f"{why}; joining the table again...", "yellow")
+        self._rejoining()
+
+    def on_moved(self) -> None:
+        """The match moved to another server of the table engine: one calm line, and the
+        stream rejoins it by itself (the open decision will come anew)."""
+        if self.done:
+            return
+        self.say(MOVED_LINE, "dim")
+        self._rejoining()
+
+    def _rejoining(self) -> None:
         self.view = None
         self.prompted = 0
         self.answered = 0
@@ -308,15 +324,16 @@ def read_lines(source: TextIO, inbox: Inbox) -> threading.Thread:
 
 
 def run_session(
-    channel: grpc.Channel,
+    route: MatchRouter | grpc.Channel,
     join: table_pb2.Join,
     console: Console,
     source: TextIO | None = None,
     hints: bool = False,
 ) -> int:
-    """Play a seat from the terminal until the match ends or the person leaves; the exit code."""
+    """Play a seat from the terminal until the match ends or the person leaves; the exit code.
+    ``route``: the router over the table engine's replicas, or one channel (a local table)."""
     inbox: queue.Queue = queue.Queue()
-    stream = PlayStream(channel, join, inbox)
+    stream = PlayStream(route, join, inbox)
     session = PlayerSession(console, stream.send, hints)
     stream.start()
     read_lines(source or sys.stdin, inbox)

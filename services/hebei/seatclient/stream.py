@@ -2,10 +2,28 @@
 join`` and the web gateway's seat sessions).
 
 :class:`PlayStream` owns the gRPC stream: it joins, sends actions and puts every server message
-into an inbox as ``(MESSAGE, response)``. When the stream ends with UNAVAILABLE (a stopping
-engine closes its streams so on purpose, and an engine out of reach looks the same) it joins
-again with backoff, saying so in the inbox as ``(RECONNECTING, why)``, until the engine answers
-or :data:`GIVE_UP_SECONDS` pass without it; the end is ``(CLOSED, RpcError | None)``.
+into an inbox as ``(MESSAGE, response)``. It opens the stream where a
+:class:`~hebei.common.routing.MatchRouter` sends it (the match's owner among the table engine's
+replicas, found through the entries and followed through takeovers), or on one fixed channel
+(a local table, a single engine).
+
+When the stream ends with UNAVAILABLE (a stopping engine closes its streams so on purpose, an
+engine out of reach looks the same, and so does a replica's refusal of a match it does not or
+no longer serves) it is handed to the router's ``note_failure`` and joined again, until the
+engine answers or :data:`GIVE_UP_SECONDS` pass without it; the end is ``(CLOSED, RpcError |
+None)``. Each rejoin is the same Join: the engine sends the seat's current observation, so the
+person resumes from the last event it shows, and an open decision comes anew.
+
+- The match moved (a refusal naming its owner, a takeover under way, or a replica out of reach
+  while the router has another to try) after the engine answered the seat:
+  ``(MOVED, MOVED_TEXT)``, once until the engine answers again, and no error. Before the first
+  answer a refusal is only the router finding the owner: nothing is said.
+- The one engine is away (today's single address), or none answered yet:
+  ``(RECONNECTING, why)``.
+
+A refusal naming the owner is joined there at once (at most
+:data:`~hebei.common.routing.MAX_HOPS` hops in a row); the rest after the backoff
+(:data:`FIRST_DELAY` doubling up to :data:`MAX_DELAY`).
 """
 
 from __future__ import annotations
@@ -18,12 +36,17 @@ from typing import Any, Protocol
 
 import grpc
 
+from hebei.common.routing import MAX_HOPS, MatchRouter, is_refusal, owner_of
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
 
 # Inbox items of the stream: (kind, value).
-MESSAGE, CLOSED, RECONNECTING = "message", "closed", "reconnecting"
-# A stream ending with these is joined again: "reconnect" (the engine restarts or is away).
+MESSAGE, CLOSED, RECONNECTING, MOVED = "message", "closed", "reconnecting", "moved"
+# What a person is told when the match moves to another replica (the value of a MOVED item).
+MOVED_TEXT = "the table moved to another server"
+MOVED_LINE = f"{MOVED_TEXT}; rejoining…"
+# A stream ending with these is joined again: "reconnect" (the engine restarts, is away, or a
+# replica does not serve the match).
 RECONNECT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
 FIRST_DELAY, MAX_DELAY = 0.2, 5.0  # seconds between joins, doubling
 GIVE_UP_SECONDS = 120.0  # without a message from the engine
@@ -35,28 +58,54 @@ class Inbox(Protocol):
     def put(self, item: tuple[str, Any]) -> None: ...
 
 
+class _FixedRoute:
+    """One channel, always the same: a router of one replica that never moves a match."""
+
+    def __init__(self, channel: grpc.Channel) -> None:
+        self.channel = channel
+
+    def stream_channel(self, match_id: str) -> tuple[str, grpc.Channel]:
+        return "", self.channel
+
+    def note_served(self, match_id: str, address: str) -> None:
+        pass
+
+    def note_failure(self, match_id: str, error: BaseException, address: str) -> str | None:
+        return None
+
+
 class PlayStream:
     """A seat's Play stream: Join first, then :meth:`send` actions; every PlayResponse goes to
-    ``inbox`` as ``("message", response)``, each reconnection as ``("reconnecting", why)`` and
-    the end as ``("closed", RpcError | None)``."""
+    ``inbox`` as ``("message", response)``, each rejoin as ``("reconnecting", why)`` or
+    ``("moved", MOVED_TEXT)`` and the end as ``("closed", RpcError | None)``.
+
+    ``route``: a :class:`~hebei.common.routing.MatchRouter` over the engine's replicas (the
+    caller owns it and closes it), or one channel to a single engine."""
 
     def __init__(
         self,
-        channel: grpc.Channel,
+        route: MatchRouter | grpc.Channel,
         join: table_pb2.Join,
         inbox: Inbox,
         *,
         give_up: float = GIVE_UP_SECONDS,
     ) -> None:
-        self.channel = channel
+        self.router: MatchRouter | _FixedRoute = (
+            route if isinstance(route, MatchRouter) else _FixedRoute(route)
+        )
         self.join = join
         self.inbox = inbox
         self.give_up = give_up
         self._outgoing: queue.SimpleQueue[table_pb2.PlayRequest | None] = queue.SimpleQueue()
         self._call: Any = None
+        self._address = ""  # where the current stream went
         self._closing = False
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._read, name="play-stream", daemon=True)
+
+    @property
+    def match_id(self) -> str:
+        return self.join.match_id
 
     def start(self) -> PlayStream:
         """Open the stream and start reading it."""
@@ -65,7 +114,8 @@ class PlayStream:
         return self
 
     def _open(self) -> None:
-        stub = table_pb2_grpc.TableServiceStub(self.channel)
+        self._address, channel = self.router.stream_channel(self.match_id)
+        stub = table_pb2_grpc.TableServiceStub(channel)
         self._call = stub.Play(self._requests(self._outgoing))
 
     def send(self, action: pb.Action) -> None:
@@ -97,11 +147,19 @@ class PlayStream:
 
     def _read(self) -> None:
         delay, heard = FIRST_DELAY, time.monotonic()
+        hops = 0  # redirects to a named owner followed in a row, without waiting
+        answered = False  # the engine has answered the seat (on any stream)
+        moving = False  # a MOVED item was put since the engine last answered
         while True:
             error = None
+            served = False
             try:
                 for message in self._call:
-                    delay, heard = FIRST_DELAY, time.monotonic()
+                    if not served:
+                        served = True
+                        self.router.note_served(self.match_id, self._address)
+                    delay, heard, hops, moving = FIRST_DELAY, time.monotonic(), 0, False
+                    answered = True
                     self.inbox.put((MESSAGE, message))
             except grpc.RpcError as exc:
                 if not self._closing:
@@ -112,11 +170,26 @@ class PlayStream:
                 or time.monotonic() - heard > self.give_up
             ):
                 break
-            self.inbox.put((RECONNECTING, describe_rpc_error(error)))
-            if self._stopped.wait(delay):
+            failed_at = self._address
+            next_address = self.router.note_failure(self.match_id, error, failed_at)
+            refused = is_refusal(error)  # the replica does not serve the match
+            if answered and (refused or (next_address or failed_at) != failed_at):
+                if not moving:
+                    moving = True
+                    self.inbox.put((MOVED, MOVED_TEXT))
+            elif not refused:
+                self.inbox.put((RECONNECTING, describe_rpc_error(error)))
+            if owner_of(error) is not None and hops < MAX_HOPS:
+                hops += 1  # the owner is named: join it at once
+            else:
+                hops = 0
+                if self._stopped.wait(delay):
+                    error = None
+                    break
+                delay = min(delay * 2, MAX_DELAY)
+            if self._stopped.is_set():  # closed meanwhile
                 error = None
                 break
-            delay = min(delay * 2, MAX_DELAY)
             self._outgoing.put(None)  # releases the old stream's request reader
             self._outgoing = queue.SimpleQueue()
             self._open()

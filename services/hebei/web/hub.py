@@ -415,7 +415,7 @@ class Hub:
         join = table_pb2.Join(
             match_id=match_id, seat=seat, seat_token=token, client_name=CLIENT_NAME
         )
-        session = SeatSession(key, feed, self.backend.channels["table"], join, owner, player_id)
+        session = SeatSession(key, feed, self.backend.router, join, owner, player_id)
         session.keyed = keyed
         self.opened_at[key] = time.monotonic()
         return session

@@ -21,7 +21,14 @@ from hebei.common.auth import bearer_metadata
 from hebei.common.routing import MatchRouter, owner_of
 from hebei.rules.errors import NotationError
 from hebei.seatclient.commands import CommandKind, parse_command
-from hebei.seatclient.stream import CLOSED, MESSAGE, PlayStream, describe_rpc_error
+from hebei.seatclient.stream import (
+    CLOSED,
+    MESSAGE,
+    MOVED,
+    MOVED_LINE,
+    PlayStream,
+    describe_rpc_error,
+)
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
 from hebei.web.backend import HttpError, get_match_attempt
@@ -193,7 +200,7 @@ class SeatSession:
         self,
         key: str,
         feed: Feed,
-        channel: grpc.Channel,
+        route: MatchRouter | grpc.Channel,
         join: table_pb2.Join,
         owner: str,
         player_id: str = "",
@@ -215,7 +222,7 @@ class SeatSession:
         self.keyed = True
         self.on_end: Callable[[str], None] | None = None  # called on the stream's thread
         self._lock = threading.Lock()
-        self.stream = PlayStream(channel, join, self)  # type: ignore[arg-type]
+        self.stream = PlayStream(route, join, self)  # type: ignore[arg-type]
 
     def start(self) -> SeatSession:
         self.stream.start()
@@ -249,6 +256,8 @@ class SeatSession:
                 self.feed.post_end(why)
                 if self.on_end is not None:
                     self.on_end(why)
+            elif kind == MOVED:  # the match's owner changed: a calm line, the seat goes on
+                self._notice(MOVED_LINE)
             else:  # reconnecting (and any later kinds): tell the page
                 self._notice(f"{value}; joining the table again…")
         except Exception:  # never kill the stream's thread over one message

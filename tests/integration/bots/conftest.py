@@ -56,27 +56,38 @@ class Engine:
         return [message.event for message in stream]
 
 
+def start_engine(database_url: str, schema: str, **fields) -> Engine:
+    """A table engine on port 0 over ``schema`` (it resumes the unfinished matches there);
+    ``fields``: other :class:`TableConfig` fields. Stop it with :func:`stop_engine`."""
+    config = TableConfig(
+        server=server_config("table", max_workers=200),
+        database_url=database_url,
+        schema=schema,
+        ready_seconds=30.0,
+        **fields,
+    )
+    table_engine = TableEngine(config)
+    server = create_server(table_engine.spec(), config.server)
+    server.start()
+    channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
+    return Engine(table_engine, server, channel, table_pb2_grpc.TableServiceStub(channel))
+
+
+def stop_engine(engine: Engine, grace: float = 0) -> None:
+    engine.channel.close()
+    engine.server.stop(grace)
+    engine.engine.close()
+
+
 @pytest.fixture
 def engine(
     request: pytest.FixtureRequest, database_url: str, fresh_schema: str
 ) -> Iterator[Engine]:
     """A table engine on port 0; a test may set other :class:`TableConfig` fields by
     parametrising this fixture indirectly with a dict of them."""
-    config = TableConfig(
-        server=server_config("table", max_workers=200),
-        database_url=database_url,
-        schema=fresh_schema,
-        ready_seconds=30.0,
-        **getattr(request, "param", {}),
-    )
-    table_engine = TableEngine(config)
-    server = create_server(table_engine.spec(), config.server)
-    server.start()
-    channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
-    yield Engine(table_engine, server, channel, table_pb2_grpc.TableServiceStub(channel))
-    channel.close()
-    server.stop(0)
-    table_engine.close()
+    running = start_engine(database_url, fresh_schema, **getattr(request, "param", {}))
+    yield running
+    stop_engine(running)
 
 
 def free_port() -> int:

@@ -160,7 +160,7 @@ class FlakyChannel:
 
     unary_stream = unary_unary
 
-    def close(self) -> None:
+    async def close(self) -> None:
         pass
 
 

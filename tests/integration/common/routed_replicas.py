@@ -115,11 +115,13 @@ def start_replica(
     owned: set[str] | None = None,
     *,
     asyncio: bool = False,
+    servicer: Callable[[Replica], table_pb2_grpc.TableServiceServicer] | None = None,
 ) -> Replica:
-    """A replica on a free port, started."""
+    """A replica on a free port, started; ``servicer(replica)``: a servicer of one's own (an
+    asyncio one when ``asyncio``)."""
     replica = Replica(replica_id, directory, set(owned or ()))
-    servicer = AsyncReplica(replica) if asyncio else SyncReplica(replica)
-    replica.server = serve_table(f"routed-{replica_id}", servicer, asyncio=asyncio)
+    make = servicer or (AsyncReplica if asyncio else SyncReplica)
+    replica.server = serve_table(f"routed-{replica_id}", make(replica), asyncio=asyncio)
     return replica
 
 

@@ -46,7 +46,8 @@ def test_the_seat_loop_grpc_poller_and_lease_keeper_are_named() -> None:
     try:
 
         async def open_channel() -> str:
-            channel = seats.channel("127.0.0.1:9", None)  # not connected; the poller starts
+            router = seats.router(("127.0.0.1:9",), None)
+            channel = router.stream_channel("m").channel  # not connected; the poller starts
             await channel.close()
             return os_name(threading.current_thread())
 

@@ -55,3 +55,16 @@ def test_a_legacy_json_ticket_is_still_read() -> None:
 def test_a_malformed_task_is_refused_clearly(payload: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         decode_seat_task(payload)
+
+
+def test_a_target_names_one_replica_or_a_comma_list_of_them() -> None:
+    assert _ticket().entries == ("table:50051",)
+    ticket = _ticket(target="table-0:50051, table-1:50051")
+    assert ticket.entries == ("table-0:50051", "table-1:50051")
+    assert decode_seat_task(encode_seat_task(ticket)) == (ticket, None)  # travels as it is
+
+
+@pytest.mark.parametrize("target", ["", "nohost", "a:1,,b:2", "a:1,a:1", "a:99999"])
+def test_a_bad_target_is_refused_in_one_line(target: str) -> None:
+    with pytest.raises(ValueError, match=r"^target must be host:port\[,host:port\.\.\.\]"):
+        _ticket(target=target)

@@ -16,6 +16,7 @@ from hebei.play.session import EOF, EXIT_ERROR, EXIT_OK, LINE, PlayerSession, re
 from hebei.rules.actions import PASS, ActionKind
 from hebei.rules.hand import Phase
 from hebei.rules.tiles import TILE_NAMES
+from hebei.seatclient.stream import MOVED, MOVED_TEXT
 from hebei.seatclient.tiles import tile_label
 from hebei.v1 import table_pb2
 from hebei.v1 import types_pb2 as pb
@@ -171,6 +172,17 @@ def test_a_failed_stream_ends_the_session_with_an_error() -> None:
     screen.session.on_closed(FakeRpcError())
     assert screen.session.done and screen.session.exit_code == EXIT_ERROR
     assert screen.session.error == "UNAUTHENTICATED: wrong seat token for seat 1 of match m"
+
+
+def test_the_match_moving_to_another_server_is_one_calm_line_and_the_decision_comes_anew() -> None:
+    screen = Screen()
+    obs = own_turn()
+    screen.feed(obs)
+    screen.session.handle(MOVED, MOVED_TEXT)
+    assert screen.new_output().strip() == "the table moved to another server; rejoining…"
+    assert not screen.session.done and screen.session.error is None
+    shown = screen.feed(obs)  # the new replica's first observation: the same decision
+    assert "Your hand" in shown and shown.endswith("[t] auto  [q] quit > ")  # prompted anew
 
 
 @pytest.mark.parametrize("line", ["q", "quit"])
