@@ -31,7 +31,6 @@ from hebei.common.interceptors import (
     copy_pool,
     each_message,
 )
-from hebei.rules.errors import IllegalActionError, NotationError, ReplayError
 
 log = logging.getLogger("hebei.errors")
 
@@ -94,10 +93,10 @@ STATUS_CODES: dict[type[BaseException], grpc.StatusCode] = {
     ResourceExhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
     PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
     Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
-    NotationError: grpc.StatusCode.INVALID_ARGUMENT,
-    IllegalActionError: grpc.StatusCode.FAILED_PRECONDITION,
-    ReplayError: grpc.StatusCode.INVALID_ARGUMENT,
 }
+# The rules' errors (hebei.rules.errors) name their status themselves, as a plain string, so
+# that neither side imports the other: a class's ``status`` is read where the MRO reaches it.
+RULES_PACKAGE = "hebei.rules."
 
 
 def capped(text: str, limit: int = MAX_DETAILS) -> str:
@@ -109,10 +108,19 @@ def capped(text: str, limit: int = MAX_DETAILS) -> str:
 def status_of(exc: BaseException) -> tuple[grpc.StatusCode, str]:
     """The status code and client-facing message for ``exc`` (INTERNAL for unknown errors)."""
     for cls in type(exc).__mro__:
-        code = STATUS_CODES.get(cls)
+        code = STATUS_CODES.get(cls) or _named_status(cls)
         if code is not None:
             return code, capped(str(exc) or cls.__name__)
     return grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE
+
+
+def _named_status(cls: type) -> grpc.StatusCode | None:
+    """A rules error's own status (the ``status`` name its class declares), None for any
+    other class and for the rules' base class (an unknown rules error stays INTERNAL, logged)."""
+    name = vars(cls).get("status")
+    if not cls.__module__.startswith(RULES_PACKAGE) or not isinstance(name, str):
+        return None
+    return None if name == "INTERNAL" else getattr(grpc.StatusCode, name, None)
 
 
 def _already_aborted(context: grpc.ServicerContext) -> bool:
