@@ -256,10 +256,10 @@ class Director:
         return True
 
     def tick(self) -> bool:
-        """One pass over every live tournament and match (see the module docstring); True
-        when something may be left to do soon (a step failed, a match was opened or settled, a
-        round waits for the ledger), so the next pass comes after ``tick_seconds`` rather than
-        ``idle_seconds``."""
+        """One pass over the live tournaments and matches this replica drives (their leases
+        claimed first: see the module docstring); True when something may be left to do soon
+        (a step failed, a match was opened or settled, a round waits for the ledger), so the
+        next pass comes after ``tick_seconds`` rather than ``idle_seconds``."""
         with self.ts.store.reading() as conn:
             tournaments = self.ts.store.active_tournaments(conn)
             scheduled = self.ts.store.scheduled_due(conn, _now())
@@ -513,6 +513,7 @@ class Director:
     def _follow_one(self, match: MatchRow, info, settings: Settings | None) -> bool:
         """Follow one open match; True when it moved (its progress is then written with the
         tournament's others in one transaction: see :meth:`_progress`)."""
+        self.driving.fence(key_of(match.tournament_id))  # a lease lost during this pass
         if info.status in ENGINE_ENDED:
             scores = [s.score for s in sorted(info.seats, key=lambda s: s.seat)]
             self.ts.record_result(
