@@ -36,27 +36,40 @@ left to do (a step failed, a round waits for the ledger), else every ``idle_seco
 passes it only follows the open matches (3), every ``follow_seconds``.
 
 After a crash (even ``kill -9``) the next process simply ticks again: every step reads its
-state from PostgreSQL. Only one director acts at a time, the holder of a PostgreSQL advisory
-lock, so several replicas can run for availability.
+state from PostgreSQL.
+
+Several replicas (issue 46): each pass first claims the leases of the tournaments with work
+(:class:`hebei.matchmaking.driving.Driving`: a fair share, one holder per tournament, ``quickplay``
+for the quick-play matches) and then acts only for those it holds; a tournament another replica
+drove is taken over where it stood, since every step starts from the stored state: a seated
+round is kept (its matches, ids and seat tokens were stored with it in one transaction; a
+round is seated only while ``current_round`` is the one before, checked under the tournament's
+row lock), its pending matches are opened (OpenMatch is idempotent by match id, the match is
+marked opened only while pending, under its row lock), its ended matches settled once (the
+ledger's idempotent keys, ``settled`` under the row lock) and the round closed once (only while
+still ``seated``, under the tournament's lock). A lease lost stops the driving at once: every
+step asks :meth:`Driving.drives` first, and every driving transaction calls
+:meth:`Driving.fence` after its row locks, so its write is rolled back; a write past its fence
+when the loss is detected is one of the idempotent steps above, and the new holder waits the
+ownership's takeover grace before acting.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import math
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 import psycopg
 
-from hebei.common.db import check_idle_connection
 from hebei.common.errors import DomainError, FailedPrecondition, NotFound
 from hebei.matchmaking import corrections, metrics
+from hebei.matchmaking.driving import QUICK_PLAY, Driving, key_of
 from hebei.matchmaking.gateways import Line
 from hebei.matchmaking.match_points import expected_points, fixed_seat_deltas, placement_lines
 from hebei.matchmaking.match_requests import bot_seed
@@ -77,6 +90,7 @@ BOT_REQUEUE_SECONDS = 1.5  # a bot seat not connected this long is queued again
 BOT_REQUEUE_BACKOFF = 12.0  # ... and queued again only this long after
 IDLE_SECONDS = 5.0  # a full pass at least this often when nothing is waiting or changed
 COALESCE_SECONDS = 0.1  # passes for changes at least this far apart (a burst makes one)
+LIVE_SECONDS = 1.0  # the director looks this often whether a replica came or went
 GAUGE_SECONDS = 1.0  # the tournament gauges' query at most this often
 SETTINGS_KEPT = 1024  # tournaments whose settings the director keeps (see Director._settings)
 ENGINE_ENDED = {pb.MATCH_STATUS_FINISHED: "finished", pb.MATCH_STATUS_DISSOLVED: "dissolved"}
@@ -124,30 +138,26 @@ def next_wake(full_due: float, follow_due: float | None) -> float:
 
 
 class Director:
-    """Runs :meth:`tick` on its own thread while it holds the director lock (see the module
-    docstring). ``tick`` may also be called directly (tests)."""
+    """Runs :meth:`tick` on its own thread for the tournaments whose leases it holds (see the
+    module docstring). ``tick`` may also be called directly (tests). ``quick_play_taken`` runs
+    when this replica begins to drive the quick-play matches (those of a run that ended are
+    then due to be dissolved: :meth:`QuickPlay.resume_left`)."""
 
     def __init__(
         self,
         ts: Tournaments,
-        database_url: str,
-        schema: str,
+        driving: Driving,
         *,
         tick_seconds: float = 0.5,
         follow_seconds: float = 1.0,
         idle_seconds: float = IDLE_SECONDS,
         coalesce_seconds: float = COALESCE_SECONDS,
         ledger_grace: float = LEDGER_GRACE_SECONDS,
+        quick_play_taken: Callable[[], object] | None = None,
     ) -> None:
         self.ts = ts
-        self.database_url = database_url
-        self.lock_key = int.from_bytes(
-            hashlib.blake2b(
-                f"hebei.matchmaking.director:{schema}".encode(), digest_size=8
-            ).digest(),
-            "big",
-            signed=True,
-        )
+        self.driving = driving
+        self.quick_play_taken = quick_play_taken
         self.tick_seconds = tick_seconds
         self.follow_seconds = follow_seconds
         self.idle_seconds = max(idle_seconds, tick_seconds)
@@ -155,7 +165,6 @@ class Director:
         self.ledger_grace = ledger_grace
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._lock_conn: psycopg.Connection | None = None
         self._absent: dict[tuple[str, int], float] = {}
         self._ledger_waits: dict[tuple[str, int], float] = {}
         self._followed = 0.0
@@ -166,48 +175,26 @@ class Director:
         self._clock_due: float | None = None  # the soonest tournament clock (monotonic)
         self._concluded: set[str] = set()  # matches told to end at their round's time limit
 
-    # -- the thread and the lock ------------------------------------------------------------
+    # -- the thread --------------------------------------------------------------------------
 
     def start(self) -> None:
+        """Start the leases' replica (registry, beat) and the director's thread."""
+        self.driving.start()
         self._thread = threading.Thread(target=self._run, name="matchmaking-director", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop the thread (a pass in progress ends first), then release every lease."""
         self._stop.set()
         self.ts.changes.notify()
         if self._thread is not None:
             self._thread.join(timeout=15)
-        if self._lock_conn is not None:
-            self._lock_conn.close()
+        self.driving.stop()
 
-    @property
-    def leading(self) -> bool:
-        return self._lock_conn is not None and not self._lock_conn.closed
-
-    def _take_lock(self) -> bool:
-        if self.leading:
-            try:  # a round trip only when the socket says the server spoke or closed it
-                check_idle_connection(self._lock_conn)
-                return True
-            except psycopg.Error:
-                self._lock_conn.close()
-                self._lock_conn = None
-        try:
-            conn = psycopg.connect(
-                self.database_url,
-                autocommit=True,
-                connect_timeout=3,
-                application_name="hebei-matchmaking-director",
-            )
-        except psycopg.Error:
-            return False
-        got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self.lock_key,)).fetchone()[0]
-        if got:
-            self._lock_conn = conn
-            log.info("this process directs the tournaments")
-            return True
-        conn.close()
-        return False
+    def leases_lost(self, keys: frozenset[str]) -> None:
+        """The ownership's ``on_leases_lost`` (through :class:`Driving`): the steps already
+        refuse (``drives`` says no); wake the thread so it claims again soon."""
+        self.ts.changes.notify()
 
     def _run(self) -> None:
         """A full pass when something changed (``changes``: a tournament started, a round
@@ -221,28 +208,25 @@ class Director:
         passed = -math.inf
         full_due = follow_due = 0.0
         while not self._stop.is_set():
-            if self._take_lock():
-                now = time.monotonic()
-                if (changed and now >= passed + self.coalesce_seconds) or now >= full_due:
-                    changed, passed = False, now
-                    busy = self._timed(self.tick)
-                    full_due = now + (self.tick_seconds if busy else self.idle_seconds)
-                    if self._clock_due is not None:  # a tournament's clock comes sooner
-                        full_due = min(full_due, max(self._clock_due, now + self.tick_seconds))
-                    follow_due = self._followed + self.follow_seconds
-                elif self._opened and now >= follow_due:
-                    if self._timed(self.follow_opened):
-                        full_due = now
-                    follow_due = self._followed + self.follow_seconds
-                wake = next_wake(full_due, follow_due if self._opened else None)
-                if changed:  # a change within coalesce_seconds of the last pass
-                    wake = min(wake, passed + self.coalesce_seconds)
-                wait = wake - time.monotonic()
-            else:
-                wait = self.tick_seconds
+            now = time.monotonic()
+            if (changed and now >= passed + self.coalesce_seconds) or now >= full_due:
+                changed, passed = False, now
+                busy = self._timed(self.tick) or self.driving.retry_soon
+                full_due = now + (self.tick_seconds if busy else self.idle_seconds)
+                if self._clock_due is not None:  # a tournament's clock comes sooner
+                    full_due = min(full_due, max(self._clock_due, now + self.tick_seconds))
+                follow_due = self._followed + self.follow_seconds
+            elif self._opened and now >= follow_due:
+                if self._timed(self.follow_opened):
+                    full_due = now
+                follow_due = self._followed + self.follow_seconds
+            wake = next_wake(full_due, follow_due if self._opened else None)
+            if changed:  # a change within coalesce_seconds of the last pass
+                wake = min(wake, passed + self.coalesce_seconds)
+            wait = min(wake - time.monotonic(), LIVE_SECONDS)  # a replica that came or went
             before = seen
             seen = self.ts.changes.wait(seen, max(0.0, wait))
-            changed = changed or seen != before
+            changed = changed or seen != before or self._live_changed()
 
     def _timed(self, one_pass) -> bool:
         """Run a pass (a bug must not stop every tournament: logged, retried soon); True when
@@ -272,16 +256,21 @@ class Director:
         return True
 
     def tick(self) -> bool:
-        """One pass over every live tournament and match (see the module docstring); True
-        when something may be left to do soon (a step failed, a match was opened or settled, a
-        round waits for the ledger), so the next pass comes after ``tick_seconds`` rather than
-        ``idle_seconds``."""
+        """One pass over the live tournaments and matches this replica drives (their leases
+        claimed first: see the module docstring); True when something may be left to do soon
+        (a step failed, a match was opened or settled, a round waits for the ledger), so the
+        next pass comes after ``tick_seconds`` rather than ``idle_seconds``."""
         with self.ts.store.reading() as conn:
             tournaments = self.ts.store.active_tournaments(conn)
             scheduled = self.ts.store.scheduled_due(conn, _now())
             live = self.ts.store.live_matches(conn)
             unsettled = self.ts.store.unsettled_matches(conn)
             clock = self.ts.store.next_clock(conn)
+        held = self._claim(tournaments, scheduled, [*live, *unsettled])
+        tournaments = [t for t in tournaments if t in held]
+        scheduled = [t for t in scheduled if t in held]
+        live = [m for m in live if key_of(m.tournament_id) in held]
+        unsettled = [m for m in unsettled if key_of(m.tournament_id) in held]
         self._clock_due = (
             None if clock is None else time.monotonic() + (clock - _now()).total_seconds()
         )
@@ -301,9 +290,40 @@ class Director:
         done += [self._guard(f"tournament {t}", self.step, t) for t in tournaments]
         return bool(pending or unsettled or self._ledger_waits) or not all(done)
 
+    def _claim(
+        self, tournaments: list[str], scheduled: list[str], matches: list[MatchRow]
+    ) -> frozenset[str]:
+        """Claim the leases of what has work (see :class:`Driving`); what this replica drives
+        now. A tournament taken in the middle of its rounds is a takeover (counted, logged);
+        the quick-play lease taken makes the quick-play tables of a run that ended due."""
+        wanted = {*tournaments, *scheduled, QUICK_PLAY, *(key_of(m.tournament_id) for m in matches)}
+        held, acquired = self.driving.claim(wanted)
+        if QUICK_PLAY in acquired and self.quick_play_taken is not None:
+            self.quick_play_taken()
+        taken = sorted(acquired - {QUICK_PLAY})
+        if taken:
+            with self.ts.store.reading() as conn:
+                rows = [self.ts.store.tournament(conn, t) for t in taken]
+            for row in rows:
+                if row is not None and row.current_round and row.status in ("running", "paused"):
+                    metrics.TAKEOVERS.inc()
+                    log.info(
+                        "tournament taken over",
+                        extra={"tournament_id": row.tournament_id, "round_no": row.current_round},
+                    )
+        return held
+
+    def _live_changed(self) -> bool:
+        try:
+            return self.driving.live_changed()
+        except Exception:  # never stop the thread
+            log.exception("reading the live replicas failed")
+            return False
+
     def start_scheduled(self, tournament_id: str) -> None:
         """Start a tournament at its scheduled start (recorded as by "schedule"); one nobody
         registered for is cancelled."""
+        self.driving.fence(tournament_id)
         try:
             start(self.ts, tournament_id, "schedule")
         except FailedPrecondition as error:
@@ -326,6 +346,7 @@ class Director:
         pass is due (the follow failed, or a match waits to be opened)."""
         with self.ts.store.reading() as conn:
             live = self.ts.store.live_matches(conn)
+        live = [m for m in live if self.driving.drives(key_of(m.tournament_id))]
         self._opened = any(m.status == "opened" for m in live)
         followed = self._follow([m for m in live if m.status == "opened"])
         return not followed or any(m.status == "pending" for m in live)
@@ -336,6 +357,7 @@ class Director:
 
     def step(self, tournament_id: str) -> None:
         """Seat the next round, or close the current one, or finish the tournament."""
+        self.driving.fence(tournament_id)
         with self.ts.store.reading() as conn:
             row = self.ts._load(conn, tournament_id)
             rounds = [r for r in self.ts.store.rounds(conn, tournament_id) if r.status != "planned"]
@@ -351,7 +373,9 @@ class Director:
                 if current is not None and current.round_no >= row.config.rounds:
                     self.finish(row)
                 elif row.next_round_at is None or row.next_round_at <= now:
-                    seat_next_round(self.ts, tournament_id)
+                    seat_next_round(
+                        self.ts, tournament_id, fence=lambda: self.driving.fence(tournament_id)
+                    )
             return
         if matches and all(m.ended and m.settled for m in matches):
             self.close_round(row, current, matches)
@@ -371,6 +395,8 @@ class Director:
 
     def open_match(self, match: MatchRow) -> None:
         """Open a pending match on the engine and queue its bot seats."""
+        key = key_of(match.tournament_id)
+        self.driving.fence(key)
         row = None
         if match.tournament_id:
             with self.ts.store.reading() as conn:
@@ -394,6 +420,7 @@ class Director:
             if match.tournament_id:  # lock order: the tournament first
                 self.ts._load(conn, match.tournament_id, lock=True)
             current = self.ts.store.match(conn, match.match_id, lock=True)
+            self.driving.fence(key)
             if current is not None and current.status == "pending":
                 current.status = "opened"
                 current.opened_at = current.progress_at = _now()
@@ -462,6 +489,8 @@ class Director:
         for match in opened:
             by_tournament[match.tournament_id].append(match)
         for tournament_id, matches in by_tournament.items():
+            if not self.driving.drives(key_of(tournament_id)):
+                continue  # its lease was lost during this pass
             if tournament_id:
                 infos = {i.match_id: i for i in self.ts.table.tournament_matches(tournament_id)}
             else:
@@ -484,6 +513,7 @@ class Director:
     def _follow_one(self, match: MatchRow, info, settings: Settings | None) -> bool:
         """Follow one open match; True when it moved (its progress is then written with the
         tournament's others in one transaction: see :meth:`_progress`)."""
+        self.driving.fence(key_of(match.tournament_id))  # a lease lost during this pass
         if info.status in ENGINE_ENDED:
             scores = [s.score for s in sorted(info.seats, key=lambda s: s.seat)]
             self.ts.record_result(
@@ -559,6 +589,7 @@ class Director:
         with self.ts.store.transaction() as conn:
             if tournament_id:
                 self.ts._load(conn, tournament_id, lock=True)
+            self.driving.fence(key_of(tournament_id))
             players = None
             for match, info in progressed:
                 current = self.ts.store.match(conn, match.match_id, lock=True)
@@ -589,6 +620,7 @@ class Director:
     def _problem(self, tournament_id: str, text: str) -> None:
         with self.ts.store.transaction() as conn:
             row = self.ts._load(conn, tournament_id, lock=True)
+            self.driving.fence(tournament_id)
             if text not in row.problems:
                 row.problems = [*row.problems, text][-100:]
                 self.ts.store.update_tournament(conn, row)
@@ -598,6 +630,8 @@ class Director:
 
     def settle(self, match: MatchRow) -> None:
         """Book an ended match's placement and fixed points, rate it, mark it settled."""
+        key = key_of(match.tournament_id)
+        self.driving.fence(key)
         row: TournamentRow | None = None
         if match.tournament_id:
             with self.ts.store.reading() as conn:
@@ -636,6 +670,7 @@ class Director:
             if row is not None:  # lock order: the tournament first
                 self.ts._load(conn, match.tournament_id, lock=True)
             current = self.ts.store.match(conn, match.match_id, lock=True)
+            self.driving.fence(key)
             if current is None or current.settled:  # None: its round was re-paired
                 return
             if row is not None and current.status == "finished" and current.scores:
@@ -771,8 +806,11 @@ class Director:
         response.round_no = current.round_no
         with self.ts.store.transaction() as conn:
             locked = self.ts._load(conn, tournament_id, lock=True)
-            if locked.current_round != current.round_no:
-                return
+            self.driving.fence(tournament_id)
+            if locked.current_round != current.round_no or not self._still_seated(
+                conn, tournament_id, current.round_no
+            ):
+                return  # closed meanwhile (by a replica that drove it before)
             locked.problems = [*locked.problems, *problems][-100:]
             response.problems[:] = [p for p in locked.problems if "ledger" in p]
             response.mismatch = bool(response.problems)
@@ -801,6 +839,11 @@ class Director:
         )
         self.ts.changes.notify()
 
+    def _still_seated(self, conn, tournament_id: str, round_no: int) -> bool:
+        """Whether round ``round_no`` is still being played (not closed yet)."""
+        rounds = self.ts.store.rounds(conn, tournament_id)
+        return any(r.round_no == round_no and r.status == "seated" for r in rounds)
+
     def finish(self, row: TournamentRow) -> None:
         """Finish a tournament whose last round closed while it was paused."""
         with self.ts.store.reading() as conn:
@@ -808,6 +851,7 @@ class Director:
         response = self.ts.rank(row, players, self.ts.ledger.standings(row.tournament_id))
         with self.ts.store.transaction() as conn:
             locked = self.ts._load(conn, row.tournament_id, lock=True)
+            self.driving.fence(row.tournament_id)
             if locked.status == "running":
                 self._finish_locked(conn, locked, response)
         self.ts.changes.notify()

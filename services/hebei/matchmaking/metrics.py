@@ -8,6 +8,7 @@ __all__ = [
     "BOT_REQUEUES",
     "DIRECTOR_TICK_SECONDS",
     "LAST_MATCH_FINISHED",
+    "LEASES_LOST",
     "MATCHES_DISSOLVED",
     "MATCHES_ENDED",
     "MATCHES_LIVE",
@@ -26,7 +27,9 @@ __all__ = [
     "SEATING_SECONDS",
     "SEATING_WIND_SPREAD",
     "STANDINGS_MISMATCHES",
+    "TAKEOVERS",
     "TOURNAMENTS",
+    "TOURNAMENTS_DRIVEN",
     "WATCH_STREAMS",
 ]
 
@@ -158,6 +161,21 @@ DIRECTOR_TICK_SECONDS = Histogram(
     "hebei_matchmaking_director_tick_seconds",
     "Time of one pass of the round director over every live tournament and match.",
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+
+TOURNAMENTS_DRIVEN = Gauge(
+    "hebei_matchmaking_tournaments_driven",
+    "Tournaments this replica drives now (it holds their leases; quick play not counted).",
+)
+TAKEOVERS = Counter(
+    "hebei_matchmaking_takeovers",
+    "Tournaments this replica began to drive in the middle of their rounds (another replica,"
+    " or an earlier run, drove them before: it died, stopped or handed them over).",
+)
+LEASES_LOST = Counter(
+    "hebei_matchmaking_leases_lost",
+    "Tournament and quick-play leases this replica lost (its ownership session failed or was"
+    " ended): it stopped driving them at once.",
 )
 
 QUICK_PLAY_QUEUE = Gauge(

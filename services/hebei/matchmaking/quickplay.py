@@ -13,7 +13,8 @@ all ended before the match started (cancelled, or closed on SEATED), the table w
 the engine only while it still waits for its seats and none of its people joined (one step
 under the table's lock, so a person joining at that moment keeps the match), and recorded as
 dissolved with nothing booked; while the engine or the database is down, it is tried again.
-After a restart the tables an earlier run seated are due the same way (:meth:`resume_left`). Quick play holds at most :attr:`QuickPlay.max_tables` live
+After a restart, or when the replica driving the quick-play matches died, the tables a run
+that ended seated are due the same way (:meth:`resume_left`). Quick play holds at most :attr:`QuickPlay.max_tables` live
 tables (counted in the store, under a transaction lock, so it holds across restarts and
 replicas): a request beyond it is RESOURCE_EXHAUSTED when it arrives, and a group seated
 beyond it is refused the same way with no table opened, so tournaments always keep the
@@ -258,8 +259,10 @@ class QuickPlay:
         log.info("quick-play match %s dissolved: %s", match_id, LEFT_REASON)
 
     def resume_left(self) -> int:
-        """At start: the quick-play matches still live were seated by an earlier run, whose
-        QuickPlay streams all ended with it, so each is due to be dissolved after
+        """When this replica takes the ``quickplay`` lease (at start when it is free, or from
+        a replica that died or stopped: see :mod:`hebei.matchmaking.driving`): the quick-play
+        matches still live that this process does not hold were seated by a run that ended,
+        whose QuickPlay streams all ended with it, so each is due to be dissolved after
         ``join_grace`` like a table its people left; the engine keeps those a person joined
         (or that started). Return how many are due."""
         with self.ts.store.reading() as conn:

@@ -14,7 +14,7 @@ import logging
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from hebei.common.errors import FailedPrecondition, InvalidArgument, NotFound
@@ -110,9 +110,13 @@ def plan_round(ts: Tournaments, tournament_id: str, *, keep: bool) -> RoundRow:
     return planned
 
 
-def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
+def seat_next_round(
+    ts: Tournaments, tournament_id: str, *, fence: Callable[[], None] | None = None
+) -> bool:
     """Seat and store the next round of a running tournament; False when there is nothing
-    to seat (not running, a round in play, or someone seated it first)."""
+    to seat (not running, a round in play, or someone seated it first). ``fence`` (the round
+    director's lease check) runs under the tournament's row lock before anything is written:
+    raising, it rolls the seating back."""
     _check_in_no_shows(ts, tournament_id)
     try:
         planned = plan_round(ts, tournament_id, keep=False)
@@ -123,6 +127,8 @@ def seat_next_round(ts: Tournaments, tournament_id: str) -> bool:
     round_no = planned.round_no
     with ts.store.transaction() as conn:
         row = ts._load(conn, tournament_id, lock=True)
+        if fence is not None:
+            fence()
         if row.status != "running" or row.current_round != round_no - 1:
             return False
         if any(

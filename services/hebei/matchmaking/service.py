@@ -65,6 +65,13 @@ Besides the bootstrap's settings (``HEBEI_MATCHMAKING_PORT``, ``..._METRICS_PORT
   one address for all its users (its own per-address limit comes first): raise these for an
   event whose people register through it in a rush.
 
+Replicas (issue 46, :mod:`hebei.matchmaking.driving`): every replica serves every RPC from the
+shared store; each tournament is driven by the one replica holding its lease.
+``HEBEI_MATCHMAKING_REPLICA_ID`` (default ``matchmaking-<host name>-<port>``) names the replica
+(unique among the live ones), ``HEBEI_MATCHMAKING_ADVERTISE_ADDRESS`` (default the listen
+host:port, the host name for a wildcard host) is the address it is known by in the replica
+registry; the leases live in the schema ``<schema>_ownership``.
+
 The channels to the table engine and the ledger use the client TLS settings
 (``HEBEI_TLS_CA``, ``HEBEI_TLS_CLIENT_CERT``/``KEY``, see :mod:`hebei.common.tls`); with them,
 the bot seats it queues say the engine speaks TLS.
@@ -72,17 +79,22 @@ the bot seats it queues say the engine speaks TLS.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+
+from psycopg.rows import tuple_row
 
 from hebei.common import embedded
 from hebei.common.auth import TokenAuthority
-from hebei.common.config import ConfigError, EnvReader, ServerConfig, run_main
+from hebei.common.config import ConfigError, EnvReader, ServerConfig, StartupError, run_main
 from hebei.common.db import opening, validate_schema_name
+from hebei.common.ownership import OwnershipError, install
 from hebei.common.routing import parse_addresses
 from hebei.common.server import ServiceSpec, serve
 from hebei.matchmaking.director import Director
+from hebei.matchmaking.driving import Driving, default_address, default_replica_id
 from hebei.matchmaking.gateways import BotFleet, LedgerGateway, TableGateway
 from hebei.matchmaking.quickplay import QuickPlay
 from hebei.matchmaking.registration import (
@@ -132,6 +144,13 @@ class MatchmakingConfig:
     registration_seconds: float = REGISTRATION_SECONDS
     tick_seconds: float = 0.5
     ledger_grace: float = 30.0
+    replica_id: str | None = None  # None: default_replica_id(port)
+    advertise_address: str | None = None  # None: default_address(host, port)
+
+    @property
+    def ownership_schema(self) -> str:
+        """The schema of the replica registry and the tournaments' leases."""
+        return f"{self.schema}_ownership"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> MatchmakingConfig:
@@ -146,6 +165,7 @@ class MatchmakingConfig:
         schema = read.text("SCHEMA", "matchmaking")
         try:
             validate_schema_name(schema)
+            validate_schema_name(f"{schema}_ownership")
         except ValueError as error:
             raise ConfigError(f"{read.prefix}SCHEMA: {error}") from None
         max_streams = read.integer("MAX_STREAMS", 256, lo=1, hi=100_000)
@@ -192,6 +212,8 @@ class MatchmakingConfig:
             registration_seconds=read.number(
                 "REGISTRATION_SECONDS", REGISTRATION_SECONDS, lo=1, hi=86_400
             ),
+            replica_id=read.optional_text("REPLICA_ID"),
+            advertise_address=read.optional_text("ADVERTISE_ADDRESS"),
         )
 
 
@@ -234,7 +256,6 @@ class Matchmaking:
             wait_seconds=config.quick_play_wait,
             max_tables=config.max_quick_play_tables,
         )
-        self.quick_play.resume_left()
         service_tokens = [config.server.service_token] if config.server.service_token else []
         self.servicer = MatchmakingServicer(
             self.tournaments,
@@ -253,14 +274,35 @@ class Matchmaking:
                 config.registration_seconds,
             ),
         )
+        with opening("the matchmaking database"):
+            install(url, config.ownership_schema)
+        server = config.server
+        self.driving = Driving.create(
+            url,
+            schema=config.ownership_schema,
+            replica_id=config.replica_id or default_replica_id(server.port),
+            address=config.advertise_address or default_address(server.host, server.port),
+            connect=self._tuple_connection,
+            on_lost=lambda keys: self.director.leases_lost(keys),
+        )
         self.director = Director(
             self.tournaments,
-            url,
-            config.schema,
+            self.driving,
             tick_seconds=config.tick_seconds,
             ledger_grace=config.ledger_grace,
+            quick_play_taken=self.quick_play.resume_left,
         )
-        self.director.start()
+        try:
+            self.director.start()
+        except OwnershipError as error:  # the database down, or the replica id in use
+            raise StartupError(f"cannot register the matchmaking replica: {error}") from None
+
+    @contextlib.contextmanager
+    def _tuple_connection(self) -> Iterator:
+        """A connection of the pool answering tuples (the ownership's directory reads)."""
+        with self.store.pool.connection() as conn:
+            conn.row_factory = tuple_row
+            yield conn
 
     def spec(self) -> ServiceSpec:
         """The service to host on a server."""

@@ -227,5 +227,5 @@ def stack(
     ledger_server.stop(0)
     ledger.close()
     with psycopg.connect(database_url, autocommit=True) as conn:
-        for schema in schemas.values():
+        for schema in [*schemas.values(), f"{schemas['matchmaking']}_ownership"]:
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
