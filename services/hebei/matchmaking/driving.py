@@ -36,11 +36,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import re
-import socket
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable
 
 from hebei.common.errors import FailedPrecondition
@@ -53,8 +50,6 @@ __all__ = [
     "SERVICE",
     "Driving",
     "LeaseLost",
-    "default_address",
-    "default_replica_id",
     "key_of",
 ]
 
@@ -67,21 +62,6 @@ LIVE_SECONDS = 1.0  # the live replicas are read at most this often
 
 class LeaseLost(FailedPrecondition):
     """This replica does not (or no longer) hold the lease of what it was about to write."""
-
-
-def default_replica_id(port: int) -> str:
-    """``matchmaking-<host name>-<port>`` (a pod keeps its name across restarts); with port 0
-    (any free port) a random suffix instead."""
-    host = re.sub(r"[^A-Za-z0-9._-]", "-", socket.gethostname())[:120] or "host"
-    return f"{SERVICE}-{host}-{port or uuid.uuid4().hex[:8]}"
-
-
-def default_address(host: str, port: int) -> str:
-    """The address the replica is registered with: its listen host (the host name when it
-    listens on every interface) and port."""
-    if host in ("", "0.0.0.0", "::", "[::]"):
-        host = socket.gethostname()
-    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
 
 
 def key_of(tournament_id: str) -> str:

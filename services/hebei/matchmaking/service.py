@@ -91,10 +91,11 @@ from hebei.common.auth import TokenAuthority
 from hebei.common.config import ConfigError, EnvReader, ServerConfig, StartupError, run_main
 from hebei.common.db import opening, validate_schema_name
 from hebei.common.ownership import OwnershipError, install
+from hebei.common.replica_identity import default_address, default_replica_id
 from hebei.common.routing import parse_addresses
 from hebei.common.server import ServiceSpec, serve
 from hebei.matchmaking.director import Director
-from hebei.matchmaking.driving import Driving, default_address, default_replica_id
+from hebei.matchmaking.driving import Driving
 from hebei.matchmaking.gateways import BotFleet, LedgerGateway, TableGateway
 from hebei.matchmaking.quickplay import QuickPlay
 from hebei.matchmaking.registration import (
@@ -280,7 +281,7 @@ class Matchmaking:
         self.driving = Driving.create(
             url,
             schema=config.ownership_schema,
-            replica_id=config.replica_id or default_replica_id(server.port),
+            replica_id=config.replica_id or default_replica_id("matchmaking", server.port),
             address=config.advertise_address or default_address(server.host, server.port),
             connect=self._tuple_connection,
             on_lost=lambda keys: self.director.leases_lost(keys),

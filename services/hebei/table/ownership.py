@@ -34,11 +34,8 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import logging
-import re
-import socket
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,15 +60,12 @@ __all__ = [
     "MatchOwnership",
     "NotServed",
     "OwnershipSettings",
-    "default_address",
-    "default_replica_id",
 ]
 
 log = logging.getLogger(__name__)
 
 SERVICE = "table"  # the service name of the engine's replicas in the ownership tables
 OWNER_CACHE_SECONDS = 0.5  # a shard's serving owner is looked up again after this long
-WILDCARDS = ("", "0.0.0.0", "::", "[::]")
 
 # The shards this replica took from a holder that did not release them (its row was replaced:
 # ``serving_after`` is the grace after ``acquired_at``; see hebei.common.ownership.statements).
@@ -88,24 +82,6 @@ class NotServed(Unavailable):
     def __init__(self, match_id: str) -> None:
         super().__init__(f"match {match_id} is being taken over; try again")
         self.match_id = match_id
-
-
-def default_replica_id(port: int, host_name: str | None = None) -> str:
-    """``table-<host name>-<port>``: the same after a restart on the same port (a pod of a
-    StatefulSet keeps its name); with port 0 (any free port) a random suffix instead."""
-    name = re.sub(r"[^A-Za-z0-9._-]", "-", host_name or socket.gethostname())[:120] or "host"
-    suffix = str(port) if port else f"0-{uuid.uuid4().hex[:8]}"
-    return f"table-{name}-{suffix}"
-
-
-def default_address(listen_host: str, port: int, host_name: str | None = None) -> str:
-    """The listen host and port, the host name instead of a wildcard host."""
-    host = listen_host
-    if host in WILDCARDS:
-        host = host_name or socket.gethostname()
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"
-    return f"{host}:{port}"
 
 
 @dataclass(frozen=True, slots=True)

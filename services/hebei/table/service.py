@@ -43,16 +43,12 @@ from hebei.common.client import create_channel
 from hebei.common.config import ConfigError, EnvReader, ServerConfig, run_main
 from hebei.common.db import opening
 from hebei.common.heap import settle_heap
+from hebei.common.replica_identity import default_address, default_replica_id
 from hebei.common.server import ServiceSpec, serve
 from hebei.table.host import HostSettings, TableHost
 from hebei.table.logkey import local_log_key, log_key_from_env
 from hebei.table.outbox import OutboxPoster
-from hebei.table.ownership import (
-    MatchOwnership,
-    OwnershipSettings,
-    default_address,
-    default_replica_id,
-)
+from hebei.table.ownership import MatchOwnership, OwnershipSettings
 from hebei.table.peers import Peers
 from hebei.table.servicer import TableServicer
 from hebei.table.store import DEFAULT_SCHEMA, EventStore
@@ -106,7 +102,7 @@ class TableConfig:
         """This replica's identity and the matches' shards."""
         server = self.server
         return OwnershipSettings(
-            replica_id=self.replica_id or default_replica_id(server.port),
+            replica_id=self.replica_id or default_replica_id("table", server.port),
             address=self.advertise_address or default_address(server.host, server.port),
             shard_count=self.shard_count,
         )

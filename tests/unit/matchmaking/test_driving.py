@@ -9,12 +9,11 @@ from dataclasses import dataclass, field
 import pytest
 
 from hebei.common.config import ConfigError
+from hebei.common.replica_identity import default_address, default_replica_id
 from hebei.matchmaking.driving import (
     QUICK_PLAY,
     Driving,
     LeaseLost,
-    default_address,
-    default_replica_id,
     fair_target,
     key_of,
     preference,
@@ -157,9 +156,9 @@ def test_the_replica_settings_and_their_defaults() -> None:
     assert (config.replica_id, config.advertise_address) == ("mm-1", "mm-1.matchmaking:50052")
     with pytest.raises(ConfigError, match="SCHEMA"):
         MatchmakingConfig.from_env(env | {"HEBEI_MATCHMAKING_SCHEMA": "m" * 60})
-    assert default_replica_id(50052).startswith("matchmaking-")
-    assert default_replica_id(50052).endswith("-50052")
-    assert default_replica_id(0) != default_replica_id(0)
+    assert default_replica_id("matchmaking", 50052).startswith("matchmaking-")
+    assert default_replica_id("matchmaking", 50052).endswith("-50052")
+    assert default_replica_id("matchmaking", 0) != default_replica_id("matchmaking", 0)
     assert default_address("10.0.0.5", 50052) == "10.0.0.5:50052"
     assert default_address("::1", 50052) == "[::1]:50052"
     assert not default_address("0.0.0.0", 50052).startswith("0.0.0.0")

@@ -87,15 +87,19 @@ def test_the_service_exits_with_one_line_on_bad_configuration() -> None:
 
 
 def test_replica_settings_and_their_defaults() -> None:
-    from hebei.table.ownership import default_address, default_replica_id
+    from hebei.common.replica_identity import default_address, default_replica_id
 
     config = TableConfig.from_env({**BASE, "HEBEI_TABLE_PORT": "50051"})
     assert (config.replica_id, config.advertise_address, config.shard_count) == (None, None, 64)
     mine = config.ownership()
     assert mine.shard_count == 64 and mine.address == "127.0.0.1:50051"
-    assert mine.replica_id == default_replica_id(50051)  # the same after a restart on the port
-    assert default_replica_id(50051, "table-0.hebei") == "table-table-0.hebei-50051"
-    assert default_replica_id(0, "h") != default_replica_id(0, "h")  # any port: never shared
+    assert mine.replica_id == default_replica_id(
+        "table", 50051
+    )  # the same after a restart on the port
+    assert default_replica_id("table", 50051, "table-0.hebei") == "table-table-0.hebei-50051"
+    assert default_replica_id("table", 0, "h") != default_replica_id(
+        "table", 0, "h"
+    )  # any port: never shared
     assert default_address("0.0.0.0", 50051, "pod-1") == "pod-1:50051"
     assert default_address("::1", 50051) == "[::1]:50051"
     config = TableConfig.from_env(
