@@ -77,7 +77,9 @@ class _FixedRoute:
 class PlayStream:
     """A seat's Play stream: Join first, then :meth:`send` actions; every PlayResponse goes to
     ``inbox`` as ``("message", response)``, each rejoin as ``("reconnecting", why)`` or
-    ``("moved", MOVED_TEXT)`` and the end as ``("closed", RpcError | None)``.
+    ``("moved", MOVED_TEXT)`` and the end as ``("closed", RpcError | None)``. A replica that
+    cannot be reached while the router has another entry not tried yet is passed over without
+    a word (one engine of several down: a seat's first join may land on it).
 
     ``route``: a :class:`~hebei.common.routing.MatchRouter` over the engine's replicas (the
     caller owns it and closes it), or one channel to a single engine."""
@@ -150,6 +152,7 @@ class PlayStream:
         hops = 0  # redirects to a named owner followed in a row, without waiting
         answered = False  # the engine has answered the seat (on any stream)
         moving = False  # a MOVED item was put since the engine last answered
+        unreached: set[str] = set()  # addresses not reached since the engine last answered
         while True:
             error = None
             served = False
@@ -159,6 +162,7 @@ class PlayStream:
                         served = True
                         self.router.note_served(self.match_id, self._address)
                     delay, heard, hops, moving = FIRST_DELAY, time.monotonic(), 0, False
+                    unreached.clear()
                     answered = True
                     self.inbox.put((MESSAGE, message))
             except grpc.RpcError as exc:
@@ -173,11 +177,15 @@ class PlayStream:
             failed_at = self._address
             next_address = self.router.note_failure(self.match_id, error, failed_at)
             refused = is_refusal(error)  # the replica does not serve the match
+            if not refused:
+                unreached.add(failed_at)
+            # Another entry not tried yet (one replica of several is down): tried silently.
+            elsewhere = (next_address or failed_at) not in unreached
             if answered and (refused or (next_address or failed_at) != failed_at):
                 if not moving:
                     moving = True
                     self.inbox.put((MOVED, MOVED_TEXT))
-            elif not refused:
+            elif not refused and not elsewhere:
                 self.inbox.put((RECONNECTING, describe_rpc_error(error)))
             if owner_of(error) is not None and hops < MAX_HOPS:
                 hops += 1  # the owner is named: join it at once

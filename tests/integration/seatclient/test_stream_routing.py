@@ -53,6 +53,15 @@ def decision_of(item: tuple[str, object]) -> int:
     return message.observation.decision_id
 
 
+def rest_after_close(stream: PlayStream, inbox: queue.Queue) -> list[tuple[str, object]]:
+    """What the inbox still holds once the closed stream's reader ended."""
+    stream.wait(5)
+    rest = []
+    while not inbox.empty():
+        rest.append(inbox.get_nowait())
+    return rest
+
+
 def answer(stream: PlayStream, decision_id: int) -> None:
     stream.send(pb.Action(kind=pb.ACTION_KIND_PASS, decision_id=decision_id))
 
@@ -84,10 +93,7 @@ def test_a_play_stream_follows_its_match_to_another_replica(
             assert decision_of(next_item(inbox)) == 4
         finally:
             stream.close()
-        stream.wait(5)
-        rest = []
-        while not inbox.empty():
-            rest.append(inbox.get_nowait())
+        rest = rest_after_close(stream, inbox)
     assert rest == [(CLOSED, None)]
     assert a.calls == 2 and b.calls == 2  # each: one refusal (or none) and one stream served
 
@@ -111,3 +117,26 @@ def test_a_single_engine_away_is_still_a_reconnecting_line(
         finally:
             stream.close()
     assert kinds and set(kinds) == {RECONNECTING}
+
+
+def test_a_dead_first_entry_is_passed_over_without_a_reconnecting_line(
+    replicas: tuple[Replica, Replica, Directory],
+) -> None:
+    """One replica of several down (killed, not yet back): a seat whose first join lands on
+    it goes on to the next entry silently and plays; no RECONNECTING, no MOVED."""
+    a, _, directory = replicas
+    dead = start_replica("dead", directory.get, asyncio=True)
+    dead.stop()
+    inbox: queue.Queue = queue.Queue()
+    join = table_pb2.Join(match_id=MATCH, seat=2, seat_token="t", client_name="test")
+    with MatchRouter(f"{dead.address},{a.address}") as router:
+        stream = PlayStream(router, join, inbox).start()
+        try:
+            first = next_item(inbox)
+            assert decision_of(first) == 1, first
+            answer(stream, 1)
+            assert decision_of(next_item(inbox)) == 2
+        finally:
+            stream.close()
+        rest = rest_after_close(stream, inbox)
+    assert rest == [(CLOSED, None)]
