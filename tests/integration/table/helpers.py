@@ -55,6 +55,9 @@ def engine_env(
         "HEBEI_DATABASE_URL": database_url,
         "HEBEI_TABLE_SCHEMA": schema,
         "HEBEI_LOG_LEVEL": "WARNING",
+        # The machine's moves at a table with people are paced (0.8 s by default): a short
+        # pace keeps these tests quick and still paced (test_pace.py checks the pace itself).
+        "HEBEI_TABLE_BOT_PACE_SECONDS": "0.05",
         **extra,
     }
     if ledger:
