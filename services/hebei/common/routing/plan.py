@@ -57,24 +57,28 @@ MAX_PATH_SHOWN = 6  # addresses named in a NoRoute's message
 @dataclass(frozen=True, slots=True)
 class RouteBackoff:
     """Waits between attempts that found no owner: ``first`` doubling up to ``cap``, each
-    drawn from 50-100 % of its step (callers that failed together do not come back
-    together)."""
+    drawn from ``1 - jitter`` to 100 % of its step (by default 50-100 %: callers that failed
+    together do not come back together; 0: the steps exactly)."""
 
     first: float = 0.05
     cap: float = 0.8
+    jitter: float = 0.5
 
     def __post_init__(self) -> None:
         if not 0 < self.first <= self.cap <= 60:
             raise ValueError(
                 f"backoff must be 0 < first <= cap <= 60, got {self.first}, {self.cap}"
             )
+        if not 0 <= self.jitter < 1:
+            raise ValueError(f"backoff jitter must be 0 <= jitter < 1, got {self.jitter}")
 
     def step(self, failures: int) -> float:
         """The step after ``failures`` (>= 1) attempts that found no owner, before jitter."""
         return min(self.cap, self.first * 2 ** min(max(failures, 1) - 1, 30))
 
     def delay(self, failures: int, rng: random.Random) -> float:
-        return self.step(failures) * rng.uniform(0.5, 1.0)
+        step = self.step(failures)
+        return step * rng.uniform(1 - self.jitter, 1.0) if self.jitter else step
 
 
 DEFAULT_BACKOFF = RouteBackoff()
