@@ -142,7 +142,7 @@ def test_the_worst_case_rate_of_joins_is_bounded_whatever_the_replicas_answer() 
 
 def test_the_router_makes_schedules_with_its_own_bounds() -> None:
     settings = RouteSettings(deadline_seconds=3.0, max_hops=1)
-    with MatchRouter("a:1", lambda address: None, settings=settings) as router:  # type: ignore[arg-type, return-value]
+    with MatchRouter("a:1", lambda address: None, settings=settings) as router:
         rejoins = router.rejoin_schedule(SEAT_BACKOFF)
     assert rejoins.takeover_window == 3.0 and rejoins.max_hops == 1
     assert rejoins.backoff is SEAT_BACKOFF

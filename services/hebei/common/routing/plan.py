@@ -7,7 +7,8 @@ long to wait first, or the end of the call (:class:`NoRoute`, or the failure its
   past either, the call is treated as finding no owner.
 - No owner (a refusal while the match is taken over, a replica that is down or unreachable,
   an attempt's own timeout while the call's deadline is still ahead): the match's owner is
-  forgotten, the next entry address is tried after a capped, jittered backoff
+  forgotten, the next entry address (passing over the entries found down) is tried after a
+  capped, jittered backoff
   (:class:`RouteBackoff`: 50 ms doubling to 0.8 s, each wait 50-100 % of its step).
 - Anything else (NOT_FOUND, INVALID_ARGUMENT...): the failure is the call's answer.
 
@@ -196,6 +197,7 @@ class CallPlan:
     def served(self) -> None:
         """The attempt at :attr:`address` was answered: that replica serves the match."""
         self.book.learn(self.match_id, self.address)
+        self.book.reached(self.address)
 
     def failed(self, error: BaseException) -> float:
         """The attempt at :attr:`address` failed with ``error``: set :attr:`address` to the next
@@ -217,7 +219,8 @@ class CallPlan:
             raise error
         self.chain = []
         self.failures += 1
-        self.address = self.book.forget(self.match_id, failed_at)
+        unreachable = owner is None and not is_refusal(error)
+        self.address = self.book.forget(self.match_id, failed_at, unreachable=unreachable)
         wait = min(
             self.backoff.delay(self.failures, self.rng), self.remaining() - MIN_ATTEMPT_SECONDS
         )

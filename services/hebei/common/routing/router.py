@@ -100,7 +100,9 @@ class _Router(Generic[C]):
         rng: random.Random | None,
     ) -> None:
         self.settings = settings
-        self.book = RouteBook(_entries(entry_addresses), settings.max_matches)
+        self.book = RouteBook(
+            _entries(entry_addresses), settings.max_matches, down_seconds=settings.deadline_seconds
+        )
         self.channels: ChannelPool[C] = ChannelPool(
             channel_factory, on_evict, settings.max_channels
         )
@@ -127,6 +129,7 @@ class _Router(Generic[C]):
     def note_served(self, match_id: str, address: str) -> None:
         """A stream at ``address`` was answered: that replica serves the match."""
         self.book.learn(match_id, address)
+        self.book.reached(address)
 
     def note_failure(
         self, match_id: str, error: BaseException, address: str | None = None
@@ -138,9 +141,11 @@ class _Router(Generic[C]):
         if owner is not None and owner != address:
             self.book.learn(match_id, owner)
             return owner
-        code = getattr(error, "code", None)
-        if is_refusal(error) or (callable(code) and code() in REROUTE_CODES):
+        if is_refusal(error):
             return self.book.forget(match_id, address)
+        code = getattr(error, "code", None)
+        if callable(code) and code() in REROUTE_CODES:  # out of reach, or stuck
+            return self.book.forget(match_id, address, unreachable=True)
         return None
 
     def rejoin_schedule(self, backoff: RouteBackoff) -> RejoinSchedule:
