@@ -26,7 +26,7 @@ opens once per outage (:meth:`RejoinSchedule.served` starts a new one), so a rep
 Worst case per seat (whatever the replicas answer): at most 1 + ``max_hops`` (4) joins between
 two waits; takeover waits are at least 0.2 s and happen within the window only, so at most 20
 joins a second for at most 7.2 s once per outage, ~150 joins (~4 a second in a real takeover:
-one refusal or one dead replica per wait); then the backoff, whose waits reach the cap after a
+one refusal per wait, the dead replica passed over); then the backoff, whose waits reach the cap after a
 few steps (5 s for a seat, unjittered): at most 0.8 joins a second, 0.2 in practice.
 
 Pure: no I/O; the clock and the jitter are injectable for tests. One schedule per stream, used
