@@ -17,12 +17,15 @@ The ticket's target names the engine's replicas (one address or a comma list, th
 entries); each match has one owner replica at a time. A stream opens where the router sends it
 (``stream_channel``: the match's known owner, else an entry); its first message tells the
 router that replica serves the match (``note_served``); its failure is handed to
-``note_failure``. A replica that does not (or no longer) own the match refuses the stream
-naming the owner: the session joins there at once, without waiting (at most
-:data:`MAX_HOPS` such hops in a row, then the backoff below); a takeover still under way
-("try again") or a replica out of reach is waited out with the backoff, the router moving the
-match to the next entry. A rejoin after a takeover is the same Join (same token, same seat) as
-after an engine restart.
+``note_failure``. The waits between joins are the router's
+:class:`~hebei.common.routing.RejoinSchedule`, as a person's seat's: a replica that does not (or
+no longer) own the match refuses the stream naming the owner: the session joins there at once
+(at most :data:`~hebei.common.routing.MAX_HOPS` such hops in a row); a takeover still under way
+("try again", or the named owner out of reach) is asked again every 0.25 s (jittered) for at
+most the router's deadline, so the seat is back within ~0.3 s of the new owner serving it;
+anything else (a replica out of reach, the engine away) waits the :class:`Backoff`, the router
+moving the match to the next entry. A rejoin after a takeover is the same Join (same token,
+same seat) as after an engine restart.
 
 Joins are paced: a process has at most :data:`MAX_JOINING` Play streams to one engine replica
 waiting for their Join to be answered (the engine's first message), so a round of 64 tables
@@ -33,6 +36,7 @@ worker processes on one host stay within it).
 Failures:
 
 - the replica refuses the match naming its owner: join the owner at once;
+- the match is being taken over: join again every 0.25 s until the new owner serves it;
 - the stream drops or the engine restarts (UNAVAILABLE, a closed stream...): join again with
   backoff (starting over from the first delay after a stream that worked); a stopping engine
   ends the stream with UNAVAILABLE on purpose ("reconnect"): the seat is not auto-played for
@@ -65,7 +69,7 @@ from hebei.bots.lease import LeaseLost, SeatLease
 from hebei.bots.policies import Policy
 from hebei.common.convert import action_to_proto, observation_from_proto
 from hebei.common.metrics import ClientStreamMetrics
-from hebei.common.routing import MAX_HOPS, AsyncMatchRouter, Route, owner_of
+from hebei.common.routing import AsyncMatchRouter, Route, RouteBackoff, WaitKind
 from hebei.common.server import new_event_loop
 from hebei.common.threads import name_os_threads
 from hebei.common.tls import ClientTls
@@ -123,16 +127,17 @@ class SessionResult:
 
 @dataclass(frozen=True, slots=True)
 class Backoff:
-    """Reconnect delays: ``first`` doubling up to ``cap`` while the engine stays away (the
-    count starts over after a stream that delivered something); give up after ``give_up``
-    seconds without a single message from the engine."""
+    """Reconnect delays that are not a takeover's: ``first`` doubling up to ``cap`` while the
+    engine stays away (the count starts over after a stream that delivered something); give up
+    after ``give_up`` seconds without a single message from the engine."""
 
     first: float = 0.1
     cap: float = 5.0
     give_up: float = 120.0
 
-    def delay(self, attempt: int) -> float:
-        return min(self.cap, self.first * 2 ** max(0, attempt - 1))
+    def growing(self) -> RouteBackoff:
+        """The doubling part, as a :class:`~hebei.common.routing.RejoinSchedule` takes it."""
+        return RouteBackoff(self.first, self.cap, jitter=0.0)
 
 
 @dataclass
@@ -239,6 +244,7 @@ class SeatSession:
         self._credentials = tls if tls is not None else ticket.tls
         self._channel_factory = channel_factory
         self._own_router: AsyncMatchRouter | None = None
+        self._address = ""  # where the last stream went
         self.result = SessionResult(Outcome.STOPPED)
         self._decision_seconds = metrics.DECISION_SECONDS.labels(policy.name)
         self._decision_cpu = metrics.DECISION_CPU_SECONDS.labels(policy.name)
@@ -252,8 +258,7 @@ class SeatSession:
     async def play(self) -> SessionResult:
         """:meth:`run` on the running event loop."""
         result = self.result
-        attempt = 0
-        hops = 0  # redirects to a named owner followed in a row, without waiting
+        schedule = self.router().rejoin_schedule(self.backoff.growing())
         active = metrics.SESSIONS_ACTIVE.labels(self.policy.name)
         active.inc()
         try:
@@ -262,7 +267,7 @@ class SeatSession:
                     result.outcome, result.detail = Outcome.LEASE_LOST, "lease expired"
                     break
                 started = time.monotonic()
-                redirected = False
+                error: grpc.RpcError | None = None
                 try:
                     if await self._play_stream():
                         result.outcome = Outcome.FINISHED
@@ -279,35 +284,24 @@ class SeatSession:
                     if code is grpc.StatusCode.ABORTED and self.lease is None:
                         result.outcome, result.detail = Outcome.SUPERSEDED, detail
                         break
-                    redirected = owner_of(exc) is not None
-                    detail = f"{code.name}: {detail}"
+                    error, detail = exc, f"{code.name}: {detail}"
                 if time.monotonic() - self._progress > self.backoff.give_up:
                     result.outcome, result.detail = Outcome.GAVE_UP, detail
                     break
                 if self._progress >= started:
-                    attempt = 0  # that stream worked: the engine is back, start over
-                    hops = 0
+                    schedule.served()  # that stream worked: the engine is back, start over
                 result.reconnects += 1
                 metrics.RECONNECTS.inc()
-                if redirected and hops < MAX_HOPS:
-                    hops += 1  # the match's owner is named: join it at once
-                    log.info(
-                        "seat %s of %s: %s; joining its owner",
-                        self.ticket.seat,
-                        self.ticket.match_id,
-                        detail,
-                    )
-                    continue
-                hops = 0
-                attempt += 1
+                wait = schedule.after(error, self._address)
                 log.info(
-                    "seat %s of %s: %s; joining again (attempt %d)",
+                    "seat %s of %s: %s; joining %s",
                     self.ticket.seat,
                     self.ticket.match_id,
                     detail,
-                    attempt,
+                    "its owner" if wait.kind is WaitKind.REDIRECT else f"again ({wait.kind})",
                 )
-                await self._backoff_wait(self.backoff.delay(attempt))
+                if wait.seconds and await self._backoff_wait(wait.seconds):
+                    break
         finally:
             active.dec()
             if self._own_router is not None:
@@ -348,6 +342,7 @@ class SeatSession:
         stream = _Stream()
         router = self.router()
         route: Route[Any] = router.stream_channel(self.ticket.match_id)
+        self._address = route.address
         calls = ClientStreamMetrics(PLAY_METHOD)
         code = grpc.StatusCode.CANCELLED
         gate = join_gate(route.address)

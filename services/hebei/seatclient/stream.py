@@ -21,9 +21,14 @@ person resumes from the last event it shows, and an open decision comes anew.
 - The one engine is away (today's single address), or none answered yet:
   ``(RECONNECTING, why)``.
 
-A refusal naming the owner is joined there at once (at most
-:data:`~hebei.common.routing.MAX_HOPS` hops in a row); the rest after the backoff
-(:data:`FIRST_DELAY` doubling up to :data:`MAX_DELAY`).
+The waits between joins are the router's :class:`~hebei.common.routing.RejoinSchedule`: a
+refusal naming the owner is joined there at once (at most :data:`~hebei.common.routing.MAX_HOPS`
+hops in a row); while the match is being taken over (a refusal saying so, or the named owner out
+of reach), every :data:`~hebei.common.routing.TAKEOVER_RETRY_SECONDS` (0.25 s, jittered), for at
+most the router's deadline (7.2 s), so the seat is back within ~0.3 s of the new owner serving
+it; the rest after the backoff (:data:`FIRST_DELAY` doubling up to :data:`MAX_DELAY`). At worst
+a seat joins 20 times a second for 7.2 s once per outage, then at most 0.8 times a second (see
+:mod:`hebei.common.routing.rejoin`).
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from typing import Any, Protocol
 
 import grpc
 
-from hebei.common.routing import MAX_HOPS, MatchRouter, is_refusal, owner_of
+from hebei.common.routing import MatchRouter, RejoinSchedule, RouteBackoff, is_refusal
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
 
@@ -48,7 +53,8 @@ MOVED_LINE = f"{MOVED_TEXT}; rejoining…"
 # A stream ending with these is joined again: "reconnect" (the engine restarts, is away, or a
 # replica does not serve the match).
 RECONNECT_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
-FIRST_DELAY, MAX_DELAY = 0.2, 5.0  # seconds between joins, doubling
+FIRST_DELAY, MAX_DELAY = 0.2, 5.0  # seconds between joins that are not a takeover's, doubling
+REJOIN_BACKOFF = RouteBackoff(FIRST_DELAY, MAX_DELAY, jitter=0.0)
 GIVE_UP_SECONDS = 120.0  # without a message from the engine
 
 
@@ -72,6 +78,9 @@ class _FixedRoute:
 
     def note_failure(self, match_id: str, error: BaseException, address: str) -> str | None:
         return None
+
+    def rejoin_schedule(self, backoff: RouteBackoff) -> RejoinSchedule:
+        return RejoinSchedule(backoff)
 
 
 class PlayStream:
@@ -148,8 +157,8 @@ class PlayStream:
             yield item
 
     def _read(self) -> None:
-        delay, heard = FIRST_DELAY, time.monotonic()
-        hops = 0  # redirects to a named owner followed in a row, without waiting
+        schedule = self.router.rejoin_schedule(REJOIN_BACKOFF)
+        heard = time.monotonic()
         answered = False  # the engine has answered the seat (on any stream)
         moving = False  # a MOVED item was put since the engine last answered
         unreached: set[str] = set()  # addresses not reached since the engine last answered
@@ -161,7 +170,8 @@ class PlayStream:
                     if not served:
                         served = True
                         self.router.note_served(self.match_id, self._address)
-                    delay, heard, hops, moving = FIRST_DELAY, time.monotonic(), 0, False
+                        schedule.served()
+                    heard, moving = time.monotonic(), False
                     unreached.clear()
                     answered = True
                     self.inbox.put((MESSAGE, message))
@@ -187,14 +197,10 @@ class PlayStream:
                     self.inbox.put((MOVED, MOVED_TEXT))
             elif not refused and not elsewhere:
                 self.inbox.put((RECONNECTING, describe_rpc_error(error)))
-            if owner_of(error) is not None and hops < MAX_HOPS:
-                hops += 1  # the owner is named: join it at once
-            else:
-                hops = 0
-                if self._stopped.wait(delay):
-                    error = None
-                    break
-                delay = min(delay * 2, MAX_DELAY)
+            wait = schedule.after(error, failed_at)
+            if wait.seconds and self._stopped.wait(wait.seconds):
+                error = None
+                break
             if self._stopped.is_set():  # closed meanwhile
                 error = None
                 break

@@ -18,7 +18,7 @@ import grpc
 
 from hebei.common import convert
 from hebei.common.auth import bearer_metadata
-from hebei.common.routing import MatchRouter, owner_of
+from hebei.common.routing import MatchRouter
 from hebei.rules.errors import NotationError
 from hebei.seatclient.commands import CommandKind, parse_command
 from hebei.seatclient.stream import (
@@ -61,10 +61,11 @@ class SpectatorProducer(Producer):
 
     The stream goes to the match's owner through ``router``: when it ends with a refusal (the
     match moved to another replica) or UNAVAILABLE (its replica went away), it opens again
-    after the last event folded, at the owner the refusal named or at the next entry, after a
-    short backoff; the page sees a pause, not an end. It ends only when no replica served the
-    match for the router's deadline. ``token``: sent with the Spectate calls (the engine's
-    service pool), never with the GetMatch reads.
+    after the last event folded, at the owner the refusal named (at once) or at the next entry,
+    after the router's :class:`~hebei.common.routing.RejoinSchedule` (every ~0.25 s while the
+    match is being taken over, else the router's short backoff); the page sees a pause, not an
+    end. It ends only when no replica served the match for the router's deadline. ``token``:
+    sent with the Spectate calls (the engine's service pool), never with the GetMatch reads.
     """
 
     def __init__(
@@ -96,7 +97,7 @@ class SpectatorProducer(Producer):
         if catch_up == 0:  # nothing to catch up with: the empty table is the first state
             self.publish(0, self.table.state, reset=True)
         self.caught_up = catch_up == 0
-        failures = 0
+        schedule = self.router.rejoin_schedule(self.router.settings.backoff)
         lost_since = 0.0  # when the match was last served (or the feed opened)
         while True:
             address, channel = self.router.stream_channel(self.info.match_id)
@@ -110,14 +111,13 @@ class SpectatorProducer(Producer):
                     return describe_rpc_error(error)
                 now = time.monotonic()
                 if self._served or not lost_since:
-                    lost_since, failures = now, 0
+                    lost_since = now
+                    schedule.served()
                 if now - lost_since >= self.router.settings.deadline_seconds:
                     return describe_rpc_error(error)
-                failures += 1
-                if owner_of(error) is None:  # a redirect goes to the owner at once
-                    delay = self.router.settings.backoff.delay(failures, self.router.rng)
-                    if self.stopped.wait(delay):
-                        return "stopped"
+                wait = schedule.after(error, address)  # a redirect: at once
+                if wait.seconds and self.stopped.wait(wait.seconds):
+                    return "stopped"
                 self.reopened += 1
         if ended is not None:
             return ended

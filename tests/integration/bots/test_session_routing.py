@@ -6,11 +6,14 @@ after an engine restart, and finishes with no seat auto-played for it.
 
 A small routed replica (:mod:`tests.integration.common.routed_replicas`) stands in front as the
 first entry: it owns nothing and names each match's owner from the test's directory (None
-while the match is being taken over)."""
+while the match is being taken over). While a match is being taken over, a seat asks again
+every ~0.25 s, not after a doubling backoff, so it is back within a moment of the new owner
+serving the match."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -27,7 +30,14 @@ from tests.integration.bots.conftest import (
     stop_engine,
     token_of,
 )
-from tests.integration.common.routed_replicas import Directory, Replica, start_replica
+from tests.integration.common.routed_replicas import (
+    Directory,
+    Replica,
+    joins_until_served,
+    start_replica,
+)
+from tests.integration.seatclient.moving_play import MatchCourse, move, moving_servicer
+from tests.integration.table.helpers import wait_for
 
 
 @pytest.fixture
@@ -93,3 +103,48 @@ def test_seats_follow_their_match_to_the_engine_that_took_it_over(
     finally:
         for engine in running:
             stop_engine(engine)
+
+
+# ----------------------------------------------------------------------------- the takeover's pace
+
+TAKEOVER_HOLD = 2.5  # seconds the match is being taken over (the grace is 2.6 s)
+SERVED_TO_JOIN_LIMIT = 1.5  # seconds: ~0.3 s expected; a doubling backoff gave up to 1.6 s
+JOIN_GAP_LIMIT = 1.0  # seconds between joins during the takeover: ~0.3 s; doubling gave 1.6
+
+
+def test_a_bot_seat_asks_again_every_quarter_second_while_its_match_is_taken_over() -> None:
+    """Replicas a and b (:mod:`tests.integration.seatclient.moving_play`): a serves the seat;
+    then nobody does ("being taken over") for 2.5 s, then b. The session's joins meanwhile come
+    at the short interval, and b is joined within a moment of serving the match."""
+    directory, course = Directory(), MatchCourse()
+    a, b = (
+        start_replica(name, directory.get, asyncio=True, servicer=moving_servicer(course))
+        for name in ("a", "b")
+    )
+    match_id = "m-taken-over"
+    a.owned.add(match_id)
+    directory.set(match_id, a.owner())
+    ticket = SeatTicket(f"{a.address},{b.address}", match_id, 2, "token-2-0123456789abcdef")
+    session = SeatSession(ticket, make_policy("random", seed=2), backoff=Backoff(give_up=30))
+    thread = threading.Thread(target=session.run, daemon=True)
+    thread.start()
+    try:
+        assert wait_for(lambda: a.calls == 1, timeout=10)
+        time.sleep(0.2)  # the seat reads its first observation
+        taken_at = time.monotonic()
+        a.owned.discard(match_id)  # a's stream ends: "being taken over"
+        directory.set(match_id, None)
+        time.sleep(TAKEOVER_HOLD)
+        move(match_id, a, b, directory)
+        served_at = time.monotonic()
+        assert wait_for(lambda: any(t > served_at for t in b.call_times), timeout=10)
+    finally:
+        session.stop.set()
+        a.stop()
+        b.stop()
+        thread.join(10)
+    during, gaps = joins_until_served(a.call_times + b.call_times, taken_at, served_at)
+    back = min(t for t in b.call_times if t > served_at) - served_at
+    assert back < SERVED_TO_JOIN_LIMIT, (back, gaps)
+    assert len(during) >= 4 and max(gaps) < JOIN_GAP_LIMIT, gaps
+    assert session.result.reconnects >= len(during) - 1

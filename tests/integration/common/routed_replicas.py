@@ -6,8 +6,10 @@ Spectate and Play."""
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 
 from hebei.common.config import ServerConfig
@@ -38,13 +40,20 @@ class Directory:
 
 @dataclass
 class Replica:
-    """One replica: what it owns, whom it names for the rest, how many calls it got."""
+    """One replica: what it owns, whom it names for the rest, how many calls it got and when
+    (``time.monotonic()``)."""
 
     replica_id: str
     directory: Callable[[str], Owner | None]
     owned: set[str] = field(default_factory=set)
     calls: int = 0
+    call_times: list[float] = field(default_factory=list)
     server: Server | None = None
+
+    def called(self) -> None:
+        """Count a call (as it arrives)."""
+        self.calls += 1
+        self.call_times.append(time.monotonic())
 
     @property
     def address(self) -> str:
@@ -67,7 +76,7 @@ class SyncReplica(table_pb2_grpc.TableServiceServicer):
         self.replica = replica
 
     def _serve(self, match_id: str, context) -> table_pb2.MatchInfo:
-        self.replica.calls += 1
+        self.replica.called()
         if match_id not in self.replica.owned:
             abort_not_owner(context, match_id, self.replica.directory(match_id))
         return self.replica.info(match_id)
@@ -84,7 +93,7 @@ class AsyncReplica(table_pb2_grpc.TableServiceServicer):
         self.replica = replica
 
     async def _serve(self, match_id: str, context) -> table_pb2.MatchInfo:
-        self.replica.calls += 1
+        self.replica.called()
         if match_id not in self.replica.owned:
             await abort_not_owner_async(context, match_id, self.replica.directory(match_id))
         return self.replica.info(match_id)
@@ -143,3 +152,14 @@ def serve_table(
     server = create_server(ServiceSpec(TABLE, add, servicer, asyncio=asyncio), config)
     server.start()
     return server
+
+
+def joins_until_served(
+    times: Iterable[float], since: float, served_at: float
+) -> tuple[list[float], list[float]]:
+    """The joins (stream opens) after ``since`` up to the first one after ``served_at`` (the one
+    that could find the new owner), in order, and the gaps between them: the schedule a client
+    kept while its match was being taken over."""
+    joins = sorted(t for t in times if t > since)
+    during = [t for t in joins if t <= served_at] + [t for t in joins if t > served_at][:1]
+    return during, [later - earlier for earlier, later in itertools.pairwise(during)]

@@ -56,7 +56,7 @@ class MovingPlayReplica(table_pb2_grpc.TableServiceServicer):
             await abort_not_owner_async(context, match_id, self.replica.directory(match_id))
 
     async def Play(self, request_iterator, context) -> AsyncIterator[table_pb2.PlayResponse]:
-        self.replica.calls += 1
+        self.replica.called()
         incoming = aiter(request_iterator)
         join = (await anext(incoming)).join
         await self._refuse_unless_owned(join.match_id, context)

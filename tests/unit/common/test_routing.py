@@ -17,15 +17,18 @@ from hebei.common.routing import (
     TAKEOVER_BOUND_SECONDS,
     CallPlan,
     ChannelPool,
+    MatchRouter,
     NoRoute,
     Owner,
     RouteBackoff,
     RouteBook,
+    RouteSettings,
     is_refusal,
     owner_of,
     parse_addresses,
     refusal,
 )
+from hebei.common.routing.caches import DOWN_SECONDS
 from hebei.common.routing.plan import MIN_ATTEMPT_SECONDS, check_settings
 
 UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
@@ -175,6 +178,58 @@ def test_a_lost_route_moves_to_the_entry_after_the_one_that_failed_once() -> Non
     assert book.forget("m", "c:3") == "a:1"
     book.learn("m", "z:9")  # an owner that is not an entry: the next entry in turn
     assert book.forget("m", "z:9") in book.entries
+
+
+def test_an_entry_out_of_reach_is_passed_over_for_a_while() -> None:
+    """During a takeover the dead replica, still listed, does not take every other attempt:
+    after it failed unreachable, lost routes and new matches go round the others only."""
+    clock = FakeClock()
+    book = RouteBook(("a:1", "b:2", "c:3"), down_seconds=7.2, clock=clock)
+    book.learn("m", "a:1")
+    assert book.forget("m", "a:1", unreachable=True) == "b:2"
+    assert book.down() == ["a:1"]
+    assert book.forget("m", "b:2") == "c:3"  # refused: "being taken over"
+    assert book.forget("m", "c:3") == "b:2"  # a:1 passed over
+    assert [book.address_for(m) for m in ("n1", "n2", "n3")] == ["b:2", "c:3", "b:2"]
+    clock.now += 7.3  # its mark expired: in turn again
+    assert book.down() == []
+    assert book.forget("m", "b:2") == "c:3"
+    assert book.forget("m", "c:3") == "a:1"
+    book.forget("m", "a:1", unreachable=True)
+    book.reached("a:1")  # it answered a call: not down
+    assert book.down() == []
+
+
+def test_with_every_entry_out_of_reach_the_turn_goes_on() -> None:
+    clock = FakeClock()
+    book = RouteBook(("a:1", "b:2"), clock=clock)
+    assert book.forget("m", "a:1", unreachable=True) == "b:2"
+    assert book.forget("m", "b:2", unreachable=True) == "a:1"
+    assert book.forget("m", "a:1", unreachable=True) == "b:2"
+    assert book.down() == ["a:1", "b:2"]
+    # Only entries are marked: at most one mark each, whatever the owners named.
+    book.learn("m", "z:9")
+    book.forget("m", "z:9", unreachable=True)
+    assert book.down() == ["a:1", "b:2"]
+    with pytest.raises(ValueError, match="down_seconds"):
+        RouteBook(("a:1",), down_seconds=-1)
+
+
+def test_routers_mark_the_entries_they_cannot_reach_and_clear_those_that_answer() -> None:
+    settings = RouteSettings(deadline_seconds=3.0)
+    with MatchRouter("a:1,b:2,c:3", lambda a: FakeChannel(a), settings=settings) as router:
+        assert router.book.down_seconds == 3.0
+        assert router.note_failure("m", FakeError(UNAVAILABLE, "refused"), "a:1") == "b:2"
+        assert router.book.down() == ["a:1"]
+        assert router.note_failure("m", refused("m", None), "b:2") == "c:3"
+        assert router.book.down() == ["a:1"]  # a refusal comes from a live replica
+        assert router.note_failure("m", refused("m", None), "c:3") == "b:2"
+        router.note_served("m", "a:1")
+        assert router.book.down() == []
+
+
+def test_the_down_mark_lasts_the_default_deadline() -> None:
+    assert pytest.approx(DEFAULT_DEADLINE_SECONDS) == DOWN_SECONDS
 
 
 def test_the_route_book_is_bounded_least_recently_used_first() -> None:

@@ -15,6 +15,9 @@ without help.
 - :mod:`.plan`: one call's course — redirects (at most :data:`MAX_HOPS` in a row, no loops),
   entries in turn with capped jittered backoff, within a deadline (default
   :data:`DEFAULT_DEADLINE_SECONDS`, twice the 3.6 s takeover bound); :class:`NoRoute`.
+- :mod:`.rejoin`: :class:`RejoinSchedule`, the waits of a stream's rejoin loop — a named owner
+  at once, every :data:`TAKEOVER_RETRY_SECONDS` (0.25 s) while the match is being taken over
+  (within the router's deadline), a doubling backoff otherwise.
 - :mod:`.caches`: the bounded owner book and channel pool; :mod:`.addresses`:
   :func:`parse_addresses` ("a:1,b:2").
 
@@ -23,11 +26,13 @@ Use::
     router = MatchRouter(parse_addresses(setting), token=token)      # or MatchRouter(setting)
     info = router.call(match_id, lambda ch, t: TableServiceStub(ch).GetMatch(req, timeout=t))
 
+    schedule = router.rejoin_schedule(RouteBackoff(0.2, 5.0))        # one per stream's loop
     address, channel = router.stream_channel(match_id)                # a stream's (re)open
     ...                                                               # first message:
-    router.note_served(match_id, address)
+    router.note_served(match_id, address); schedule.served()
     ...                                                               # it ended with error:
-    router.note_failure(match_id, error, address)                     # then back off, reopen
+    router.note_failure(match_id, error, address)
+    wait = schedule.after(error, address)                             # wait.seconds, reopen
 
     # in a replica's servicer, for a match it does not own (owner: a Directory Holder or None)
     await abort_not_owner_async(context, match_id, directory.key_owner(match_id))
@@ -58,6 +63,12 @@ from hebei.common.routing.plan import (
     NoRoute,
     RouteBackoff,
 )
+from hebei.common.routing.rejoin import (
+    TAKEOVER_RETRY_SECONDS,
+    RejoinSchedule,
+    RejoinWait,
+    WaitKind,
+)
 from hebei.common.routing.router import AsyncMatchRouter, MatchRouter, Route, RouteSettings
 
 __all__ = [
@@ -68,6 +79,7 @@ __all__ = [
     "NOT_SERVED_KEY",
     "OWNER_KEY",
     "TAKEOVER_BOUND_SECONDS",
+    "TAKEOVER_RETRY_SECONDS",
     "AsyncMatchRouter",
     "CallPlan",
     "ChannelPool",
@@ -76,10 +88,13 @@ __all__ = [
     "Owner",
     "OwnerLike",
     "Refusal",
+    "RejoinSchedule",
+    "RejoinWait",
     "Route",
     "RouteBackoff",
     "RouteBook",
     "RouteSettings",
+    "WaitKind",
     "abort_not_owner",
     "abort_not_owner_async",
     "is_refusal",

@@ -7,7 +7,8 @@ long to wait first, or the end of the call (:class:`NoRoute`, or the failure its
   past either, the call is treated as finding no owner.
 - No owner (a refusal while the match is taken over, a replica that is down or unreachable,
   an attempt's own timeout while the call's deadline is still ahead): the match's owner is
-  forgotten, the next entry address is tried after a capped, jittered backoff
+  forgotten, the next entry address (passing over the entries found down) is tried after a
+  capped, jittered backoff
   (:class:`RouteBackoff`: 50 ms doubling to 0.8 s, each wait 50-100 % of its step).
 - Anything else (NOT_FOUND, INVALID_ARGUMENT...): the failure is the call's answer.
 
@@ -57,24 +58,28 @@ MAX_PATH_SHOWN = 6  # addresses named in a NoRoute's message
 @dataclass(frozen=True, slots=True)
 class RouteBackoff:
     """Waits between attempts that found no owner: ``first`` doubling up to ``cap``, each
-    drawn from 50-100 % of its step (callers that failed together do not come back
-    together)."""
+    drawn from ``1 - jitter`` to 100 % of its step (by default 50-100 %: callers that failed
+    together do not come back together; 0: the steps exactly)."""
 
     first: float = 0.05
     cap: float = 0.8
+    jitter: float = 0.5
 
     def __post_init__(self) -> None:
         if not 0 < self.first <= self.cap <= 60:
             raise ValueError(
                 f"backoff must be 0 < first <= cap <= 60, got {self.first}, {self.cap}"
             )
+        if not 0 <= self.jitter < 1:
+            raise ValueError(f"backoff jitter must be 0 <= jitter < 1, got {self.jitter}")
 
     def step(self, failures: int) -> float:
         """The step after ``failures`` (>= 1) attempts that found no owner, before jitter."""
         return min(self.cap, self.first * 2 ** min(max(failures, 1) - 1, 30))
 
     def delay(self, failures: int, rng: random.Random) -> float:
-        return self.step(failures) * rng.uniform(0.5, 1.0)
+        step = self.step(failures)
+        return step * rng.uniform(1 - self.jitter, 1.0) if self.jitter else step
 
 
 DEFAULT_BACKOFF = RouteBackoff()
@@ -192,6 +197,7 @@ class CallPlan:
     def served(self) -> None:
         """The attempt at :attr:`address` was answered: that replica serves the match."""
         self.book.learn(self.match_id, self.address)
+        self.book.reached(self.address)
 
     def failed(self, error: BaseException) -> float:
         """The attempt at :attr:`address` failed with ``error``: set :attr:`address` to the next
@@ -213,7 +219,8 @@ class CallPlan:
             raise error
         self.chain = []
         self.failures += 1
-        self.address = self.book.forget(self.match_id, failed_at)
+        unreachable = owner is None and not is_refusal(error)
+        self.address = self.book.forget(self.match_id, failed_at, unreachable=unreachable)
         wait = min(
             self.backoff.delay(self.failures, self.rng), self.remaining() - MIN_ATTEMPT_SECONDS
         )

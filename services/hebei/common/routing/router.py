@@ -14,7 +14,10 @@ one event loop (the bot fleet's seat sessions). Both keep one channel per replic
 - Streams (Play, Spectate): ``address, channel = stream_channel(match_id)`` to open one;
   ``note_served(match_id, address)`` once it answered; ``note_failure(match_id, error,
   address)`` when it ended, before the client's own reconnect waits and opens it again (a
-  redirect sends the next open to the owner at once; a lost owner sends it to the next entry).
+  redirect sends the next open to the owner at once; a lost owner sends it to the next entry);
+  ``rejoin_schedule(backoff)``: the waits of the stream's reconnect loop
+  (:class:`~hebei.common.routing.rejoin.RejoinSchedule`, its takeover window the router's
+  deadline).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from hebei.common.routing.plan import (
     RouteBackoff,
     check_settings,
 )
+from hebei.common.routing.rejoin import RejoinSchedule
 from hebei.common.tls import ClientTls
 
 __all__ = ["AsyncMatchRouter", "MatchRouter", "Route", "RouteSettings"]
@@ -96,7 +100,9 @@ class _Router(Generic[C]):
         rng: random.Random | None,
     ) -> None:
         self.settings = settings
-        self.book = RouteBook(_entries(entry_addresses), settings.max_matches)
+        self.book = RouteBook(
+            _entries(entry_addresses), settings.max_matches, down_seconds=settings.deadline_seconds
+        )
         self.channels: ChannelPool[C] = ChannelPool(
             channel_factory, on_evict, settings.max_channels
         )
@@ -123,6 +129,7 @@ class _Router(Generic[C]):
     def note_served(self, match_id: str, address: str) -> None:
         """A stream at ``address`` was answered: that replica serves the match."""
         self.book.learn(match_id, address)
+        self.book.reached(address)
 
     def note_failure(
         self, match_id: str, error: BaseException, address: str | None = None
@@ -134,10 +141,23 @@ class _Router(Generic[C]):
         if owner is not None and owner != address:
             self.book.learn(match_id, owner)
             return owner
-        code = getattr(error, "code", None)
-        if is_refusal(error) or (callable(code) and code() in REROUTE_CODES):
+        if is_refusal(error):
             return self.book.forget(match_id, address)
+        code = getattr(error, "code", None)
+        if callable(code) and code() in REROUTE_CODES:  # out of reach, or stuck
+            return self.book.forget(match_id, address, unreachable=True)
         return None
+
+    def rejoin_schedule(self, backoff: RouteBackoff) -> RejoinSchedule:
+        """A new stream loop's schedule of waits: ``backoff`` for failures that are not a
+        takeover, the takeover window the router's deadline, its redirects in a row the
+        router's."""
+        return RejoinSchedule(
+            backoff,
+            takeover_window=self.settings.deadline_seconds,
+            max_hops=self.settings.max_hops,
+            rng=self.rng,
+        )
 
     def _plan(
         self,
