@@ -125,8 +125,8 @@ async def _read_actions(
                 session.push(0, rejection(0, "INVALID_ARGUMENT", message), keep=True)
     except DomainError as exc:  # an undecodable message: the stream ends with its status
         session.fail(exc)
-    except grpc.RpcError:
-        pass  # the stream ended under us (the call ending cancels this task)
+    except (grpc.RpcError, grpc.aio.AbortError):
+        pass  # the stream ended under us (cancelled, or refused: the call ending ends this task)
     except Exception:
         log.exception("Play reader failed")
 
