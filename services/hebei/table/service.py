@@ -29,8 +29,8 @@ serves the matches of the shards it holds (a lone replica holds all of them) and
 others with UNAVAILABLE naming their owner; its ownership tables are in the schema
 ``<SCHEMA>_ownership`` (so ``SCHEMA`` has at most 53 characters). It starts once it serves its
 fair share (a restart after a crash waits the ~2.6 s takeover grace). Its outbox poster
-delivers the rows of its own shards; ``close`` releases its shards (their tables suspended
-and flushed first), so another replica takes them at once.
+delivers the rows of its own shards. The drain (SIGTERM) hands its matches over at its start:
+:meth:`TableEngine.drain`.
 """
 
 from __future__ import annotations
@@ -256,6 +256,17 @@ class TableEngine:
         self.host.serve_shards(shards)
         self.poster.shards_acquired()
 
+    def drain(self) -> None:
+        """SIGTERM (the server's drain hook): hand the matches over at the start of the drain,
+        not after it. New streams are refused while the shards are released (each shard's
+        tables suspended, clocks stopped, streams ended with the refusal, logs flushed; then
+        its owner row deleted and its lock released, so a peer serves it at its next beat,
+        without the takeover grace); then every table left is suspended. The calls of the rest
+        of the drain are refused naming the new owner (or "being taken over")."""
+        self.servicer.drain()
+        self.ownership.stop()
+        self.host.suspend_all()
+
     def _channel(self, address: str) -> grpc.Channel:
         """A channel to another service: the service token, the client TLS settings."""
         server = self.config.server
@@ -279,18 +290,19 @@ class TableEngine:
         )
 
     def spec(self) -> ServiceSpec:
-        """The service to host on a server (draining it suspends every table)."""
+        """The service to host on a server (draining it hands the matches over: :meth:`drain`)."""
         return ServiceSpec(
             SERVICE_NAME,
             table_pb2_grpc.add_TableServiceServicer_to_server,
             self.servicer,
-            drain=self.servicer.drain,
+            drain=self.drain,
             asyncio=True,
         )
 
     def close(self) -> None:
-        """Release the shards (their tables suspended and flushed), suspend the rest, stop
-        timers, deliver nothing more, flush the log, close connections."""
+        """Release the shards (their tables suspended and flushed; done already after a
+        drain), suspend the rest, stop timers, deliver nothing more, flush the log, close
+        connections."""
         self.ownership.stop()
         self.host.suspend_all()
         self.host.close()

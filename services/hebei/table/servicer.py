@@ -12,8 +12,11 @@ of their own kind, each per client address (the peer's host) and in total:
   most one stream: a new Join replaces the old one), so watchers and stray streams can never
   keep a seat from joining its own match.
 
-While the engine drains (SIGTERM) new streams are refused with UNAVAILABLE and the host
-suspends its tables, which ends the open streams with UNAVAILABLE ("reconnect").
+While the engine drains (SIGTERM) it hands its matches over (:meth:`TableEngine.drain
+<hebei.table.service.TableEngine.drain>`): their streams end with the refusal naming the new
+owner, and so does every match-scoped call and stream that comes during the rest of the drain
+(this replica serves no shard any more). A servicer without ownership (a host on its own)
+refuses new streams with UNAVAILABLE ("reconnect") while draining.
 
 Replicas (issue 46): a match-scoped call (OpenMatch, GetMatch, Play, Spectate, Dissolve,
 ReplaceSeat, ConcludeMatch) on a match this replica does not serve ends before any work with
@@ -171,13 +174,15 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self.draining = False
 
     def drain(self) -> None:
-        """The engine is stopping: refuse new streams, suspend every table (their streams end
-        with UNAVAILABLE, their clocks stop)."""
+        """The engine is stopping (its drain suspends or hands over the tables): new streams
+        are refused, by the owner's refusal once the shards are released (with ownership),
+        else with UNAVAILABLE ("reconnect")."""
         self.draining = True
-        self.host.suspend_all()
 
     def _refuse_while_draining(self, rpc: str) -> None:
-        if self.draining:
+        """With ownership, a stream goes on to the owner check (refused naming the owner once
+        the shards are released); without, UNAVAILABLE while draining."""
+        if self.draining and self.ownership is None:
             metrics.STREAMS_REFUSED.labels(rpc, "draining").inc()
             raise Unavailable(STOPPING)
 

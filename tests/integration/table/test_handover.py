@@ -7,21 +7,32 @@ printed."""
 from __future__ import annotations
 
 import shutil
+import threading
+import time
 from importlib import resources
 from pathlib import Path
 
+import grpc
 import psycopg
+import pytest
 from psycopg import sql
 
 from hebei.common.db import load_migrations, migrate
-from hebei.common.ownership import Directory, Replica, ownership_schema
-from hebei.v1 import matchmaking_pb2
-from tests.integration.table.conftest import OPERATOR, new_match_request
-from tests.integration.table.helpers import wait_for
+from hebei.common.ownership import Directory, Replica, Timings, ownership_schema, shard_of
+from hebei.rules.replay import replay_match
+from hebei.table import metrics
+from hebei.v1 import matchmaking_pb2, table_pb2, table_pb2_grpc
+from hebei.v1 import types_pb2 as pb
+from tests.integration.table.conftest import LOG_KEY, OPERATOR, new_match_request
+from tests.integration.table.helpers import EngineProcess, engine_env, rules_events, wait_for
 from tests.integration.table.test_replicas import (
     SHARDS,
+    FollowingSeat,
     address_of,
+    check_log,
+    counter,
     split,
+    stored_rows,
 )
 
 OLD_OWNERSHIP = (  # what migration 0005 made in the engine's schema, views first
@@ -106,3 +117,92 @@ def test_an_engine_schema_of_the_old_layout_moves_its_ownership_and_replicas_sha
         assert directory.key_owner(request.match_id).address == address_of(owner)
     finally:
         old.stop()
+
+
+@pytest.mark.slow
+def test_a_drain_hands_the_matches_over_at_its_start(
+    start_replica, database_url, fresh_schema, ledger, matchmaking, tmp_path
+) -> None:
+    bound = Timings().takeover_bound_seconds  # 3.6 s: a death's; a clean handover is faster
+    env = engine_env(
+        database_url,
+        fresh_schema,
+        ledger=ledger.address,
+        matchmaking=matchmaking.address,
+        HEBEI_TABLE_REPLICA_ID="leaving",
+        HEBEI_TABLE_LOG_KEY=LOG_KEY.decode(),
+        HEBEI_TABLE_READY_SECONDS="5",
+        HEBEI_TABLE_REJOIN_SECONDS="20",
+    )
+    leaving = EngineProcess(env, tmp_path / "leaving.log")
+    leaving.start()
+    seats: list[FollowingSeat] = []
+    try:
+        staying = start_replica("staying", rejoin_seconds=20.0)
+        directory = staying.engine.ownership.directory
+
+        def leaving_shards() -> frozenset[int]:
+            return frozenset(
+                shard
+                for shard, holder in directory.shard_owners().items()
+                if holder.replica_id == "leaving" and holder.serving
+            )
+
+        assert wait_for(lambda: len(leaving_shards()) == SHARDS // 2, timeout=20)
+        while True:
+            request = new_match_request(hands=2, per_decision=5.0)
+            if shard_of(request.match_id, SHARDS) in leaving_shards():
+                break
+        request.seats[0].kind = pb.SEAT_KIND_PERSON
+        match_id = request.match_id
+        channel = grpc.insecure_channel(leaving.address)
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        stub.OpenMatch(request, metadata=OPERATOR, timeout=10)
+        addresses = [leaving.address, address_of(staying)]
+        seats = [
+            FollowingSeat(addresses, match_id, seat, bot=seat != 0).start() for seat in range(4)
+        ]
+
+        def playing() -> bool:
+            info = stub.GetMatch(table_pb2.GetMatchRequest(match_id=match_id), timeout=5).match
+            return info.status == pb.MATCH_STATUS_PLAYING and info.event_count > 10
+
+        assert wait_for(playing, timeout=60, step=0.05)
+        channel.close()
+        takeovers = counter(metrics.TAKEOVERS)
+        handovers = counter(metrics.MATCHES_RESUMED, "handover")
+        exited: list[float] = []
+        stopped_at = time.monotonic()
+        waiter = threading.Thread(target=lambda: exited.append(leaving.terminate(60)))
+        waiter.start()  # SIGTERM; the engine drains, then exits by itself
+        assert wait_for(
+            lambda: (
+                staying.engine.host.serves(match_id) and match_id in staying.engine.host._tables
+            ),
+            timeout=bound + 10,
+            step=0.01,
+        )
+        handover = time.monotonic() - stopped_at
+        waiter.join(60)
+        drained = time.monotonic() - stopped_at
+        print(
+            f"drain handover: the match served by the peer {handover:.2f} s after SIGTERM; "
+            f"the leaving replica exited after {drained:.2f} s"
+        )
+        assert exited == [0] and "Traceback" not in leaving.log()
+        assert handover < bound  # never the takeover grace of a death
+        assert handover < drained
+        assert counter(metrics.TAKEOVERS) == takeovers  # released cleanly: no grace waited
+        assert counter(metrics.MATCHES_RESUMED, "handover") > handovers
+        assert all(seat.finished.wait(120) for seat in seats)
+    finally:
+        for seat in seats:
+            seat.stop()
+        leaving.stop()
+    events = check_log(staying.engine.store, match_id)
+    assert events[-1]["type"] == "match_end"
+    machine = [e for e in events if e["type"] == "seat_auto" or e.get("auto")]
+    assert not machine, machine[:3]  # nothing played by the machine
+    info = staying.stub.GetMatch(table_pb2.GetMatchRequest(match_id=match_id), timeout=10).match
+    assert [s.score for s in info.seats] == replay_match(rules_events(events)).scores
+    assert len(stored_rows(staying.engine.store, match_id)) == len(events)
