@@ -232,6 +232,14 @@ class MatchOwnership:
         """The other live replicas."""
         return [r for r in self.directory.live_replicas() if r.replica_id != self.replica_id]
 
+    def has_peers(self) -> bool:
+        """Whether another replica is live (False when the directory cannot say)."""
+        try:
+            return bool(self.peers())
+        except psycopg.Error as error:
+            log.warning("the other replicas cannot be read: %s", error)
+            return False
+
     # ------------------------------------------------------------------ callbacks
 
     def _acquired(self, shards: frozenset[int]) -> None:

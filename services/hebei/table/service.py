@@ -258,13 +258,16 @@ class TableEngine:
 
     def drain(self) -> None:
         """SIGTERM (the server's drain hook): hand the matches over at the start of the drain,
-        not after it. New streams are refused while the shards are released (each shard's
-        tables suspended, clocks stopped, streams ended with the refusal, logs flushed; then
-        its owner row deleted and its lock released, so a peer serves it at its next beat,
-        without the takeover grace); then every table left is suspended. The calls of the rest
-        of the drain are refused naming the new owner (or "being taken over")."""
+        not after it, when another replica is live to take them. The shards are released (each
+        shard's tables suspended, clocks stopped, streams ended with the refusal, logs flushed;
+        then its owner row deleted and its lock released, so a peer serves it at its next beat,
+        without the takeover grace), then every table left is suspended; the calls of the rest
+        of the drain are refused naming the new owner (or "being taken over"). A replica alone
+        (or unable to tell) keeps its shards through the drain, its tables suspended: it still
+        answers the calls in flight and the reads, and releases the shards on :meth:`close`."""
         self.servicer.drain()
-        self.ownership.stop()
+        if self.ownership.has_peers():
+            self.ownership.stop()
         self.host.suspend_all()
 
     def _channel(self, address: str) -> grpc.Channel:

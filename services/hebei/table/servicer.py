@@ -12,11 +12,12 @@ of their own kind, each per client address (the peer's host) and in total:
   most one stream: a new Join replaces the old one), so watchers and stray streams can never
   keep a seat from joining its own match.
 
-While the engine drains (SIGTERM) it hands its matches over (:meth:`TableEngine.drain
-<hebei.table.service.TableEngine.drain>`): their streams end with the refusal naming the new
-owner, and so does every match-scoped call and stream that comes during the rest of the drain
-(this replica serves no shard any more). A servicer without ownership (a host on its own)
-refuses new streams with UNAVAILABLE ("reconnect") while draining.
+While the engine drains (SIGTERM) it hands its matches over when another replica is live
+(:meth:`TableEngine.drain <hebei.table.service.TableEngine.drain>`): their streams end with the
+refusal naming the new owner, and so does every match-scoped call and stream that comes during
+the rest of the drain (this replica serves no shard any more). While it still serves shards
+(alone, it keeps them through the drain, its tables suspended) new streams are refused with
+UNAVAILABLE ("reconnect").
 
 Replicas (issue 46): a match-scoped call (OpenMatch, GetMatch, Play, Spectate, Dissolve,
 ReplaceSeat, ConcludeMatch) on a match this replica does not serve ends before any work with
@@ -175,14 +176,14 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
 
     def drain(self) -> None:
         """The engine is stopping (its drain suspends or hands over the tables): new streams
-        are refused, by the owner's refusal once the shards are released (with ownership),
-        else with UNAVAILABLE ("reconnect")."""
+        are refused (see :meth:`_refuse_while_draining`)."""
         self.draining = True
 
     def _refuse_while_draining(self, rpc: str) -> None:
-        """With ownership, a stream goes on to the owner check (refused naming the owner once
-        the shards are released); without, UNAVAILABLE while draining."""
-        if self.draining and self.ownership is None:
+        """While draining, a new stream is refused with UNAVAILABLE ("reconnect") as long as
+        this replica serves shards; once it handed them over, it goes on to the owner check and
+        its refusal names the match's new owner."""
+        if self.draining and (self.ownership is None or self.host.shards):
             metrics.STREAMS_REFUSED.labels(rpc, "draining").inc()
             raise Unavailable(STOPPING)
 
