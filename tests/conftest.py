@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import psycopg
@@ -21,6 +21,7 @@ import pytest
 from psycopg import conninfo, sql
 
 from hebei.common import embedded
+from hebei.common.ownership import ownership_schema
 
 
 @pytest.fixture(scope="session")
@@ -67,11 +68,22 @@ def unique_name(prefix: str) -> str:
 
 @pytest.fixture
 def fresh_schema(database_url: str) -> Iterator[str]:
-    """The name of a schema no other test uses; it is dropped (with its tables) afterwards."""
+    """The name of a schema no other test uses; it is dropped (with its tables) afterwards, and
+    so is its ownership schema (``<schema>_ownership``: a table engine's made one)."""
     schema = unique_name("t")
     yield schema
+    drop_schemas(database_url, [schema])
+
+
+def drop_schemas(database_url: str, schemas: Iterable[str]) -> None:
+    """Drop ``schemas`` with their tables, and each one's ownership schema
+    (``<schema>_ownership``, where a table engine or matchmaking keeps its replicas' tables)."""
     with psycopg.connect(database_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+        for schema in schemas:
+            for name in (schema, ownership_schema(schema)):
+                conn.execute(
+                    sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name))
+                )
 
 
 @pytest.fixture(scope="session")

@@ -22,16 +22,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg
 import pytest
 import yaml
-from psycopg import sql
 
 from hebei.common.client import create_channel
 from hebei.stack.processes import METRICS_JOBS, Stack, StackOptions, start_stack
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc, matchmaking_pb2_grpc
 from hebei.v1 import matchmaking_pb2 as mm
-from tests.conftest import unique_name
+from tests.conftest import drop_schemas, unique_name
 from tests.deploy import promql
 from tests.deploy.conftest import K8S, MONITORING, tool
 from tests.e2e.test_up import Up
@@ -201,11 +199,7 @@ def monitored(database_url: str, broker_url: str) -> Iterator[Monitored]:
             yield Monitored(stack, base, scrapes, tid, audit.stdout)
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
-        with psycopg.connect(database_url, autocommit=True) as conn:
-            for name in SCHEMAS:
-                conn.execute(
-                    sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(env[name]))
-                )
+        drop_schemas(database_url, [env[name] for name in SCHEMAS])
 
 
 def _timestamp(text: str) -> float:
@@ -372,11 +366,7 @@ def test_hebei_up_monitoring_prints_where_prometheus_is(database_url, broker_url
     finally:
         up.kill()
         shutil.rmtree(data_dir, ignore_errors=True)
-        with psycopg.connect(database_url, autocommit=True) as conn:
-            for name in SCHEMAS:
-                conn.execute(
-                    sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(env[name]))
-                )
+        drop_schemas(database_url, [env[name] for name in SCHEMAS])
 
 
 def test_without_the_program_the_stack_says_why_and_runs_on(tmp_path: Path):

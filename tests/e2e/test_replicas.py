@@ -27,7 +27,7 @@ from psycopg import sql
 
 import hebei
 from hebei.common.client import create_channel
-from hebei.common.ownership import Directory
+from hebei.common.ownership import Directory, ownership_schema
 from hebei.common.routing import MatchRouter
 from hebei.seatclient.stream import MOVED_TEXT
 from hebei.stack.processes import Stack, start_stack
@@ -95,10 +95,10 @@ class Replicas:
         return Directory(connect, schema=schema, service=service)
 
     def match_owner(self, match_id: str):
-        return self._directory(self.table_schema, "table").key_owner(match_id)
+        return self._directory(ownership_schema(self.table_schema), "table").key_owner(match_id)
 
     def lease_owner(self, tid: str):
-        schema = f"{self.matchmaking_schema}_ownership"
+        schema = ownership_schema(self.matchmaking_schema)
         return self._directory(schema, "matchmaking").lease_owner(tid)
 
     def get_match(self, match_id: str, deadline: float = 30.0) -> table_pb2.MatchInfo:

@@ -89,8 +89,8 @@ from psycopg.rows import tuple_row
 from hebei.common import embedded
 from hebei.common.auth import TokenAuthority
 from hebei.common.config import ConfigError, EnvReader, ServerConfig, StartupError, run_main
-from hebei.common.db import opening, validate_schema_name
-from hebei.common.ownership import OwnershipError, install
+from hebei.common.db import opening
+from hebei.common.ownership import OwnershipError, install, ownership_schema
 from hebei.common.replica_identity import default_address, default_replica_id
 from hebei.common.routing import parse_addresses
 from hebei.common.server import ServiceSpec, serve
@@ -151,7 +151,7 @@ class MatchmakingConfig:
     @property
     def ownership_schema(self) -> str:
         """The schema of the replica registry and the tournaments' leases."""
-        return f"{self.schema}_ownership"
+        return ownership_schema(self.schema)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> MatchmakingConfig:
@@ -165,8 +165,7 @@ class MatchmakingConfig:
         )
         schema = read.text("SCHEMA", "matchmaking")
         try:
-            validate_schema_name(schema)
-            validate_schema_name(f"{schema}_ownership")
+            ownership_schema(schema)  # both names valid
         except ValueError as error:
             raise ConfigError(f"{read.prefix}SCHEMA: {error}") from None
         max_streams = read.integer("MAX_STREAMS", 256, lo=1, hi=100_000)

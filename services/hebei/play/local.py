@@ -23,6 +23,7 @@ from hebei.common import embedded
 from hebei.common.client import create_channel
 from hebei.common.config import ServerConfig
 from hebei.common.db import drop_schema
+from hebei.common.ownership import ownership_schema
 from hebei.common.server import Server, create_server
 from hebei.table.service import TableConfig, TableEngine
 from hebei.v1 import table_pb2, table_pb2_grpc
@@ -93,7 +94,7 @@ class LocalTable:
         )
 
     def close(self) -> None:
-        """Stop the bots, the server and the engine; drop the table's schema."""
+        """Stop the bots, the server and the engine; drop the table's schemas."""
         for bot in self.bots:
             bot.stop()
         self.channel.close()
@@ -101,7 +102,7 @@ class LocalTable:
         for bot in self.bots:
             bot.thread.join(5)
         self.engine.close()
-        drop_schema(self.database_url, self.schema)
+        drop_engine_schemas(self.database_url, self.schema)
 
 
 def open_match_request(
@@ -137,6 +138,12 @@ def open_match_request(
     return request
 
 
+def drop_engine_schemas(database_url: str, schema: str) -> None:
+    """Drop a local engine's schemas: its own and its ownership tables' (best effort)."""
+    for name in (schema, ownership_schema(schema)):
+        drop_schema(database_url, name)
+
+
 def serve_engine(
     database_url: str, schema: str, operator_token: str, *, ready_seconds: float = READY_SECONDS
 ) -> tuple[TableEngine, Server]:
@@ -165,7 +172,7 @@ def serve_engine(
     except BaseException:
         if engine is not None:
             engine.close()
-        drop_schema(database_url, schema)
+        drop_engine_schemas(database_url, schema)
         raise
     return engine, server
 

@@ -221,11 +221,13 @@ class TableHost:
         log.info("resumed %d unfinished matches of %d shards (%s)", resumed, len(shards), cause)
         return resumed
 
-    def release_shards(self, shards: frozenset[int]) -> None:
+    def release_shards(self, shards: frozenset[int]) -> frozenset[int]:
         """Stop serving ``shards`` cleanly (another replica takes them next): their tables are
         suspended as a clean stop does (streams end with :class:`NotServed`), their logs
         awaited until durable (at most :data:`RELEASE_FLUSH_SECONDS`), then the store is
-        fenced and the tables dropped."""
+        fenced and the tables dropped. Returns the shards not released cleanly: those with a
+        table whose log was not durable in time (a write of theirs may still land, so their
+        next holder waits the takeover grace)."""
         with self._lock:
             self._serving -= shards
             metrics.SHARDS_OWNED.set(len(self._serving))
@@ -233,14 +235,17 @@ class TableHost:
         for table in tables:
             table.suspend(NotServed(table.match_id))
         deadline = time.monotonic() + RELEASE_FLUSH_SECONDS
+        unclean: set[int] = set()
         for table in tables:
             left = max(0.0, deadline - time.monotonic())
             if not self.store.wait_durable(table.match_id, len(table.eventlog), left):
                 log.warning("match %s: released before its log was durable", table.match_id)
+                unclean.add(self.shard(table.match_id))
         with self._lock:
             self._writable -= shards - self._serving
             self._drop(tables)
         log.info("released %d shards (%d tables)", len(shards), len(tables))
+        return frozenset(unclean)
 
     def lose_shards(self, shards: frozenset[int]) -> None:
         """Stop serving ``shards`` at once (another replica may hold them soon): no group of

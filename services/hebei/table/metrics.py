@@ -64,13 +64,15 @@ OUTBOX_DELIVERIES = Counter(
 OUTBOX_KINDS = ("settlement", "match_result")  # the outbox table's CHECK
 OUTBOX_PENDING = Gauge(
     "hebei_table_outbox_pending",
-    "Outbox rows not delivered yet (and not refused for good), by kind; read by the outbox"
-    " poster at most once per poll.",
+    "Outbox rows of this replica's shards not delivered yet (and not refused for good), by"
+    " kind; read by the outbox poster at most once per poll. Each row is one replica's: sum"
+    " over the replicas for the whole backlog.",
     ("kind",),
 )
 OUTBOX_OLDEST_AGE_SECONDS = Gauge(
     "hebei_table_outbox_oldest_age_seconds",
-    "Age of the oldest outbox row not delivered yet (0 when none), by kind.",
+    "Age of the oldest outbox row of this replica's shards not delivered yet (0 when none), by"
+    " kind; max over the replicas for the whole outbox.",
     ("kind",),
 )
 for _kind in OUTBOX_KINDS:  # exported from the start, zero until a row waits

@@ -6,6 +6,14 @@ restart (the rows are in PostgreSQL). The receivers are idempotent by key (the l
 only once. A permanent refusal (the receiver says the request itself is wrong) stops the
 retries and is logged as an error; so does a row that cannot even be sent (its payload does
 not parse): one bad row never holds up the rows behind it.
+
+Replicas (issue 46): an engine replica's poster delivers only the rows of the shards it serves
+now (``shards``: the host's; see :class:`hebei.table.store.EventStore` for the rows recorded
+before their shard was, which are shard 0's), so a row is delivered by one replica, not raced
+by all. When the replica is given shards (:meth:`OutboxPoster.shards_acquired`: a peer left or
+died) it looks at once, including their rows put off for a retry. A row read just before its
+shard moved may still be sent by both: the receivers are idempotent by key. The backlog gauges
+count this replica's rows only, so a sum over the replicas counts each row once.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -43,17 +51,25 @@ def backoff(attempts: int, base: float = 0.2, cap: float = 30.0) -> float:
 
 
 class OutboxPoster:
-    """One thread delivering due outbox rows through ``deliverers`` (kind -> function).
+    """One thread delivering due outbox rows through ``deliverers`` (kind -> function), those
+    of the shards ``shards()`` names (None: every row, a store of its own).
 
     A kind without a deliverer (e.g. no matchmaking address configured) stays in the outbox.
     """
 
     def __init__(
-        self, store: EventStore, deliverers: Mapping[str, Deliver], *, poll_seconds: float = 1.0
+        self,
+        store: EventStore,
+        deliverers: Mapping[str, Deliver],
+        *,
+        poll_seconds: float = 1.0,
+        shards: Callable[[], Collection[int]] | None = None,
     ) -> None:
         self.store = store
         self.deliverers = dict(deliverers)
         self.poll_seconds = poll_seconds
+        self._shards = shards
+        self._retries_due = threading.Event()  # rows put off for a retry may have come
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="table-outbox", daemon=True)
@@ -65,6 +81,16 @@ class OutboxPoster:
         """New rows were committed: look now."""
         self._wake.set()
 
+    def shards_acquired(self) -> None:
+        """This replica serves more shards: deliver their rows now, those waiting for a retry
+        when they are due."""
+        self._retries_due.set()
+        self._wake.set()
+
+    def _scope(self) -> frozenset[int] | None:
+        """The shards whose rows this poster delivers now (None: every row)."""
+        return None if self._shards is None else frozenset(self._shards())
+
     def stop(self) -> None:
         self._stop.set()
         self._wake.set()
@@ -75,6 +101,9 @@ class OutboxPoster:
         backing_off = True  # rows may wait for a retry (a previous process's, at start)
         while not self._stop.is_set():
             self._wake.clear()
+            if self._retries_due.is_set():
+                self._retries_due.clear()
+                backing_off = True
             wait = self.poll_seconds
             try:
                 backing_off |= self.deliver_due()
@@ -82,7 +111,7 @@ class OutboxPoster:
                     measured = time.monotonic()
                     self.measure_backlog()
                 if backing_off:
-                    due = self.store.next_due_in()
+                    due = self.store.next_due_in(self._scope())
                     backing_off = due is not None
                     if due is not None:
                         wait = min(wait, max(due, 0.01))
@@ -100,7 +129,7 @@ class OutboxPoster:
         delivered: list[int] = []
         retrying = False
         try:
-            for message in self.store.due_messages():
+            for message in self.store.due_messages(self._scope()):
                 if self._stop.is_set():
                     break
                 outcome = self._deliver(message)
@@ -114,8 +143,8 @@ class OutboxPoster:
 
     def measure_backlog(self) -> None:
         """Set the backlog gauges (``hebei_table_outbox_pending`` and ``..._oldest_age_seconds``)
-        from the store; the poster does so at most once per poll."""
-        backlog = self.store.outbox_backlog()
+        from the store, for this poster's shards; the poster does so at most once per poll."""
+        backlog = self.store.outbox_backlog(self._scope())
         for kind in {*metrics.OUTBOX_KINDS, *backlog}:
             pending, age = backlog.get(kind, (0, 0.0))
             metrics.OUTBOX_PENDING.labels(kind).set(pending)

@@ -2,18 +2,23 @@
 :mod:`hebei.common.ownership`, always on (one replica alone simply holds all the shards).
 
 A match belongs to shard ``shard_of(match_id, shard_count)``; each replica holds a fair share
-of the shards by advisory locks on a PostgreSQL session of its own, its ownership tables in the
-engine's schema (its migration ``0005_ownership``: one schema keeps one migration history, so
-:func:`hebei.common.ownership.install` cannot add them there). :class:`MatchOwnership` wires the replica's callbacks to the
-:class:`~hebei.table.host.TableHost`:
+of the shards by advisory locks on a PostgreSQL session of its own. The ownership tables live in
+the schema ``<engine schema>_ownership`` (:func:`hebei.common.ownership.ownership_schema`,
+installed by the engine with :func:`hebei.common.ownership.install`, as matchmaking does); the
+advisory locks keep the keys of the engine's schema name (``lock_scope``), those they had while
+the tables lived in the engine's own schema (migrations 0005, dropped by 0006), so replicas of
+both layouts exclude each other during an upgrade. :class:`MatchOwnership` wires the replica's
+callbacks to the :class:`~hebei.table.host.TableHost`:
 
 - shards acquired: served at once (:meth:`TableHost.serve_shards`), then their unfinished
   matches resumed from the log on a thread of their own (never the replica's beat thread),
   exactly as after a crash: seats have ``rejoin_seconds`` to come back, clocks held meanwhile;
   a shard whose holder died (its row was still there: served after the takeover grace) counts
   as a takeover;
-- shards released (a rebalance, a clean stop): their tables are suspended, their logs flushed,
-  then dropped; streams end with :class:`NotServed`;
+- shards released (a rebalance, a clean stop, the start of a drain): their tables are
+  suspended, their logs flushed, then dropped; streams end with :class:`NotServed`. A shard
+  whose log could not be flushed in time is reported unclean: its next holder waits the
+  takeover grace (see :mod:`hebei.common.ownership.replica`), the others serve it at once;
 - shards lost (the session ended or could not be confirmed in time): the store refuses their
   groups at once, their streams end with :class:`NotServed`, their tables leave memory, all
   before the callback returns. The log's ``(match_id, seq)`` key stays the last fence.
@@ -50,29 +55,31 @@ from hebei.common.ownership import (
     ReplicaInfo,
     Timings,
     fair_share,
+    install,
+    ownership_schema,
     shard_of,
 )
+from hebei.common.ownership.shards import validate_shard_count
 from hebei.table import metrics
 
+# The rest of the engine reaches the ownership machinery through this module only (an import
+# contract): it re-exports what they need of it.
 __all__ = [
     "OWNER_CACHE_SECONDS",
     "SERVICE",
     "MatchOwnership",
     "NotServed",
     "OwnershipSettings",
+    "install",
+    "ownership_schema",
+    "shard_of",
+    "validate_shard_count",
 ]
 
 log = logging.getLogger(__name__)
 
 SERVICE = "table"  # the service name of the engine's replicas in the ownership tables
 OWNER_CACHE_SECONDS = 0.5  # a shard's serving owner is looked up again after this long
-
-# The shards this replica took from a holder that did not release them (its row was replaced:
-# ``serving_after`` is the grace after ``acquired_at``; see hebei.common.ownership.statements).
-TAKEN_OVER = (
-    "SELECT shard FROM shard_owners WHERE service = %s AND replica_id = %s"
-    " AND shard = ANY(%s) AND serving_after > acquired_at"
-)
 
 
 class NotServed(Unavailable):
@@ -95,6 +102,7 @@ class OwnershipSettings:
 
 
 ShardsCall = Callable[[frozenset[int]], Any]
+ReleaseCall = Callable[[frozenset[int]], frozenset[int]]
 
 
 class MatchOwnership:
@@ -109,19 +117,21 @@ class MatchOwnership:
         connect: Callable[[], Any],
         serve: ShardsCall,
         resume: Callable[[frozenset[int], str], Any],
-        release: ShardsCall,
+        release: ReleaseCall,
         lose: ShardsCall,
     ) -> None:
-        """``connect``: the engine's pool's connections (reads); ``serve``, ``resume``,
-        ``release``, ``lose``: the host's (see :class:`~hebei.table.host.TableHost`). The
-        ownership tables are the engine's migration 0005 (the store made them)."""
+        """``schema``: the engine's (its ownership tables are in ``ownership_schema(schema)``,
+        installed by the caller); ``connect``: the engine's pool's connections (reads);
+        ``serve``, ``resume``, ``release`` (returns the shards not released cleanly), ``lose``:
+        the host's (see :class:`~hebei.table.host.TableHost`)."""
         self.settings = settings
-        self._connect = connect
+        self.schema = ownership_schema(schema)
         self._serve, self._resume = serve, resume
         self._resumer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="table-resume")
         self.replica = Replica(
             url,
-            schema=schema,
+            schema=self.schema,
+            lock_scope=schema,
             service=SERVICE,
             replica_id=settings.replica_id,
             address=settings.address,
@@ -132,7 +142,7 @@ class MatchOwnership:
             on_shards_lost=lose,
         )
         self.directory = Directory(
-            connect, schema=schema, service=SERVICE, shard_count=settings.shard_count
+            connect, schema=self.schema, service=SERVICE, shard_count=settings.shard_count
         )
         self._owners: dict[int, tuple[float, Holder]] = {}
         self._owners_lock = threading.Lock()
@@ -183,7 +193,8 @@ class MatchOwnership:
             time.sleep(0.05)
 
     def stop(self) -> None:
-        """Release every shard (their tables suspended and flushed first) and leave."""
+        """Release every shard (their tables suspended and flushed first) and leave; once
+        (a second call does nothing)."""
         self.replica.stop()
         self._resumer.shutdown(wait=True, cancel_futures=True)
 
@@ -195,8 +206,10 @@ class MatchOwnership:
         return self.replica.owns_key(match_id)
 
     def owner(self, match_id: str) -> Holder | None:
-        """Who serves ``match_id`` (None: nobody now, or the directory cannot say): a serving
-        owner is kept :data:`OWNER_CACHE_SECONDS` per shard (at most ``shard_count``)."""
+        """Who serves ``match_id`` (None: nobody now, or the directory cannot say, or this
+        replica while it lets the shard go: a refusal never names the replica that refuses):
+        a serving owner is kept :data:`OWNER_CACHE_SECONDS` per shard (at most
+        ``shard_count``)."""
         shard = shard_of(match_id, self.settings.shard_count)
         now = time.monotonic()
         with self._owners_lock:
@@ -208,7 +221,9 @@ class MatchOwnership:
         except psycopg.Error as error:
             log.warning("the owner of shard %d cannot be read: %s", shard, error)
             return None
-        if holder is not None and holder.serving and holder.replica_id != self.replica_id:
+        if holder is None or holder.replica_id == self.replica_id:
+            return None
+        if holder.serving:
             with self._owners_lock:
                 self._owners[shard] = (now + OWNER_CACHE_SECONDS, holder)
         return holder
@@ -216,6 +231,14 @@ class MatchOwnership:
     def peers(self) -> list[ReplicaInfo]:
         """The other live replicas."""
         return [r for r in self.directory.live_replicas() if r.replica_id != self.replica_id]
+
+    def has_peers(self) -> bool:
+        """Whether another replica is live (False when the directory cannot say)."""
+        try:
+            return bool(self.peers())
+        except psycopg.Error as error:
+            log.warning("the other replicas cannot be read: %s", error)
+            return False
 
     # ------------------------------------------------------------------ callbacks
 
@@ -237,7 +260,7 @@ class MatchOwnership:
 
     def _resume_shards(self, shards: frozenset[int]) -> None:
         try:
-            taken = self._taken_over(shards)
+            taken = self.directory.shards_taken_over(self.replica_id, shards)
         except psycopg.Error as error:
             log.warning("cannot tell which shards were taken over: %s", error)
             taken = frozenset()
@@ -247,8 +270,3 @@ class MatchOwnership:
             self._resume(taken, "takeover")
         if shards - taken:
             self._resume(shards - taken, "handover")
-
-    def _taken_over(self, shards: frozenset[int]) -> frozenset[int]:
-        with self._connect() as conn:
-            rows = conn.execute(TAKEN_OVER, (SERVICE, self.replica_id, sorted(shards))).fetchall()
-        return frozenset(row[0] for row in rows)

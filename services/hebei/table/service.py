@@ -26,9 +26,11 @@ Replicas (issue 46, :mod:`hebei.table.ownership`): ``REPLICA_ID`` (default
 ``table-<host name>-<port>``), ``ADVERTISE_ADDRESS`` (default the listen host:port),
 ``SHARD_COUNT`` (64; 1-1024, the same on every replica). Ownership is always on: the engine
 serves the matches of the shards it holds (a lone replica holds all of them) and refuses the
-others with UNAVAILABLE naming their owner. It starts once it serves its fair share (a restart
-after a crash waits the ~2.6 s takeover grace); ``close`` releases its shards (their tables
-suspended and flushed first), so another replica takes them at once.
+others with UNAVAILABLE naming their owner; its ownership tables are in the schema
+``<SCHEMA>_ownership`` (so ``SCHEMA`` has at most 53 characters). It starts once it serves its
+fair share (a restart after a crash waits the ~2.6 s takeover grace). Its outbox poster
+delivers the rows of its own shards. The drain (SIGTERM) hands its matches over at its start:
+:meth:`TableEngine.drain`.
 """
 
 from __future__ import annotations
@@ -48,7 +50,12 @@ from hebei.common.server import ServiceSpec, serve
 from hebei.table.host import HostSettings, TableHost
 from hebei.table.logkey import local_log_key, log_key_from_env
 from hebei.table.outbox import OutboxPoster
-from hebei.table.ownership import MatchOwnership, OwnershipSettings
+from hebei.table.ownership import (
+    MatchOwnership,
+    OwnershipSettings,
+    install,
+    ownership_schema,
+)
 from hebei.table.peers import Peers
 from hebei.table.servicer import TableServicer
 from hebei.table.store import DEFAULT_SCHEMA, EventStore
@@ -98,6 +105,11 @@ class TableConfig:
     advertise_address: str | None = None  # None: the listen host and port
     shard_count: int = 64
 
+    @property
+    def ownership_schema(self) -> str:
+        """The schema of the replica registry and the shards' owners."""
+        return ownership_schema(self.schema)
+
     def ownership(self) -> OwnershipSettings:
         """This replica's identity and the matches' shards."""
         server = self.server
@@ -124,8 +136,10 @@ class TableConfig:
         if replica_id is not None and (len(replica_id) > 200 or not replica_id.isprintable()):
             raise ConfigError("HEBEI_TABLE_REPLICA_ID must be 1 to 200 printable characters")
         schema = read.text("SCHEMA", DEFAULT_SCHEMA)
-        if not schema.replace("_", "a").isalnum() or not schema.islower():
-            raise ConfigError(f"HEBEI_TABLE_SCHEMA must be a lower-case name, got {schema!r}")
+        try:
+            ownership_schema(schema)  # both names valid
+        except ValueError as error:
+            raise ConfigError(f"{read.prefix}SCHEMA: {error}") from None
         return cls(
             server=server,
             database_url=read.optional_text("DATABASE_URL", shared=True),
@@ -165,8 +179,18 @@ class TableEngine:
         log_key = config.log_key or local_log_key(config.server.host)
         with opening("the table engine's database"):
             self.store = EventStore.open(
-                url, config.schema, flush_seconds=config.flush_seconds, log_key=log_key
+                url,
+                config.schema,
+                flush_seconds=config.flush_seconds,
+                log_key=log_key,
+                shard_count=config.shard_count,
             )
+        try:
+            with opening("the table engine's ownership tables"):
+                install(url, config.ownership_schema)
+        except BaseException:
+            self.store.close()
+            raise
         deliverers = {}
         self._channels = []
         if config.ledger_address:
@@ -181,7 +205,8 @@ class TableEngine:
                 matchmaking_pb2.ReportMatchResultRequest.FromString(payload),
                 timeout=CALL_TIMEOUT,
             )
-        self.poster = OutboxPoster(self.store, deliverers)
+        # the rows of the shards this replica serves (the host below, given them by ownership)
+        self.poster = OutboxPoster(self.store, deliverers, shards=lambda: self.host.shards)
         self.store.on_outbox = self.poster.wake
         self.host = TableHost(
             self.store,
@@ -202,7 +227,7 @@ class TableEngine:
             schema=config.schema,
             settings=config.ownership(),
             connect=self.store.pool.connection,
-            serve=self.host.serve_shards,
+            serve=self._serve_shards,
             resume=lambda shards, cause: self.host.resume_shards(shards, cause=cause),
             release=self.host.release_shards,
             lose=self.host.lose_shards,
@@ -224,6 +249,26 @@ class TableEngine:
             ownership=self.ownership,
             peers=Peers(self.ownership, self._peer_channel),
         )
+
+    def _serve_shards(self, shards: frozenset[int]) -> None:
+        """Serve ``shards`` from now on: their matches, and their outbox rows (a peer left
+        them, or died with rows undelivered)."""
+        self.host.serve_shards(shards)
+        self.poster.shards_acquired()
+
+    def drain(self) -> None:
+        """SIGTERM (the server's drain hook): hand the matches over at the start of the drain,
+        not after it, when another replica is live to take them. The shards are released (each
+        shard's tables suspended, clocks stopped, streams ended with the refusal, logs flushed;
+        then its owner row deleted and its lock released, so a peer serves it at its next beat,
+        without the takeover grace), then every table left is suspended; the calls of the rest
+        of the drain are refused naming the new owner (or "being taken over"). A replica alone
+        (or unable to tell) keeps its shards through the drain, its tables suspended: it still
+        answers the calls in flight and the reads, and releases the shards on :meth:`close`."""
+        self.servicer.drain()
+        if self.ownership.has_peers():
+            self.ownership.stop()
+        self.host.suspend_all()
 
     def _channel(self, address: str) -> grpc.Channel:
         """A channel to another service: the service token, the client TLS settings."""
@@ -248,18 +293,19 @@ class TableEngine:
         )
 
     def spec(self) -> ServiceSpec:
-        """The service to host on a server (draining it suspends every table)."""
+        """The service to host on a server (draining it hands the matches over: :meth:`drain`)."""
         return ServiceSpec(
             SERVICE_NAME,
             table_pb2_grpc.add_TableServiceServicer_to_server,
             self.servicer,
-            drain=self.servicer.drain,
+            drain=self.drain,
             asyncio=True,
         )
 
     def close(self) -> None:
-        """Release the shards (their tables suspended and flushed), suspend the rest, stop
-        timers, deliver nothing more, flush the log, close connections."""
+        """Release the shards (their tables suspended and flushed; done already after a
+        drain), suspend the rest, stop timers, deliver nothing more, flush the log, close
+        connections."""
         self.ownership.stop()
         self.host.suspend_all()
         self.host.close()

@@ -12,8 +12,12 @@ of their own kind, each per client address (the peer's host) and in total:
   most one stream: a new Join replaces the old one), so watchers and stray streams can never
   keep a seat from joining its own match.
 
-While the engine drains (SIGTERM) new streams are refused with UNAVAILABLE and the host
-suspends its tables, which ends the open streams with UNAVAILABLE ("reconnect").
+While the engine drains (SIGTERM) it hands its matches over when another replica is live
+(:meth:`TableEngine.drain <hebei.table.service.TableEngine.drain>`): their streams end with the
+refusal naming the new owner, and so does every match-scoped call and stream that comes during
+the rest of the drain (this replica serves no shard any more). While it still serves shards
+(alone, it keeps them through the drain, its tables suspended) new streams are refused with
+UNAVAILABLE ("reconnect").
 
 Replicas (issue 46): a match-scoped call (OpenMatch, GetMatch, Play, Spectate, Dissolve,
 ReplaceSeat, ConcludeMatch) on a match this replica does not serve ends before any work with
@@ -125,8 +129,8 @@ async def _read_actions(
                 session.push(0, rejection(0, "INVALID_ARGUMENT", message), keep=True)
     except DomainError as exc:  # an undecodable message: the stream ends with its status
         session.fail(exc)
-    except grpc.RpcError:
-        pass  # the stream ended under us (the call ending cancels this task)
+    except (grpc.RpcError, grpc.aio.AbortError):
+        pass  # the stream ended under us (cancelled, or refused: the call ending ends this task)
     except Exception:
         log.exception("Play reader failed")
 
@@ -171,13 +175,15 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self.draining = False
 
     def drain(self) -> None:
-        """The engine is stopping: refuse new streams, suspend every table (their streams end
-        with UNAVAILABLE, their clocks stop)."""
+        """The engine is stopping (its drain suspends or hands over the tables): new streams
+        are refused (see :meth:`_refuse_while_draining`)."""
         self.draining = True
-        self.host.suspend_all()
 
     def _refuse_while_draining(self, rpc: str) -> None:
-        if self.draining:
+        """While draining, a new stream is refused with UNAVAILABLE ("reconnect") as long as
+        this replica serves shards; once it handed them over, it goes on to the owner check and
+        its refusal names the match's new owner."""
+        if self.draining and (self.ownership is None or self.host.shards):
             metrics.STREAMS_REFUSED.labels(rpc, "draining").inc()
             raise Unavailable(STOPPING)
 

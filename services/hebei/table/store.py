@@ -23,6 +23,13 @@ until the table's own ``reset`` group, while every other table carries on.
 Fence: ``admits(match_id)`` (set by the host: whether this replica may still write the match,
 see :mod:`hebei.table.ownership`) is asked of every group as the writer takes it and again
 before each retry: a group of a match this replica no longer serves is dropped, never written.
+
+The outbox by shard: each row records its match's shard (``shard_of(match_id, shard_count)``)
+as it is written, and the poster's reads (:meth:`EventStore.due_messages`,
+:meth:`~EventStore.next_due_in`, :meth:`~EventStore.outbox_backlog`) take the shards whose rows
+they want (None: every row). A row without a usable shard (NULL: written before the column; or
+beyond ``shard_count``: written under a larger count) belongs to shard 0, so every row belongs
+to exactly one shard, and to one replica at a time.
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -46,6 +53,7 @@ from psycopg_pool import ConnectionPool
 from hebei.common.db import create_pool, database_errors, migrate
 from hebei.common.errors import AlreadyExists
 from hebei.table import metrics
+from hebei.table.ownership import shard_of, validate_shard_count
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +75,10 @@ WITH batch AS (SELECT %s::jsonb AS doc), new_events AS (
     FROM batch, jsonb_to_recordset(batch.doc->'events')
         AS r(m text, s int, h int, e jsonb, t float8, c text, x text)
 ), new_outbox AS (
-    INSERT INTO outbox (match_id, kind, key, payload)
-    SELECT r.m, r.k, r.y, decode(r.p, 'base64')
-    FROM batch, jsonb_to_recordset(batch.doc->'outbox') AS r(m text, k text, y text, p text)
+    INSERT INTO outbox (match_id, kind, key, payload, shard)
+    SELECT r.m, r.k, r.y, decode(r.p, 'base64'), r.n
+    FROM batch, jsonb_to_recordset(batch.doc->'outbox')
+        AS r(m text, k text, y text, p text, n int)
     ON CONFLICT (kind, key) DO NOTHING
 )
 UPDATE matches SET status = u.status, hands_played = u.hands, scores = u.scores,
@@ -242,8 +251,11 @@ class EventStore:
         on_outbox: Any = None,
         on_failed: Callable[[str, str], None] | None = None,
         log_key: bytes | None = None,
+        shard_count: int = 64,
     ) -> None:
+        """``shard_count``: the engine's (HEBEI_TABLE_SHARD_COUNT), for the outbox rows' shard."""
         self.pool = pool
+        self.shard_count = validate_shard_count(shard_count)
         self.log_key = log_key  # signs the events' chain (hebei.table.logkey); None: unsigned
         self.flush_seconds = flush_seconds
         self.max_batch = max_batch
@@ -413,9 +425,9 @@ class EventStore:
             )
             for row in outbox:
                 conn.execute(
-                    "INSERT INTO outbox (match_id, kind, key, payload) VALUES (%s, %s, %s, %s)"
-                    " ON CONFLICT (kind, key) DO NOTHING",
-                    (match_id, row.kind, row.key, row.payload),
+                    "INSERT INTO outbox (match_id, kind, key, payload, shard)"
+                    " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (kind, key) DO NOTHING",
+                    (match_id, row.kind, row.key, row.payload, self.shard_of(match_id)),
                 )
             conn.execute(
                 "UPDATE matches SET status = 'dissolved', ended_at = now(), event_count = %s"
@@ -675,6 +687,7 @@ class EventStore:
                     "k": o.kind,
                     "y": o.key,
                     "p": base64.b64encode(o.payload).decode("ascii"),
+                    "n": self.shard_of(g.match_id),
                 }
                 for g in batch
                 for o in g.outbox
@@ -685,33 +698,58 @@ class EventStore:
 
     # ------------------------------------------------------------------ the outbox
 
-    def due_messages(self, limit: int = 100) -> list[PendingMessage]:
-        """Undelivered outbox rows whose next attempt is due, oldest first."""
+    def shard_of(self, match_id: str) -> int:
+        """The shard of ``match_id`` (recorded with its outbox rows)."""
+        return shard_of(match_id, self.shard_count)
+
+    def _of_shards(self, shards: Collection[int] | None) -> tuple[str, dict[str, Any]]:
+        """The condition (`` AND ...``) and parameters keeping the outbox rows of ``shards``
+        (None: every row); rows without a usable shard are shard 0's (module docstring)."""
+        if shards is None:
+            return "", {}
+        condition = "shard = ANY(%(shards)s)"
+        if 0 in shards:
+            condition = f"({condition} OR shard IS NULL OR shard >= %(shard_count)s)"
+        return f" AND {condition}", {"shards": sorted(shards), "shard_count": self.shard_count}
+
+    def due_messages(
+        self, shards: Collection[int] | None = None, limit: int = 100
+    ) -> list[PendingMessage]:
+        """Undelivered outbox rows of ``shards`` (None: all) whose next attempt is due, oldest
+        first."""
+        of_shards, params = self._of_shards(shards)
         with database_errors(), self.pool.connection() as conn:
             rows = conn.execute(
                 "SELECT id, kind, key, payload, attempts FROM outbox"
                 " WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()"
-                " ORDER BY id LIMIT %s",
-                (limit,),
+                f"{of_shards} ORDER BY id LIMIT %(limit)s",
+                {**params, "limit": limit},
             ).fetchall()
         return [PendingMessage(r[0], r[1], r[2], bytes(r[3]), r[4]) for r in rows]
 
-    def next_due_in(self) -> float | None:
-        """Seconds until the next undelivered row is due (0 if one is due), None if none."""
+    def next_due_in(self, shards: Collection[int] | None = None) -> float | None:
+        """Seconds until the next undelivered row of ``shards`` (None: any) is due (0 if one is
+        due), None if none."""
+        of_shards, params = self._of_shards(shards)
         with database_errors(), self.pool.connection() as conn:
             row = conn.execute(
                 "SELECT EXTRACT(EPOCH FROM min(next_attempt_at) - now()) FROM outbox"
-                " WHERE delivered_at IS NULL AND failed_at IS NULL"
+                f" WHERE delivered_at IS NULL AND failed_at IS NULL{of_shards}",
+                params,
             ).fetchone()
         return None if row is None or row[0] is None else max(0.0, float(row[0]))
 
-    def outbox_backlog(self) -> dict[str, tuple[int, float]]:
-        """Per kind: the undelivered rows (not refused for good) and the age in seconds of the
-        oldest of them; kinds without one are absent. One query on the pending-rows index."""
+    def outbox_backlog(self, shards: Collection[int] | None = None) -> dict[str, tuple[int, float]]:
+        """Per kind: the undelivered rows of ``shards`` (None: all; not refused for good) and
+        the age in seconds of the oldest of them; kinds without one are absent. One query on
+        the pending rows' index: the replicas' answers for their own shards add up to the
+        whole backlog, each row counted once."""
+        of_shards, params = self._of_shards(shards)
         with database_errors(), self.pool.connection() as conn:
             rows = conn.execute(
                 "SELECT kind, count(*), EXTRACT(EPOCH FROM now() - min(created_at)) FROM outbox"
-                " WHERE delivered_at IS NULL AND failed_at IS NULL GROUP BY kind"
+                f" WHERE delivered_at IS NULL AND failed_at IS NULL{of_shards} GROUP BY kind",
+                params,
             ).fetchall()
         return {kind: (int(count), max(0.0, float(age))) for kind, count, age in rows}
 
@@ -745,10 +783,8 @@ class EventStore:
         with database_errors(), self.pool.connection() as conn:
             rows = conn.execute(
                 "SELECT kind, key, attempts, delivered_at IS NOT NULL, failed_at IS NOT NULL,"
-                " last_error FROM outbox WHERE match_id = %s ORDER BY id",
+                " last_error, shard FROM outbox WHERE match_id = %s ORDER BY id",
                 (match_id,),
             ).fetchall()
-        return [
-            dict(zip(("kind", "key", "attempts", "delivered", "failed", "error"), r, strict=True))
-            for r in rows
-        ]
+        names = ("kind", "key", "attempts", "delivered", "failed", "error", "shard")
+        return [dict(zip(names, r, strict=True)) for r in rows]

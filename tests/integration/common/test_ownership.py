@@ -23,6 +23,7 @@ from hebei.common.ownership import (
     ShardCountMismatch,
     Timings,
     install,
+    ownership_schema,
     shard_of,
 )
 
@@ -131,6 +132,22 @@ def shares(*replicas: Replica) -> list[int]:
     return [len(replica.shards()) for replica in replicas]
 
 
+def start_victim(database_url: str, schema: str) -> subprocess.Popen:
+    """A replica "victim" in a process of its own (for a test to kill -9), registered."""
+    victim = subprocess.Popen(
+        [sys.executable, "-m", "tests.integration.common.ownership_replica_main",
+         database_url, schema, SERVICE, "victim"],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert victim.stdout is not None and victim.stdout.readline().strip() == "ready"
+    return victim
+
+
+def started_at(owner_log: OwnerLog, replica: str, shard: int) -> float:
+    """When ``replica`` began to serve ``shard`` (its last holding of it)."""
+    return [h[1] for h in owner_log.holdings[shard] if h[0] == replica][-1]
+
+
 def test_shards_are_shared_fairly_by_one_two_and_three_replicas(start_replica, directory) -> None:
     a = start_replica("a")
     wait_for(lambda: shares(a) == [64], 10, "a alone holds 64 shards")
@@ -206,13 +223,8 @@ def test_a_terminated_session_s_shards_are_lost_first_then_taken_within_the_boun
 def test_a_killed_replica_s_shards_are_taken_over_within_the_bound(
     database_url, schema, start_replica, directory
 ) -> None:
-    victim = subprocess.Popen(
-        [sys.executable, "-m", "tests.integration.common.ownership_replica_main",
-         database_url, schema, SERVICE, "victim"],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    victim = start_victim(database_url, schema)
     try:
-        assert victim.stdout is not None and victim.stdout.readline().strip() == "ready"
         survivor = start_replica("survivor")
         wait_for(lambda: shares(survivor) == [32], 20, "the survivor gets half")
         wait_for(lambda: len(directory.shard_owners()) == 64, 10, "every shard held")
@@ -227,6 +239,91 @@ def test_a_killed_replica_s_shards_are_taken_over_within_the_bound(
     assert elapsed <= TAKEOVER_BOUND
     assert {holder.replica_id for holder in directory.shard_owners().values()} == {"survivor"}
     assert [r.replica_id for r in directory.live_replicas()] == ["survivor"]
+
+
+def test_a_shard_released_in_its_grace_keeps_it_for_the_next_holder(
+    database_url, schema, start_replica, directory, owner_log
+) -> None:
+    """A replica that took a dead holder's shards and stops before their grace passed does not
+    hand them over cleanly (the dead holder may not know yet): the next holder waits the
+    grace for those, and serves the shards the stopping replica had served at once."""
+    grace = Timings().takeover_grace_seconds
+    victim = start_victim(database_url, schema)
+    try:
+        a = start_replica("a")
+        wait_for(lambda: shares(a) == [32], 20, "a gets half")
+        wait_for(lambda: len(directory.shard_owners()) == 64, 10, "every shard held")
+        served_by_a = a.shards()
+        victim.kill()
+        victim.wait()
+        in_grace = frozenset(range(64)) - served_by_a
+
+        def a_waits_for_them() -> bool:
+            owners = directory.shard_owners()
+            return all(
+                n in owners and owners[n].replica_id == "a" and not owners[n].serving
+                for n in in_grace
+            )
+
+        wait_for(a_waits_for_them, 10, "a holds the victim's shards, in their grace")
+        a.stop()
+    finally:
+        victim.kill()
+        victim.wait()
+    c_started = time.monotonic()
+    c = start_replica("c")
+    wait_for(lambda: shares(c) == [64], 15, "c takes everything")
+    clean = max(started_at(owner_log, "c", n) for n in served_by_a) - c_started
+    waited = min(started_at(owner_log, "c", n) for n in in_grace) - c_started
+    print(
+        f"\nafter a stop: a's own shards served in {clean:.2f} s, those in grace in {waited:.2f} s"
+    )
+    assert waited >= grace - 0.5  # a lower bound: load only makes it later
+    assert clean < waited
+
+
+def test_shards_the_release_callback_reports_unclean_keep_the_grace(
+    start_replica, owner_log
+) -> None:
+    """``on_shards_released`` may say which shards it could not stop cleanly: their next holder
+    waits the grace, the others change hands at once."""
+    grace = Timings().takeover_grace_seconds
+    unclean: list[int] = []
+
+    def releasing(shards: frozenset[int]) -> frozenset[int]:
+        owner_log.end("a", shards)
+        if not unclean:
+            unclean.append(max(shards))
+        return frozenset(unclean) & shards
+
+    a = start_replica("a", on_shards_released=releasing)
+    wait_for(lambda: shares(a) == [64], 10, "a holds everything")
+    b = start_replica("b")
+    wait_for(lambda: shares(a, b) == [32, 32], 15, "b gets half")
+    (slow,) = unclean
+    others = b.shards() - {slow}
+    at_once = max(started_at(owner_log, "b", n) for n in others)
+    print(
+        f"\nthe shard released unclean served {started_at(owner_log, 'b', slow) - at_once:.2f} s later"
+    )
+    assert started_at(owner_log, "b", slow) - at_once >= grace - 1.5  # a beat may separate them
+
+
+def test_replicas_of_two_registries_sharing_a_lock_scope_never_hold_a_shard_at_once(
+    database_url, schema, start_replica, owner_log
+) -> None:
+    """The table engine's ownership tables moved to a schema of their own but its locks kept
+    their keys (``lock_scope``): a replica of either layout takes only what the other let go."""
+    moved = ownership_schema(schema)
+    install(database_url, moved)
+    old = start_replica("old")
+    wait_for(lambda: shares(old) == [64], 10, "the old layout's replica holds everything")
+    new = start_replica("new", schema=moved, lock_scope=schema)
+    time.sleep(2.5)  # two beats: it sees no free shard
+    assert shares(old, new) == [64, 0]
+    old.stop()
+    wait_for(lambda: shares(new) == [64], 10, "the new one takes what the old one let go")
+    owner_log.assert_never_two_holders()
 
 
 def test_a_stuck_statement_counts_as_a_loss(database_url, schema, start_replica, owner_log) -> None:

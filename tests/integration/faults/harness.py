@@ -39,7 +39,6 @@ import grpc
 import psycopg
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from psycopg import sql
 
 from hebei.bots.lease import PREFIX as LEASE_PREFIX
 from hebei.common.client import create_channel
@@ -57,6 +56,7 @@ from hebei.v1 import (
 )
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
+from tests.conftest import drop_schemas
 
 OPERATOR_TOKEN = "faults-operator-token"
 SERVICE_TOKEN = "faults-service-token"
@@ -342,11 +342,7 @@ class FaultStack:
         self.redis.close()
 
     def drop_schemas(self) -> None:
-        with psycopg.connect(self.database_url, autocommit=True) as conn:
-            for schema in self.schemas.values():
-                conn.execute(
-                    sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
-                )
+        drop_schemas(self.database_url, self.schemas.values())
 
     def logs(self) -> str:
         return "\n".join(p.tail() for p in [*self.services.values(), *self.workers])

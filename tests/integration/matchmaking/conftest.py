@@ -11,9 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import grpc
-import psycopg
 import pytest
-from psycopg import sql
 
 from hebei.common.client import create_channel
 from hebei.common.server import Server, ServiceSpec, create_server
@@ -29,6 +27,7 @@ from hebei.v1 import (
     matchmaking_pb2_grpc,
     table_pb2_grpc,
 )
+from tests.conftest import drop_schemas
 from tests.integration.seat_queues import purge_seat_queues
 from tests.integration.table.conftest import OPERATOR_TOKEN, server_config
 
@@ -226,6 +225,4 @@ def stack(
     engine.close()
     ledger_server.stop(0)
     ledger.close()
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        for schema in [*schemas.values(), f"{schemas['matchmaking']}_ownership"]:
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+    drop_schemas(database_url, schemas.values())

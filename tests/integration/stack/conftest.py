@@ -9,12 +9,10 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
-from psycopg import sql
 
 from hebei.stack.processes import Stack, StackOptions
-from tests.conftest import unique_name
+from tests.conftest import drop_schemas, unique_name
 
 SCHEMA_VARIABLES = ("HEBEI_LEDGER_SCHEMA", "HEBEI_TABLE_SCHEMA", "HEBEI_MATCHMAKING_SCHEMA")
 
@@ -36,11 +34,7 @@ def stack_env(database_url: str) -> Iterator[dict[str, str]]:
     # and still paced (tests/integration/table/test_pace.py checks the pace itself).
     env["HEBEI_TABLE_BOT_PACE_SECONDS"] = "0.05"
     yield env
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        for name in SCHEMA_VARIABLES:
-            conn.execute(
-                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(env[name]))
-            )
+    drop_schemas(database_url, [env[name] for name in SCHEMA_VARIABLES])
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ ledger service, a recording stand-in for matchmaking (a later issue), scripted s
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import random
 import shutil
@@ -37,6 +38,7 @@ from hebei.v1 import (
 )
 from hebei.v1 import types_pb2 as pb
 from tests.conftest import unique_name
+from tests.integration.table.helpers import free_port
 from tests.unit.table.greedy import greedy_choice
 
 OPERATOR_TOKEN = "operator-token-for-table-tests"
@@ -98,13 +100,18 @@ def _serve(name: str, add: Callable, servicer: Any) -> Running:
     return Running(server, servicer)
 
 
-@pytest.fixture
-def matchmaking() -> Iterator[Running]:
-    running = _serve(
+def serve_recording_matchmaking() -> Running:
+    """A :class:`RecordingMatchmaking` served on port 0 (stop its server when done)."""
+    return _serve(
         "hebei.v1.MatchmakingService",
         matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server,
         RecordingMatchmaking(),
     )
+
+
+@pytest.fixture
+def matchmaking() -> Iterator[Running]:
+    running = serve_recording_matchmaking()
     yield running
     running.server.stop(0)
 
@@ -222,6 +229,20 @@ def start_engine(table_config: TableConfig) -> Iterator[Callable[..., EngineUnde
 @pytest.fixture
 def engine(start_engine: Callable[..., EngineUnderTest]) -> EngineUnderTest:
     return start_engine()
+
+
+@pytest.fixture
+def start_replica(
+    table_config: TableConfig, start_engine: Callable[..., EngineUnderTest]
+) -> Callable[..., EngineUnderTest]:
+    """``start_replica(replica_id, **config_overrides)``: an engine replica on a port of its own
+    (its address is what it advertises), on the test's one schema (closed afterwards)."""
+
+    def start(replica_id: str, **overrides: Any) -> EngineUnderTest:
+        server = dataclasses.replace(table_config.server, port=free_port())
+        return start_engine(server=server, replica_id=replica_id, **overrides)
+
+    return start
 
 
 # ----------------------------------------------------------------------------- matches

@@ -7,7 +7,6 @@ the replica that lost its session writes nothing more at once. The takeover time
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,7 +20,6 @@ from hebei.common.ownership import shard_of
 from hebei.common.routing import MatchRouter, is_refusal, owner_of
 from hebei.rules.replay import replay_match
 from hebei.table import metrics
-from hebei.table.service import TableConfig, TableEngine
 from hebei.v1 import table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
 from tests.integration.table.conftest import (
@@ -34,7 +32,6 @@ from tests.integration.table.conftest import (
 from tests.integration.table.helpers import (
     EngineProcess,
     engine_env,
-    free_port,
     rules_events,
     wait_for,
 )
@@ -42,35 +39,6 @@ from tests.unit.table.greedy import greedy_choice
 
 SHARDS = 64
 TAKEOVER_LIMIT = 8.0  # seconds: the measured bound is ~3.6 s; a loaded machine adds to it
-
-
-@pytest.fixture
-def start_replica(table_config: TableConfig) -> Iterator[Callable[..., EngineUnderTest]]:
-    """``start_replica(replica_id)``: an engine replica on a port of its own (its address is
-    what it advertises), on the test's one schema."""
-    started: list[EngineUnderTest] = []
-
-    def start(replica_id: str, **overrides: Any) -> EngineUnderTest:
-        port = free_port()
-        config = dataclasses.replace(
-            table_config,
-            server=dataclasses.replace(table_config.server, port=port),
-            replica_id=replica_id,
-            **overrides,
-        )
-        engine = TableEngine(config)
-        from hebei.common.server import create_server
-
-        server = create_server(engine.spec(), config.server)
-        server.start()
-        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-        running = EngineUnderTest(engine, server, channel, table_pb2_grpc.TableServiceStub(channel))
-        started.append(running)
-        return running
-
-    yield start
-    for running in started:
-        running.close()
 
 
 def address_of(replica: EngineUnderTest) -> str:

@@ -6,11 +6,14 @@ import threading
 import time
 
 import grpc
+import psycopg
 import pytest
 from google.protobuf.message import DecodeError
 from prometheus_client import REGISTRY
+from psycopg import sql
 
 from hebei.common.errors import AlreadyExists
+from hebei.common.ownership import shard_of
 from hebei.table.outbox import OutboxPoster, backoff
 from hebei.table.store import EventRow, EventStore, Group, MatchUpdate, OutboxRow, StoredMatch
 from tests.integration.table.helpers import wait_for
@@ -72,7 +75,7 @@ def test_a_group_commits_its_events_outbox_and_update_together(store: EventStore
     assert stored.ended_at is not None
     assert store.outbox_rows("m1") == [
         {"kind": "settlement", "key": "m1:1", "attempts": 0, "delivered": False,
-         "failed": False, "error": None},
+         "failed": False, "error": None, "shard": shard_of("m1", 64)},
     ]  # fmt: skip
     assert [m.key for m in store.due_messages()] == ["m1:1"]
     assert [m.match_id for m in store.load_unfinished()] == []
@@ -183,6 +186,48 @@ def test_the_backlog_gauges_count_the_undelivered_rows_by_kind(store: EventStore
     assert delivered == [b"s1", b"s2"]
     assert gauge("hebei_table_outbox_pending", "settlement") == 0
     assert gauge("hebei_table_outbox_oldest_age_seconds", "settlement") == 0
+
+
+def test_the_outbox_reads_of_two_replicas_shards_split_every_row_once(
+    store: EventStore, database_url: str, fresh_schema: str
+) -> None:
+    """Rows by shard: each replica reads (due rows, next due, backlog) those of its own shards;
+    a row without a usable shard (NULL, or beyond today's count) is shard 0's. Together the
+    replicas see every row exactly once, so their backlog gauges add up to the whole."""
+    ids = [f"m{i}" for i in range(12)]
+    for match_id in ids:
+        store.create_match(new_match(match_id))
+        store.submit(
+            Group(
+                match_id,
+                events=[EventRow(1, 1, {"type": "hand_end"}, time.time())],
+                outbox=[OutboxRow("settlement", f"{match_id}:1", b"s")],
+            )
+        )
+    for match_id in ids:
+        assert store.wait_durable(match_id, 1, timeout=10)
+    with psycopg.connect(database_url, autocommit=True) as conn:  # older rows
+        for key, shard in (("m0:2", None), ("m1:2", 99)):
+            conn.execute(
+                sql.SQL(
+                    "INSERT INTO {}.outbox (match_id, kind, key, payload, shard)"
+                    " VALUES (%s, 'match_result', %s, 'r', %s)"
+                ).format(sql.Identifier(fresh_schema)),
+                (key[:2], key, shard),
+            )
+    first, second = frozenset(range(0, 64, 2)), frozenset(range(1, 64, 2))  # shard 0 in first
+    due = {scope: {m.key for m in store.due_messages(scope)} for scope in (first, second)}
+    assert due[first] | due[second] == {m.key for m in store.due_messages()}
+    assert not due[first] & due[second] and {"m0:2", "m1:2"} <= due[first]
+    assert due[second] == {f"{m}:1" for m in ids if shard_of(m, 64) in second}
+    assert store.next_due_in(second) == 0.0 and store.next_due_in(frozenset()) is None
+    backlogs = [store.outbox_backlog(scope) for scope in (first, second)]
+    for kind, (pending, _age) in store.outbox_backlog().items():
+        assert sum(b.get(kind, (0, 0.0))[0] for b in backlogs) == pending
+    poster = OutboxPoster(store, {}, shards=lambda: second)
+    poster.measure_backlog()
+    assert gauge("hebei_table_outbox_pending", "settlement") == len(due[second])
+    assert gauge("hebei_table_outbox_pending", "match_result") == 0
 
 
 def gauge(name: str, kind: str) -> float:

@@ -14,9 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import psycopg
 import pytest
-from psycopg import sql
 
 from hebei.bots.policies import make_policy
 from hebei.bots.session import Outcome, SeatSession, SeatTicket
@@ -34,6 +32,7 @@ from hebei.table.service import TableConfig, TableEngine
 from hebei.v1 import ledger_pb2, ledger_pb2_grpc, matchmaking_pb2_grpc
 from hebei.v1 import matchmaking_pb2 as mm
 from hebei.v1 import types_pb2 as pb
+from tests.conftest import drop_schemas
 from tests.integration.table.conftest import LOG_KEY, OPERATOR_TOKEN, server_config
 from tests.integration.table.helpers import free_port, wait_for
 
@@ -143,9 +142,7 @@ def tls_stack(database_url: str) -> Iterator[TlsStack]:
     engine.close()
     ledger_server.stop(0)
     ledger.close()
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        for schema in schemas.values():
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+    drop_schemas(database_url, schemas.values())
 
 
 def _finished(stub, tournament_id: str, timeout: float = 180) -> mm.Tournament:

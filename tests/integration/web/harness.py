@@ -23,13 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
-from psycopg import sql
 
 from hebei.stack.processes import Stack, StackOptions, available_services, start_stack
 from hebei.web.config import WebConfig
 from hebei.web.server import RunningGateway, start_gateway
-from tests.conftest import unique_name
+from tests.conftest import drop_schemas, unique_name
 
 BOT_PACE = "0.05"  # seconds: HEBEI_TABLE_BOT_PACE_SECONDS of the web tests' engine
 SCHEMA_VARIABLES = ("HEBEI_LEDGER_SCHEMA", "HEBEI_TABLE_SCHEMA", "HEBEI_MATCHMAKING_SCHEMA")
@@ -77,11 +75,7 @@ def release_stack() -> None:
         stack, env, folder, database_url = (_shared[k] for k in ("stack", "env", "dir", "db"))
         _shared.update(stack=None, env=None, dir=None, db=None)
     stack.stop()
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        for name in SCHEMA_VARIABLES:
-            conn.execute(
-                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(env[name]))
-            )
+    drop_schemas(database_url, [env[name] for name in SCHEMA_VARIABLES])
     shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -60,7 +60,9 @@ BOARD = Board(
                         ),
                     ],
                     "short",
-                    "Rows of the table engine's outbox not yet acknowledged.",
+                    "Rows of the table engine's outbox not yet acknowledged. Each engine"
+                    " replica reports the rows of its own shards: their sum is the whole"
+                    " backlog, their max the oldest row.",
                 ),
                 Panel(
                     "Outbox deliveries by kind and result",

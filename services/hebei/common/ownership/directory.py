@@ -13,7 +13,7 @@ grace passes: callers retry shortly (UNAVAILABLE, say).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -93,6 +93,13 @@ class Directory:
     def key_owner(self, key: str) -> Holder | None:
         """The holder of the shard of ``key`` (a match id, say)."""
         return self.shard_owner(shard_of(key, self.shard_count))
+
+    def shards_taken_over(self, replica_id: str, shards: Iterable[int]) -> frozenset[int]:
+        """Which of ``shards`` ``replica_id`` holds after taking them from a holder that did
+        not release them (it died or lost its session: they were served after the grace)."""
+        wanted = sorted({validate_shard(shard, self.shard_count) for shard in shards})
+        params = (self.service, validate_key(replica_id, "replica id"), wanted)
+        return frozenset(row[0] for row in self._rows(self._sql.shards_taken_over, params))
 
     def lease_owner(self, key: str) -> Holder | None:
         """The holder of the lease on ``key``, or None."""

@@ -16,13 +16,22 @@ happened) on the beat or the watch thread, or in :meth:`Replica.stop`:
 - ``on_shards_acquired(shards)``: start serving them (after the grace, if their previous holder
   did not release them cleanly);
 - ``on_shards_released(shards)``: stop serving them; called before their locks are released (a
-  rebalance or a clean stop), :meth:`owns` already says no;
+  rebalance or a clean stop), :meth:`owns` already says no. It may return the shards it could
+  not stop cleanly (a write of theirs may still land); any other return value means none;
 - ``on_shards_lost(shards)`` / ``on_leases_lost(keys)``: they may be held by another soon; stop
   at once. Called as soon as the loss is detected (a statement on the session failed, the
   server ended it, or ``validity_seconds`` passed since its last confirmed round trip: see
   :mod:`~hebei.common.ownership.timings`), before the replica takes anything again; :meth:`owns`
   and :meth:`held` say no from the moment of detection. A callback that raises is logged.
 - ``on_leases_released(keys)``: the leases still held when :meth:`stop` runs.
+
+A clean release hands a shard or lease over without the takeover grace: the holder stopped
+(its callback returned), then deleted its owner row, then unlocked, so its next holder finds no
+row and serves at once. The grace guards against a previous holder that may still act without
+knowing it lost the lock; one that stopped before it let go cannot. So the row is kept (and the
+next holder waits the grace, as after a death) for what was not stopped cleanly: the shards the
+callback returns, and the shards and leases still in their own grace when released (their
+previous holder died, and may not know it yet: the grace it called for is not over).
 
 A callback must not wait for a thread that is calling into this replica. Bounds: at most
 ``shard_count`` (≤ 1024) shards, ``max_leases`` (≤ 65536, default 256) leases, one connection,
@@ -110,8 +119,14 @@ class Replica:
         on_shards_lost: ShardsCallback = _ignore,
         on_leases_lost: LeasesCallback = _ignore,
         on_leases_released: LeasesCallback = _ignore,
+        lock_scope: str | None = None,
     ) -> None:
+        """``lock_scope``: the name the advisory-lock keys derive from (default ``schema``):
+        replicas exclude each other only when they share it. The table engine keeps its own
+        schema's name here, the one its locks had while its ownership tables lived in that
+        schema, so replicas from before and after the move never hold a shard at once."""
         self.schema = validate_schema_name(schema)
+        self.lock_scope = validate_schema_name(lock_scope or schema)
         self.service = validate_key(service, "service name")
         self.replica_id = validate_key(replica_id, "replica id")
         if not isinstance(address, str):
@@ -133,8 +148,9 @@ class Replica:
             "on_leases_lost": on_leases_lost,
             "on_leases_released": on_leases_released,
         }
-        self._replica_key = lock_key(schema, service, "replica", replica_id)
-        self._shard_keys = [lock_key(schema, service, "shard", str(n)) for n in range(shard_count)]
+        scope = self.lock_scope
+        self._replica_key = lock_key(scope, service, "replica", replica_id)
+        self._shard_keys = [lock_key(scope, service, "shard", str(n)) for n in range(shard_count)]
         self._state = threading.RLock()  # the sets below and _session
         self._calling = threading.RLock()  # callbacks one at a time, in order
         self._leasing = threading.Lock()  # try_claim / release one at a time
@@ -177,16 +193,16 @@ class Replica:
             with self._state:
                 session, self._session = self._session, None
                 shards = frozenset(self._serving)
-                mine = sorted(self._serving | set(self._pending))
                 leases = frozenset(self._leases)
-                keys = sorted(self._leases | set(self._pending_leases))
                 self._clear()
             if session is not None and not session.dead:
-                self._call("on_shards_released", shards)
+                unclean = self._call("on_shards_released", shards)
                 self._call("on_leases_released", leases)
+                # Rows of what is pending or unclean stay (see the module docstring).
+                clean = sorted(shards - unclean)
                 try:
-                    session.run(self._sql.disown_shards, (self.service, mine))
-                    session.run(self._sql.disown_leases, (self.service, keys))
+                    session.run(self._sql.disown_shards, (self.service, clean))
+                    session.run(self._sql.disown_leases, (self.service, sorted(leases)))
                     session.run(self._sql.unregister, (self.service, self.replica_id))
                     session.run(self._sql.unlock_all)
                 except SessionLost as error:
@@ -263,7 +279,7 @@ class Replica:
                     raise LeaseLimitReached(
                         f"replica {self.replica_id} holds {self.max_leases} leases already"
                     )
-            lease_lock = lock_key(self.schema, self.service, "lease", key)
+            lease_lock = lock_key(self.lock_scope, self.service, "lease", key)
             try:
                 if not session.run(self._sql.lock, (lease_lock,))[0][0]:
                     return False
@@ -289,15 +305,17 @@ class Replica:
             with self._state:
                 if key not in self._leases and key not in self._pending_leases:
                     return False
+                held = key in self._leases  # else still in its grace: its row stays
                 self._leases.discard(key)
                 self._pending_leases.pop(key, None)
                 session = self._session
             if session is None or session.dead:
                 return True
             try:
-                session.run(self._sql.disown_leases, (self.service, [key]))
+                if held:
+                    session.run(self._sql.disown_leases, (self.service, [key]))
                 session.run(
-                    self._sql.unlock, ([lock_key(self.schema, self.service, "lease", key)],)
+                    self._sql.unlock, ([lock_key(self.lock_scope, self.service, "lease", key)],)
                 )
             except SessionLost as error:
                 self._declare_lost(session, str(error))
@@ -439,9 +457,9 @@ class Replica:
                 self._serving.difference_update(shards)
                 for shard in shards:
                     self._pending.pop(shard, None)
-            if stopping:
-                self._call("on_shards_released", stopping)
-        session.run(self._sql.disown_shards, (self.service, shards))
+            unclean = self._call("on_shards_released", stopping)
+        # Only the shards stopped cleanly lose their rows (see the module docstring).
+        session.run(self._sql.disown_shards, (self.service, sorted(stopping - unclean)))
         session.run(self._sql.unlock, ([self._shard_keys[s] for s in shards],))
 
     def _row(self, name: int | str, lock: int) -> dict[str, object]:
@@ -501,10 +519,14 @@ class Replica:
         self._leases.clear()
         self._pending_leases.clear()
 
-    def _call(self, name: str, items: frozenset) -> None:
+    def _call(self, name: str, items: frozenset) -> frozenset:
+        """Run a callback on ``items`` (none: not called); what it returned of ``items`` as a
+        set (``on_shards_released``: those not stopped cleanly), else the empty set."""
         if not items:
-            return
+            return frozenset()
         try:
-            self._callbacks[name](items)
+            answer = self._callbacks[name](items)
         except Exception:
             log.exception("replica %s: %s raised", self.replica_id, name)
+            return frozenset(items)  # not known to have stopped: never a clean release
+        return frozenset(answer) & items if isinstance(answer, set | frozenset) else frozenset()

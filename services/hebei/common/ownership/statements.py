@@ -13,9 +13,19 @@ from psycopg import sql
 
 from hebei.common.db import migrate, validate_schema_name
 
-__all__ = ["MIGRATIONS", "Statements", "install"]
+__all__ = ["MIGRATIONS", "OWNERSHIP_SUFFIX", "Statements", "install", "ownership_schema"]
 
 MIGRATIONS = "hebei.common.ownership.migrations"
+OWNERSHIP_SUFFIX = "_ownership"
+
+
+def ownership_schema(service_schema: str) -> str:
+    """The schema holding the ownership tables of a service whose own tables are in
+    ``service_schema``: ``<service_schema>_ownership`` (one migration history per schema, so
+    they never share the service's). ValueError when either name is not a valid schema name
+    (a service schema of at most 53 characters); services check it with their configuration."""
+    validate_schema_name(service_schema)
+    return validate_schema_name(f"{service_schema}{OWNERSHIP_SUFFIX}")
 
 
 def install(url: str, schema: str) -> list[int]:
@@ -55,6 +65,11 @@ _TEXTS = {
     " RETURNING (xmax <> 0)",
     "disown_shards": "DELETE FROM {s}.shard_owners"
     " WHERE service = %s AND shard = ANY(%s) AND backend_pid = pg_backend_pid()",
+    # the shards a replica holds that it took from a holder that did not release them (the row
+    # was replaced: serving_after is the grace after acquired_at)
+    "shards_taken_over": "SELECT shard FROM {s}.shard_owners"
+    " WHERE service = %s AND replica_id = %s AND shard = ANY(%s)"
+    " AND serving_after > acquired_at ORDER BY shard",
     "own_lease": "INSERT INTO {s}.leases"
     " (service, key, replica_id, address, backend_pid, lock_key, serving_after)"
     " VALUES (%(service)s, %(name)s, %(replica)s, %(address)s, pg_backend_pid(), %(lock)s, now())"
