@@ -486,3 +486,248 @@ def seating_command(
         print(json.dumps({"seed": seed, "reference": reference, "cases": cases}))
         return
     Console(width=max(Console().width, 150)).print(seating_table(figures, seed, reference))
+
+
+# ---------------------------------------------------------------------------- bench scale
+
+MAX_PACE, MAX_MEASURE, MAX_WARM_UP, MAX_CONFIGURATIONS = 60.0, 3600.0, 600.0, 8
+
+
+def parse_replicas(text: str) -> tuple[int, ...]:
+    """``--table-replicas``: a comma-separated list of engine replica counts, each 1-8, at
+    most :data:`MAX_CONFIGURATIONS` of them; ValueError with the reason."""
+    from hebei.stack.replicas import MAX_REPLICAS
+
+    parts = [part.strip() for part in text.split(",")]
+    if not text.strip() or not all(part.isdigit() for part in parts):
+        raise ValueError(f"--table-replicas must be numbers separated by commas, got {text!r}")
+    counts = tuple(int(part) for part in parts)
+    if len(counts) > MAX_CONFIGURATIONS:
+        raise ValueError(f"--table-replicas takes at most {MAX_CONFIGURATIONS} configurations")
+    bad = [n for n in counts if not 1 <= n <= MAX_REPLICAS]
+    if bad:
+        raise ValueError(f"--table-replicas: each must be 1-{MAX_REPLICAS}, got {bad[0]}")
+    return counts
+
+
+@bench_app.command("scale")
+def scale_command(
+    tables: int = typer.Option(256, "--tables", help="Tables of each configuration, 1-2,048."),
+    pace: float = typer.Option(
+        2.0,
+        "--pace",
+        help="Seconds a scripted person takes over each decision (± 25%, seeded), 0.1-60; its"
+        " earliest answer must come after the engine's bot pace (0.8 s).",
+    ),
+    table_replicas: str = typer.Option(
+        "1,2,3",
+        "--table-replicas",
+        help="Engine replicas of each configuration, comma-separated (each 1-8, at most 8"
+        " configurations); each runs on a fresh stack, one after another.",
+    ),
+    people_per_table: int = typer.Option(
+        1, "--people-per-table", help="Scripted people at each table, 1-4; bots in the others."
+    ),
+    measure_seconds: float = typer.Option(
+        120.0, "--measure-seconds", help="The measured window, 5-3,600 s, once every table plays."
+    ),
+    warm_up_seconds: float = typer.Option(
+        30.0, "--warm-up-seconds", help="Play before the window, 0-600 s."
+    ),
+    seed: int = typer.Option(1, "--seed", help="Seed of the scripted people's pace jitter."),
+    policy: str = typer.Option("expert", "--policy", help="The bots' policy."),
+    processes: int = typer.Option(
+        2, "--processes", help="Celery processes of each bot worker, 1-16."
+    ),
+    hands: int = typer.Option(
+        64, "--hands", help="Hands per match, 1-64 (at people's pace a hand takes minutes)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The scale benchmark at people's pace: TABLES tables of scripted people and bots on 1, 2
+    and 3 engine replicas (a fresh stack each): the seat round trip p50/p99 (the people's at
+    their client, the bots' at the engine), engine CPU and memory per replica and per live
+    table, events and hands a second, every component's CPU, the run's errors, the first
+    limit each configuration hits, and the projection to 10,000 players. Exit code 1 when
+    the run had errors."""
+    from hebei.cli.bots import MAX_SESSIONS
+    from hebei.fleet.catalogue import POLICY_NAMES
+
+    check_range("--tables", tables, 1, 2048)
+    check_range("--people-per-table", people_per_table, 1, 4)
+    check_range("--processes", processes, 1, 16)
+    check_range("--hands", hands, 1, MAX_HANDS)
+    for option, value, low, high in (
+        ("--pace", pace, 0.1, MAX_PACE),
+        ("--measure-seconds", measure_seconds, 5.0, MAX_MEASURE),
+        ("--warm-up-seconds", warm_up_seconds, 0.0, MAX_WARM_UP),
+    ):
+        if not low <= value <= high:
+            fail(f"{option} must be {low:g}-{high:g}, got {value:g}")
+    if policy not in POLICY_NAMES:
+        fail(f"unknown --policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
+    from hebei.bench.scale import (
+        ScaleError,
+        ScaleOptions,
+        check_pace,
+        engine_bot_pace,
+        run_scale_bench,
+    )
+
+    try:
+        replicas = parse_replicas(table_replicas)
+        check_pace(pace, engine_bot_pace())
+    except ValueError as exc:
+        fail(str(exc))
+    options = ScaleOptions(
+        tables=tables, pace=pace, table_replicas=replicas, people_per_table=people_per_table,
+        measure_seconds=measure_seconds, warm_up_seconds=warm_up_seconds, seed=seed,
+        policy=policy, worker_processes=processes, max_sessions=MAX_SESSIONS, hands=hands,
+    )  # fmt: skip
+    console = Console(stderr=True)
+    try:
+        with console.status("starting") as spinner:
+            result = run_scale_bench(
+                options,
+                status=lambda text: console.print(f"[dim]{text}…"),
+                progress=spinner.update,
+            )
+    except ScaleError as exc:
+        fail(str(exc), code=1)
+    except KeyboardInterrupt:
+        fail("interrupted: no figures", code=130)
+    if as_json:
+        print(json.dumps(result))
+    else:
+        print_scale(result, Console(width=max(Console().width, 150)))
+    if result["errors_total"]:
+        failed = [
+            f"{c['table_replicas']} replicas: "
+            + ", ".join(f"{k} {v}" for k, v in c["errors"].items() if k not in _NOT_COUNTS)
+            for c in result["configurations"]
+            if c["errors"]["total"]
+        ]
+        fail(f"the run had {result['errors_total']} errors ({'; '.join(failed)})", code=1)
+
+
+_NOT_COUNTS = ("total", "died", "owner_redirects_not_errors")
+
+
+def _ms(figures: dict) -> str:
+    p50, p99 = figures.get("p50"), figures.get("p99")
+    return "n/a" if p50 is None else f"{p50:g} / {p99:g}"
+
+
+def scale_tables(result: dict) -> list[Table]:
+    """The rich tables of ``hebei bench scale``: one row a configuration, then the projection."""
+    people = result["people_per_table"]
+    configurations = Table(
+        title=(
+            f"hebei bench scale: {result['tables']} tables of {people} scripted"
+            f" {'person' if people == 1 else 'people'} (pace {result['pace']:g} s ±"
+            f" {result['jitter']:.0%}) and {4 - people} {result['policy']} bots;"
+            f" {result['machine']['cores']} cores"
+        ),
+        caption=(
+            "round trips p50 / p99 in ms: people at their client (action sent → the answer;"
+            " a discard's less the engine's hold), bots at the engine; CPU-ms and MiB per live"
+            " table; the first limit from the measured costs (see the limits below)"
+        ),
+    )
+    columns = (
+        "replicas", "tables live", "people rtt ms", "bots rtt ms", "engine cores",
+        "CPU-ms /table·s", "MiB /table", "events /s", "hands /s", "errors", "first limit, tables",
+    )  # fmt: skip
+    for column in columns:
+        configurations.add_column(column, justify="left" if column == "first limit" else "right")
+    for c in result["configurations"]:
+        first = c["first_limit"]
+        errors = c["errors"]["total"]
+        configurations.add_row(
+            str(c["table_replicas"]),
+            str(c["tables_live"]),
+            _ms(c["people_rtt_ms"]),
+            _ms(c["bots_rtt_ms"]),
+            f"{c['engine']['cores']:g}",
+            f"{c['engine']['cpu_ms_per_table_second']:g}",
+            f"{c['engine']['mib_per_table']:g}",
+            f"{c['events_per_second']:g}",
+            f"{c['hands_per_second']:g}",
+            f"[{'red' if errors else 'green'}]{errors}",
+            "none" if first is None else f"{first['tables']:,} ({first['short']})",
+        )
+    projection = result["projection"]
+    projected = Table(
+        title=(
+            f"{projection['players']:,} players, from the per-table costs of"
+            f" {projection['from_replicas']} replicas"
+        ),
+        caption=(
+            "each engine replica at its first limit (event loop at"
+            f" {result['assumptions']['utilisation']:.0%} of a core, or memory within"
+            f" {result['assumptions']['engine_memory_mib']:g} MiB); a table costs the engine"
+            " the same whoever sits at it"
+        ),
+    )
+    for column in (
+        "people a table", "tables", "tables/replica", "engine replicas", "engine cores",
+        "engine GiB", "bot seats", "bot cores", "events/s", "settlements/s", "PG connections",
+    ):  # fmt: skip
+        projected.add_column(column, justify="right")
+    for s in projection["scenarios"]:
+        projected.add_row(
+            str(s["people_per_table"]),
+            f"{s['tables']:,}",
+            f"{s['tables_per_replica']:,} ({s['replica_bound']})",
+            str(s["engine_replicas"]),
+            f"{s['engine_cores']:g}",
+            f"{s['engine_memory_gib']:g}",
+            f"{s['bot_seats']:,}",
+            f"{s['bot_cores']:g}",
+            f"{s['events_per_second']:,.0f}",
+            f"{s['settlements_per_second']:g}",
+            str(s["pg_connections"]),
+        )
+    return [configurations, projected]
+
+
+def print_scale(result: dict, out: Console) -> None:
+    """Print ``hebei bench scale``'s figures: the tables, then each configuration's details."""
+    configurations, projected = scale_tables(result)
+    out.print(configurations)
+    for c in result["configurations"]:
+        out.print(
+            f"[bold]{c['table_replicas']} replicas[/] ({c['servers']} servers, load"
+            f" {' '.join(f'{x:g}' for x in c['load_average'])}; {c['bot_workers']} bot"
+            f" workers × {c['worker_processes']} processes × {c['worker_sessions']} sessions):"
+            f" {c['seconds']:g} s measured, {c['people_decisions']:,} people's decisions"
+        )
+        for r in c["engine"]["replicas"]:
+            out.print(
+                f"  {r['name']}: {r['tables']} tables, {r['cores']:g} cores (idle"
+                f" {r['idle_cores']:g}), {r['cpu_ms_per_table_second']} CPU-ms/table·s; PSS"
+                f" {r['pss_before_mib']:g} → {r['pss_mib']:g} MiB ({r['pss_mib_per_table']}"
+                f" a table), RSS {r['rss_before_mib']:g} → {r['rss_mib']:g} MiB"
+                f" ({r['rss_mib_per_table']} a table)"
+            )
+        cores = ", ".join(f"{name} {value:g}" for name, value in c["cores"].items())
+        out.print(f"  cores: {cores}")
+        kinds = ", ".join(
+            f"{kind} {_ms(figures)} ({figures['samples']})"
+            for kind, figures in c["people_rtt_ms_by_kind"].items()
+        )
+        out.print(
+            f"  people's round trips by kind, ms: {kinds}; a discard's include the"
+            f" {c['discard_hold_ms']:g} ms hold; event log commit {_ms(c['event_log_commit_ms'])}"
+        )
+        for limit in c["limits"]:
+            tables = "—" if limit["tables"] is None else f"{limit['tables']:,} tables"
+            hit = " [red](hit in the run)[/]" if limit["hit"] else ""
+            out.print(f"  limit: {limit['name']}: {tables}{hit}; {limit['detail']}")
+        errors = {k: v for k, v in c["errors"].items() if k != "total"}
+        colour = "red" if c["errors"]["total"] else "green"
+        out.print(
+            f"  [{colour}]errors: {c['errors']['total']}[/]"
+            + (f" {json.dumps(errors)}" if errors else "")
+        )
+    out.print(projected)
