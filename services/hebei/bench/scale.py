@@ -49,7 +49,13 @@ from typing import TYPE_CHECKING, Any
 import psutil
 
 from hebei.bench import scale_limits
-from hebei.bench.scale_people import JITTER_FRACTION, PeopleLoop, beyond_hold, percentile
+from hebei.bench.scale_people import (
+    JITTER_FRACTION,
+    PeopleLoop,
+    RoundTrips,
+    beyond_hold,
+    percentile,
+)
 from hebei.bench.stack import (
     ROUND_TRIP,
     _bot_percentiles,
@@ -405,9 +411,10 @@ def _measure(
         status(f"measuring for {options.measure_seconds:g} s")
         before = parts.snapshot()
         people.set_measuring(True)
-        _wait(options.measure_seconds, "measuring", parts, people, progress)
+        _wait(options.measure_seconds, "measuring", parts, people, progress, quiet=True)
         people.set_measuring(False)
         after = parts.snapshot()
+        recorder = people.frozen()
         live = parts.live_tables()
         memory = parts.memory()
         connections = _pg_connections(stack.database_url)
@@ -421,7 +428,7 @@ def _measure(
     idle = _idle_cores(idle_from, start)
     return _figures(
         options, len(parts.table_names), matches, parts, base, memory, idle, start, before,
-        after, live, people, connections, died,
+        after, live, recorder, connections, died,
     )  # fmt: skip
 
 
@@ -580,14 +587,27 @@ def _dissolve(router: Any, matches: Sequence[str]) -> None:
             continue
 
 
-def _wait(seconds: float, what: str, parts: _Stack, people: PeopleLoop, progress: Status) -> None:
-    """Let the tables play ``seconds``, a progress line every :data:`TICK`."""
+def _wait(
+    seconds: float,
+    what: str,
+    parts: _Stack,
+    people: PeopleLoop,
+    progress: Status,
+    *,
+    quiet: bool = False,
+) -> None:
+    """Let the tables play ``seconds``, a progress line every :data:`TICK`. ``quiet``: read
+    nothing of the stack meanwhile (the measured window: parsing the engines' /metrics
+    holds this process's interpreter lock for a while, which the scripted people's loop
+    would feel in its round trips); the live tables are then those of the start."""
     end = time.monotonic() + seconds
+    live = sum(parts.live_tables().values())
     while True:
         left = end - time.monotonic()
         if left <= 0:
             return
-        live = sum(parts.live_tables().values())
+        if not quiet:
+            live = sum(parts.live_tables().values())
         answered = people.snapshot()
         died = parts.died()
         line = (
@@ -616,7 +636,7 @@ def _figures(
     before: _Snapshot,
     after: _Snapshot,
     live: Mapping[str, int],
-    people: PeopleLoop,
+    recorder: RoundTrips,
     connections: dict[str, int],
     died: list[str],
 ) -> dict[str, Any]:
@@ -630,13 +650,14 @@ def _figures(
     moved = {"table": moved_table, **_moved(after.services, before.services)}
     bots_moved = delta(after.bots, before.bots)
     hands = total(moved_table, "hebei_table_hands_completed_total")
+    played = delta(_sum(after.replicas.values()), _sum(start.replicas.values()))
+    hands_played = total(played, "hebei_table_hands_completed_total")
     events = total(moved_table, "hebei_table_event_log_batch_size_sum")
-    recorder = people.recorder
     hold = engine_bot_pace()
     rtts = beyond_hold(recorder.samples, hold)
     people_rtt = _client_percentiles(rtts)
     bots_rtt = _bot_percentiles(moved_table, ROUND_TRIP)
-    errors = _run_errors(start, after, died, people, tables_live, options.tables)
+    errors = _run_errors(start, after, died, recorder, tables_live, options.tables)
     measured = scale_limits.Measured(
         tables=tables_live or options.tables,
         seconds=seconds,
@@ -679,6 +700,7 @@ def _figures(
         "event_log_commit_ms": _percentiles(
             buckets_of(moved_table, "hebei_table_event_log_write_seconds")
         ),
+        "hands_played_per_table": round(hands_played / options.tables, 1),
         "people_decisions": recorder.decisions,
         "people_refused_or_auto_played": {
             "refused": recorder.rejected,
@@ -801,14 +823,16 @@ def _run_errors(
     start: _Snapshot,
     after: _Snapshot,
     died: list[str],
-    people: PeopleLoop,
+    recorder: RoundTrips,
     tables_live: int,
     tables: int,
 ) -> dict[str, Any]:
     """The run's errors from before the first table to the window's end (see
     :func:`hebei.bench.stack._errors`), the engines' refusals of calls on matches they do not
     own excepted (the router's redirects: how a client finds the owner), plus the scripted
-    people's failed streams and the tables no longer live at the window's end."""
+    people's reconnects and failed streams (``recorder`` as it stood at the window's end: the
+    tables are dissolved after it, and a stream may end then without the match's last
+    observation and join again) and the tables no longer live at the window's end."""
     table = delta(_sum(after.replicas.values()), _sum(start.replicas.values()))
     moved = {"table": table, **_moved(after.services, start.services)}
     found = dict(_errors(moved, delta(after.bots, start.bots), _Played(), died))
@@ -819,9 +843,9 @@ def _run_errors(
         found["rpc_errors"] -= int(min(redirects, unavailable))
     if "bot_reconnects" in found:  # a bot session counts its redirects as reconnects
         bots_redirected = total(table, "hebei_table_owner_refusals_total", rpc="Play")
-        bots_redirected -= people.recorder.redirects
+        bots_redirected -= recorder.redirects
         found["bot_reconnects"] -= int(min(found["bot_reconnects"], max(0, bots_redirected)))
-    found.update(people.recorder.errors())
+    found.update(recorder.errors())
     if tables_live < tables:
         found["tables_not_live"] = tables - tables_live
     counts = {k: v for k, v in found.items() if isinstance(v, int) and v}

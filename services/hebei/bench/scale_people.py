@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import random
 import threading
 import time
@@ -395,6 +396,21 @@ class PeopleLoop:
             }
 
         return self.call(read())
+
+    def frozen(self) -> RoundTrips:
+        """A copy of the recorder as it stands now (what the window measured: the seats play
+        on, and their later troubles are not the window's)."""
+
+        async def copy() -> RoundTrips:
+            recorder = self.recorder
+            return dataclasses.replace(
+                recorder,
+                samples={kind: list(found) for kind, found in recorder.samples.items()},
+                failed=list(recorder.failed),
+                joined=set(recorder.joined),
+            )
+
+        return self.call(copy())
 
     def failures(self) -> list[str]:
         """The seats whose stream failed for good so far, one line each."""

@@ -613,6 +613,10 @@ def scale_command(
 _NOT_COUNTS = ("total", "died", "owner_redirects_not_errors")
 
 
+def _count(count: int, noun: str, suffix: str = "s") -> str:
+    return f"{count} {noun}{'' if count == 1 else suffix}"
+
+
 def _ms(figures: dict) -> str:
     p50, p99 = figures.get("p50"), figures.get("p99")
     return "n/a" if p50 is None else f"{p50:g} / {p99:g}"
@@ -697,10 +701,13 @@ def print_scale(result: dict, out: Console) -> None:
     out.print(configurations)
     for c in result["configurations"]:
         out.print(
-            f"[bold]{c['table_replicas']} replicas[/] ({c['servers']} servers, load"
-            f" {' '.join(f'{x:g}' for x in c['load_average'])}; {c['bot_workers']} bot"
-            f" workers × {c['worker_processes']} processes × {c['worker_sessions']} sessions):"
-            f" {c['seconds']:g} s measured, {c['people_decisions']:,} people's decisions"
+            f"[bold]{_count(c['table_replicas'], 'replica')}[/] ({c['servers']} servers, load"
+            f" {' '.join(f'{x:g}' for x in c['load_average'])};"
+            f" {_count(c['bot_workers'], 'bot worker')} ×"
+            f" {_count(c['worker_processes'], 'process', 'es')} ×"
+            f" {c['worker_sessions']} sessions):"
+            f" {c['seconds']:g} s measured, {c['people_decisions']:,} people's decisions,"
+            f" {c['hands_played_per_table']:g} hands a table played by its end"
         )
         for r in c["engine"]["replicas"]:
             out.print(
