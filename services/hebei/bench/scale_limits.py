@@ -14,8 +14,9 @@ The assumptions (:class:`Assumptions`, each printed with the figures):
   number of tables, a run below it says only that it holds there;
 - the engine's own bound on tables (``HEBEI_TABLE_MAX_TABLES``, :data:`MAX_TABLES_SETTING` by
   default) is a setting: the bench raises it, the limit shows where the default stops;
-- PostgreSQL's ``max_connections`` (measured) bounds the engine replicas: each holds a pool and
-  a lock session;
+- PostgreSQL's ``max_connections`` (measured) bounds the engine replicas: each may hold
+  :data:`ENGINE_CONNECTIONS` (its pool's 8, the log writer's included, and its lock session),
+  however few it holds at the run's load; the other services' connections are as measured;
 - this machine: its cores (all processes of the run, the scripted people's client included),
   planned at the same utilisation.
 
@@ -31,6 +32,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 __all__ = [
+    "ENGINE_CONNECTIONS",
     "ENGINE_MEMORY_LIMIT_MIB",
     "LOOP_CORES",
     "MAX_TABLES_SETTING",
@@ -54,6 +56,7 @@ LOOP_CORES = 1.0  # what one engine replica's event loop and writer get from the
 ENGINE_MEMORY_LIMIT_MIB = 2048.0  # the engine pod's memory limit, k8s/overlays/prod
 SEAT_RTT_P99_TARGET_MS = 20.0
 MAX_TABLES_SETTING = 256  # HEBEI_TABLE_MAX_TABLES's default (hebei.table.service)
+ENGINE_CONNECTIONS = 9  # an engine replica's most: EventStore's pool (8) and its lock session
 PLAYERS = 10_000  # the field the README projects to
 SEATS = 4
 
@@ -67,6 +70,7 @@ class Assumptions:
     engine_memory_mib: float = ENGINE_MEMORY_LIMIT_MIB
     seat_rtt_p99_ms: float = SEAT_RTT_P99_TARGET_MS
     max_tables_setting: int = MAX_TABLES_SETTING
+    engine_connections: int = ENGINE_CONNECTIONS
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -204,7 +208,7 @@ def limits(m: Measured, a: Assumptions = Assumptions()) -> list[Limit]:
         )
     )
     found.append(_round_trip_limit(m, a))
-    found.append(_connections_limit(m, loop, memory))
+    found.append(_connections_limit(m, a, loop, memory))
     cost = 0.0
     if m.seconds > 0 and m.tables:
         cost = max(0.0, m.machine_cpu_seconds / m.seconds - m.machine_idle_cores) / m.tables
@@ -242,22 +246,25 @@ def _round_trip_limit(m: Measured, a: Assumptions) -> Limit:
     return Limit(name, None, False, detail, short)
 
 
-def _connections_limit(m: Measured, loop: dict[str, float], memory: dict[str, float]) -> Limit:
-    """Engine replicas the spare connections allow, each at its own first limit (loop or
-    memory, the replicas' mean)."""
+def _connections_limit(
+    m: Measured, a: Assumptions, loop: dict[str, float], memory: dict[str, float]
+) -> Limit:
+    """Engine replicas the spare connections allow (each at its most), each at its own first
+    limit (loop or memory, the replicas' mean)."""
     name = f"PostgreSQL connections (max_connections {m.pg_max_connections or '?'})"
     short = "connections"
     held = [r.connections for r in m.replicas if r.connections > 0]
     if not m.pg_max_connections or not held:
         return Limit(name, None, False, "not measured", short)
-    per_replica = sum(held) / len(held)
+    measured = sum(held) / len(held)
+    per_replica = max(measured, a.engine_connections)
     others = m.pg_connections - sum(r.connections for r in m.replicas)
     replicas = _floor((m.pg_max_connections - others) / per_replica)
     capacities = [min(loop.get(r.name, math.inf), memory.get(r.name, math.inf)) for r in m.replicas]
     finite = [c for c in capacities if math.isfinite(c)]
     detail = (
-        f"{m.pg_connections} in use ({per_replica:g} an engine replica, {others} the other"
-        f" services); room for {replicas} engine replicas"
+        f"{m.pg_connections} in use ({measured:g} an engine replica, at most {per_replica:g};"
+        f" {others} the other services): room for {replicas} engine replicas"
     )
     if not finite:
         return Limit(name, None, False, detail, short)
@@ -288,7 +295,7 @@ class PerTable:
     other_cores: float  # PostgreSQL, Redis, matchmaking, ledger
     events_per_second: float
     hands_per_second: float  # settlements booked a second
-    connections_per_replica: float
+    connections_per_replica: float  # as measured (the projection takes at least the bound)
     other_connections: float
 
     def to_json(self) -> dict[str, Any]:
@@ -360,7 +367,7 @@ def project(
     """``players`` people, ``people_per_table`` at each table, bots in the other seats: the
     engine replicas (each at its first limit, its loop at the planned utilisation or its
     memory within the pod limit), cores, memory, events and settlements a second, PostgreSQL
-    connections. ValueError for a count out of range or no measured cost."""
+    connections (each replica at its most, :attr:`Assumptions.engine_connections`). ValueError for a count out of range or no measured cost."""
     if not 1 <= people_per_table <= SEATS or players < 1:
         raise ValueError(f"people per table must be 1-{SEATS} and players ≥ 1")
     if costs.engine_cores <= 0:
@@ -389,6 +396,7 @@ def project(
         events_per_second=round(tables * costs.events_per_second, 1),
         settlements_per_second=round(tables * costs.hands_per_second, 2),
         pg_connections=math.ceil(
-            replicas * costs.connections_per_replica + costs.other_connections
+            replicas * max(costs.connections_per_replica, a.engine_connections)
+            + costs.other_connections
         ),
     )

@@ -4,6 +4,7 @@ costs per table, the projection to a field of players, and the pod memory limit 
 
 from __future__ import annotations
 
+import inspect
 import math
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 import yaml
 
 from hebei.bench.scale_limits import (
+    ENGINE_CONNECTIONS,
     ENGINE_MEMORY_LIMIT_MIB,
     Assumptions,
     Limit,
@@ -22,6 +24,7 @@ from hebei.bench.scale_limits import (
     per_table,
     project,
 )
+from hebei.table.store import EventStore
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -98,14 +101,16 @@ def test_the_round_trip_limit_is_hit_only_above_the_target_and_never_extrapolate
 
 def test_the_connections_limit_counts_replicas_the_spare_connections_allow() -> None:
     m = measured(
-        replica("table-0", 100, 0.1, 10, connections=9),
-        replica("table-1", 100, 0.1, 10, connections=9),
-        pg_connections=40,  # 18 the engines, 22 the others
+        replica("table-0", 100, 0.1, 10, connections=4),
+        replica("table-1", 100, 0.1, 10, connections=4),
+        pg_connections=30,  # 8 the engines, 22 the others
         pg_max_connections=100,
     )
     connections = by_name(limits(m), "PostgreSQL connections")
-    # (100 - 22) // 9 = 8 replicas, each at 700 tables (its loop binds before its memory)
+    # each replica may hold 9: (100 - 22) // 9 = 8 replicas, each at 700 tables (its loop
+    # binds before its memory)
     assert connections.tables == 8 * 700 and "room for 8 engine replicas" in connections.detail
+    assert "4 an engine replica, at most 9" in connections.detail
     unknown = by_name(limits(measured(replica("table", 10, 0.1, 10))), "PostgreSQL")
     assert unknown.tables is None and unknown.detail == "not measured"
 
@@ -177,6 +182,8 @@ def test_the_projection_of_one_person_and_three_bots_a_table() -> None:
     assert p.events_per_second == pytest.approx(6000.0)
     assert p.settlements_per_second == pytest.approx(60.0)
     assert p.pg_connections == 34 * 9 + 12
+    measured_more = PerTable(**{**COSTS.to_json(), "connections_per_replica": 12.0})
+    assert project(measured_more, people_per_table=1).pg_connections == 34 * 12 + 12
 
 
 def test_the_projection_of_four_people_a_table_and_a_memory_bound() -> None:
@@ -195,6 +202,12 @@ def test_the_projection_refuses_counts_out_of_range(people: int, players: int) -
 def test_the_projection_needs_a_measured_engine_cost() -> None:
     with pytest.raises(ValueError, match="no engine CPU per table measured"):
         project(PerTable(**{**COSTS.to_json(), "engine_cores": 0.0}), people_per_table=1)
+
+
+def test_an_engine_replicas_connections_are_its_pool_and_its_lock_session() -> None:
+    """ENGINE_CONNECTIONS is the event log's pool (its default size) and the lock session."""
+    pool = inspect.signature(EventStore.open).parameters["max_size"].default
+    assert pool + 1 == ENGINE_CONNECTIONS
 
 
 def test_the_pod_memory_limit_is_the_prod_overlays() -> None:
