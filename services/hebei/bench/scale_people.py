@@ -22,8 +22,11 @@ wrote its events and told the seat) or a refusal. Three kinds, kept apart:
   the answer settles them: the next observation comes at once.
 - ``discard``: a discard (or an added kong) on the seat's own turn. At a table with people the
   engine holds whatever follows it for the bot pace, and the discarder hears nothing
-  meanwhile: its next observation comes a pace later by design. The bench subtracts the pace
-  (:func:`beyond_hold`): what is left is the engine's own delay, as for the others.
+  meanwhile: its next observation comes a pace later by design. Where the other seats are
+  bots (their claims are answered within that pace) the bench subtracts the pace
+  (:func:`beyond_hold`): what is left is the engine's own delay, as for the others. Where
+  other people may claim, what follows also waits for their answers (a pace of theirs): such
+  samples time the people, not the engine, and are kept out of the round trip.
 - ``turn``: another action on the seat's turn (a self-drawn win, a concealed kong): answered
   at once.
 
@@ -104,13 +107,17 @@ def kind_of(phase: int, action: pb.Action) -> str:
     return DISCARD if action.kind in HELD_ACTIONS else TURN
 
 
-def beyond_hold(samples: dict[str, list[float]], hold: float) -> list[float]:
+def beyond_hold(
+    samples: dict[str, list[float]], hold: float, *, discards: bool = True
+) -> list[float]:
     """Every round trip, the discards' less the engine's ``hold`` after a discard (the bot
-    pace): the engine's own delay as the person feels it."""
+    pace): the engine's own delay as the person feels it. ``discards=False``: without the
+    discards (other people at the table may claim them: module docstring)."""
+    held = samples.get(DISCARD, []) if discards else []
     return [
         *samples.get(CLAIM, []),
         *samples.get(TURN, []),
-        *(max(0.0, seconds - hold) for seconds in samples.get(DISCARD, [])),
+        *(max(0.0, seconds - hold) for seconds in held),
     ]
 
 

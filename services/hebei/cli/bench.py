@@ -617,6 +617,15 @@ def _count(count: int, noun: str, suffix: str = "s") -> str:
     return f"{count} {noun}{'' if count == 1 else suffix}"
 
 
+def _workers(c: dict) -> str:
+    if not c["bot_workers"]:
+        return "no bot worker"
+    return (
+        f"{_count(c['bot_workers'], 'bot worker')} × {_count(c['worker_processes'], 'process', 'es')}"
+        f" × {c['worker_sessions']} sessions"
+    )
+
+
 def _ms(figures: dict) -> str:
     p50, p99 = figures.get("p50"), figures.get("p99")
     return "n/a" if p50 is None else f"{p50:g} / {p99:g}"
@@ -629,13 +638,15 @@ def scale_tables(result: dict) -> list[Table]:
         title=(
             f"hebei bench scale: {result['tables']} tables of {people} scripted"
             f" {'person' if people == 1 else 'people'} (pace {result['pace']:g} s ±"
-            f" {result['jitter']:.0%}) and {4 - people} {result['policy']} bots;"
-            f" {result['machine']['cores']} cores"
+            f" {result['jitter']:.0%})"
+            + (f" and {4 - people} {result['policy']} bots" if people < 4 else "")
+            + f"; {result['machine']['cores']} cores"
         ),
         caption=(
             "round trips p50 / p99 in ms: people at their client (action sent → the answer;"
-            " a discard's less the engine's hold), bots at the engine; CPU-ms and MiB per live"
-            " table; the first limit from the measured costs (see the limits below)"
+            " a discard's less the engine's hold, and only where the other seats are bots),"
+            " bots at the engine; CPU-ms and MiB per live table; the first limit from the"
+            " measured costs (see the limits below)"
         ),
     )
     columns = (
@@ -664,7 +675,7 @@ def scale_tables(result: dict) -> list[Table]:
     projected = Table(
         title=(
             f"{projection['players']:,} players, from the per-table costs of"
-            f" {projection['from_replicas']} replicas"
+            f" {_count(projection['from_replicas'], 'replica')}"
         ),
         caption=(
             "each engine replica at its first limit (event loop at"
@@ -702,10 +713,7 @@ def print_scale(result: dict, out: Console) -> None:
     for c in result["configurations"]:
         out.print(
             f"[bold]{_count(c['table_replicas'], 'replica')}[/] ({c['servers']} servers, load"
-            f" {' '.join(f'{x:g}' for x in c['load_average'])};"
-            f" {_count(c['bot_workers'], 'bot worker')} ×"
-            f" {_count(c['worker_processes'], 'process', 'es')} ×"
-            f" {c['worker_sessions']} sessions):"
+            f" {' '.join(f'{x:g}' for x in c['load_average'])}; {_workers(c)}):"
             f" {c['seconds']:g} s measured, {c['people_decisions']:,} people's decisions,"
             f" {c['hands_played_per_table']:g} hands a table played by its end"
         )

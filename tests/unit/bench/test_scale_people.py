@@ -83,6 +83,7 @@ def test_kinds_of_round_trip() -> None:
 def test_beyond_hold_takes_the_hold_off_the_discards_only() -> None:
     samples = {CLAIM: [0.004], DISCARD: [0.806, 0.8], TURN: [0.01]}
     assert beyond_hold(samples, 0.8) == pytest.approx([0.004, 0.01, 0.006, 0.0])
+    assert beyond_hold(samples, 0.8, discards=False) == pytest.approx([0.004, 0.01])
 
 
 def test_round_trips_count_only_while_measuring() -> None:
