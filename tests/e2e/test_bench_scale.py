@@ -38,11 +38,13 @@ def test_a_small_scale_bench_reports_every_figure_and_no_error(database_url, bro
     replicas = c["engine"]["replicas"]
     assert [r["name"] for r in replicas] == ["table-0", "table-1"]
     assert sum(r["tables"] for r in replicas) == TABLES
-    # The people's round trip at their client: many answers, each well under the pace (a
-    # discard's less the engine's hold); the bots' at the engine.
+    # The people's round trip at their client: many answers, timed from the action sent (the
+    # median below the shortest thinking time: that is not in it; a discard's less the
+    # engine's hold); the bots' at the engine.
     people = c["people_rtt_ms"]
     assert people["samples"] >= 10 and c["people_decisions"] >= people["samples"]
-    assert 0 < people["p50"] <= people["p99"] < 1000 * PACE
+    assert 0 < people["p50"] <= people["p99"]
+    assert people["p50"] < 1000 * PACE * 0.75
     discards = c["people_rtt_ms_by_kind"]["discard"]
     assert discards["samples"] > 0 and discards["p50"] >= 1000 * BOT_PACE  # the hold is in it
     assert c["discard_hold_ms"] == 1000 * BOT_PACE
