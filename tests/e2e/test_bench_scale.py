@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 
+import psycopg
+
 from tests.e2e.conftest import hebei_program
 
 TABLES, PACE, BOT_PACE = 4, 0.3, 0.05
@@ -65,6 +67,13 @@ def test_a_small_scale_bench_reports_every_figure_and_no_error(database_url, bro
     assert c["first_limit"]["tables"] == min(
         limit["tables"] for limit in c["limits"] if limit["tables"] is not None
     )
+    # The run's schemas (on the configured PostgreSQL) are gone, matchmaking's leases too.
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        left = conn.execute(
+            "SELECT nspname FROM pg_namespace WHERE starts_with(nspname, %s)",
+            (c["run"].replace("-", "_") + "_",),
+        ).fetchall()
+    assert left == []
     scenarios = {s["people_per_table"]: s for s in result["projection"]["scenarios"]}
     assert scenarios[1]["tables"] == 10_000 and scenarios[4]["tables"] == 2_500
     assert scenarios[1]["engine_replicas"] >= scenarios[4]["engine_replicas"] >= 1

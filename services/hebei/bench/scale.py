@@ -5,7 +5,9 @@ fresh stack of its own) it starts the real services as processes
 (:func:`hebei.stack.processes.start_stack`: ledger, the engine replicas, matchmaking, bot
 workers, on embedded or configured PostgreSQL and Redis), then:
 
-1. notes every engine replica's memory before any table (its base);
+1. once the bot workers have warmed up, notes every component's CPU over
+   :data:`IDLE_SECONDS` with no table (its idle use, taken off the per-table costs) and every
+   engine replica's memory (its base);
 2. opens ``tables`` matches of ``hands`` hands, :data:`BATCH` at a time, each through the router
    (OpenMatch goes to the match's owner), with ``people_per_table`` person seats and bots in the
    others: the bot seats go to the Celery workers as matchmaking sends them (a ``SeatTask`` per
@@ -244,9 +246,11 @@ def _run_configuration(
     finally:
         if run_dir is not None:
             shutil.rmtree(run_dir, ignore_errors=True)
-        if schemas:
-            _drop_schemas(os.environ[embedded.DATABASE_URL_ENV], schemas.values())
+        if schemas:  # matchmaking keeps its leases in a schema beside its own
+            ownership = f"{schemas['HEBEI_MATCHMAKING_SCHEMA']}_ownership"
+            _drop_schemas(os.environ[embedded.DATABASE_URL_ENV], [*schemas.values(), ownership])
     result.update(
+        run=run,  # its bot queues' prefix; its schemas' too, with a configured PostgreSQL
         bot_workers=workers,
         worker_processes=options.worker_processes,
         worker_sessions=sessions,

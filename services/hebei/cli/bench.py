@@ -550,10 +550,18 @@ def scale_command(
     table, events and hands a second, every component's CPU, the run's errors, the first
     limit each configuration hits, and the projection to 10,000 players. Exit code 1 when
     the run had errors."""
+    from hebei.bench.scale import (
+        MAX_TABLES,
+        ScaleError,
+        ScaleOptions,
+        check_pace,
+        engine_bot_pace,
+        run_scale_bench,
+    )
     from hebei.cli.bots import MAX_SESSIONS
     from hebei.fleet.catalogue import POLICY_NAMES
 
-    check_range("--tables", tables, 1, 2048)
+    check_range("--tables", tables, 1, MAX_TABLES)
     check_range("--people-per-table", people_per_table, 1, 4)
     check_range("--processes", processes, 1, 16)
     check_range("--hands", hands, 1, MAX_HANDS)
@@ -566,14 +574,6 @@ def scale_command(
             fail(f"{option} must be {low:g}-{high:g}, got {value:g}")
     if policy not in POLICY_NAMES:
         fail(f"unknown --policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
-    from hebei.bench.scale import (
-        ScaleError,
-        ScaleOptions,
-        check_pace,
-        engine_bot_pace,
-        run_scale_bench,
-    )
-
     try:
         replicas = parse_replicas(table_replicas)
         check_pace(pace, engine_bot_pace())
