@@ -43,7 +43,7 @@ import os
 import secrets
 import shutil
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -246,9 +246,8 @@ def _run_configuration(
     finally:
         if run_dir is not None:
             shutil.rmtree(run_dir, ignore_errors=True)
-        if schemas:  # matchmaking keeps its leases in a schema beside its own
-            ownership = f"{schemas['HEBEI_MATCHMAKING_SCHEMA']}_ownership"
-            _drop_schemas(os.environ[embedded.DATABASE_URL_ENV], [*schemas.values(), ownership])
+        if schemas:
+            _drop_schemas(os.environ[embedded.DATABASE_URL_ENV], schemas.values())
     result.update(
         run=run,  # its bot queues' prefix; its schemas' too, with a configured PostgreSQL
         bot_workers=workers,
@@ -259,16 +258,21 @@ def _run_configuration(
     return result
 
 
-def _drop_schemas(database_url: str, schemas: Sequence[str]) -> None:
+def _drop_schemas(database_url: str, schemas: Iterable[str]) -> None:
+    """Drop the run's ``schemas`` and each one's ownership schema (where the engine and
+    matchmaking keep their replicas' tables)."""
     import psycopg
     from psycopg import sql
+
+    from hebei.common.ownership.statements import ownership_schema
 
     try:
         with psycopg.connect(database_url, autocommit=True, connect_timeout=10) as conn:
             for schema in schemas:
-                conn.execute(
-                    sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
-                )
+                for name in (schema, ownership_schema(schema)):
+                    conn.execute(
+                        sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name))
+                    )
     except psycopg.Error:
         pass  # the run's figures stand; a schema left behind holds only this run's rows
 
