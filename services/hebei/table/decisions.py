@@ -28,7 +28,7 @@ from hebei.rules.match import Match
 from hebei.table import metrics
 from hebei.table.scheduler import Scheduler
 from hebei.table.seat import Seat
-from hebei.table.spec import PLAYING
+from hebei.table.spec import DISSOLVED, FINISHED, PLAYING
 from hebei.table.store import EventStore
 from hebei.v1 import types_pb2 as pb
 
@@ -238,7 +238,10 @@ class Decisions:
 
     def _hears_now(self, seat_no: int) -> bool:
         """False while a claim window is open that ``seat_no`` has no part in: it is told
-        nothing until the window closes (see the module docstring)."""
+        nothing until the window closes (see the module docstring). Once the match is over
+        (dissolved during a held window too) every seat hears that it is."""
+        if self.status in (FINISHED, DISSOLVED):
+            return True
         hand = self.hand
         in_window = self.status == PLAYING and hand is not None and hand.phase in CLAIM_PHASES
         if self._holding():  # only a claimant of the held window, until it answers

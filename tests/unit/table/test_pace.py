@@ -5,6 +5,7 @@ and a table of bots only has no pace."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 from collections.abc import Iterator
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from hebei.common import convert
-from hebei.rules.actions import PASS
+from hebei.rules.actions import PASS, ActionKind
 from hebei.rules.replay import ACTION_TYPES
 from hebei.table.scheduler import Scheduler
 from hebei.table.table import Table
@@ -32,14 +33,14 @@ def scheduler() -> Iterator[Scheduler]:
     timers.stop()
 
 
-def table_of(scheduler: Scheduler, person: bool) -> tuple[Table, list]:
+def table_of(scheduler: Scheduler, person: bool, pace: float = PACE) -> tuple[Table, list]:
     match = spec(kind=pb.SEAT_KIND_BOT)
     seats = tuple(
         dataclasses.replace(s, kind=pb.SEAT_KIND_PERSON) if person and s.seat == 0 else s
         for s in match.seats
     )
     match = dataclasses.replace(match, seats=seats, time_control=TimeControl(PER_DECISION, 0.0))
-    table = Table(match, InstantStore(), scheduler, bot_pace=PACE)
+    table = Table(match, InstantStore(), scheduler, bot_pace=pace)
     sessions = [
         table.join(s, f"token-{s}-0123456789", decisions_only=True, bot=s != 0) for s in range(4)
     ]
@@ -100,3 +101,35 @@ def test_a_table_of_bots_has_no_pace(scheduler) -> None:
     before = len(actions_of(table, seat))
     answer(table, sessions, seat)
     assert len(actions_of(table, seat)) == before + 1  # applied as it came
+
+
+async def _drain(session) -> list:
+    return [message async for message in session.messages()]
+
+
+def test_a_match_dissolved_while_a_discard_is_held_tells_every_seat_it_is_over(scheduler) -> None:
+    """The claim window after a person's discard is held for the floor, and the discarder is
+    told nothing meanwhile; a match dissolved then still ends every seat's stream with the
+    observation saying it is over (not a stream that just stops, which clients take for a lost
+    connection and join again)."""
+    table, sessions = table_of(scheduler, person=True, pace=1.0)  # the bots before it: 1 s each
+    deadline = time.monotonic() + 30
+    while True:  # the person passes claims until it is asked to discard
+        assert time.monotonic() < deadline, "the person was never asked to discard"
+        with table.lock:
+            asked = table.seats[0].decision_id and table._hears_now(0)
+            legal = table.hand.legal_actions(0) if asked else []
+            discards = [a for a in legal if a.kind is ActionKind.DISCARD]
+            if discards:
+                message = convert.action_to_proto(discards[0], table.seats[0].decision_id)
+                break
+        if asked:
+            answer(table, sessions, 0)
+        time.sleep(0.01)
+    with table.lock:  # one step: the held window cannot end in between
+        table.act(sessions[0], message)
+        assert table._holding() and not table._hears_now(0)  # the window is held
+        table.dissolve("the organiser ended it")
+    for seat, session in enumerate(sessions):
+        told = asyncio.run(_drain(session))
+        assert told and told[-1].observation.match_finished, (seat, told[-1:])
