@@ -37,7 +37,13 @@ from tests.integration.table.conftest import (
     server_config,
     token_of,
 )
-from tests.integration.table.helpers import EngineProcess, engine_env, free_port, wait_for
+from tests.integration.table.helpers import (
+    EngineProcess,
+    free_port,
+    replica_env,
+    shards_served_by,
+    wait_for,
+)
 
 SHARDS = 64
 SERVED_TO_OBSERVATION_LIMIT = 1.5  # seconds: ~0.3 s expected; the doubling backoff gave 2.7 s
@@ -107,14 +113,7 @@ def survivor(database_url: str, fresh_schema: str) -> Iterator[EngineUnderTest]:
 def test_a_person_s_seat_is_back_within_a_moment_of_the_survivor_serving_the_match(
     database_url: str, fresh_schema: str, survivor: EngineUnderTest, tmp_path: Path
 ) -> None:
-    env = engine_env(
-        database_url,
-        fresh_schema,
-        HEBEI_TABLE_REPLICA_ID="victim",
-        HEBEI_TABLE_LOG_KEY=LOG_KEY.decode(),
-        HEBEI_TABLE_READY_SECONDS="5",
-        HEBEI_TABLE_REJOIN_SECONDS="20",
-    )
+    env = replica_env(database_url, fresh_schema, "victim", LOG_KEY.decode())
     victim = EngineProcess(env, tmp_path / "victim.log")
     victim.start()
     router = RecordingRouter(f"{victim.address},{survivor.engine.ownership.settings.address}")
@@ -123,11 +122,7 @@ def test_a_person_s_seat_is_back_within_a_moment_of_the_survivor_serving_the_mat
         directory = survivor.engine.ownership.directory
 
         def victim_shards() -> frozenset[int]:
-            return frozenset(
-                shard
-                for shard, holder in directory.shard_owners().items()
-                if holder.replica_id == "victim" and holder.serving
-            )
+            return shards_served_by(directory, "victim")
 
         assert wait_for(lambda: len(victim_shards()) == SHARDS // 2, timeout=30)
         shards = victim_shards()

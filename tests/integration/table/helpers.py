@@ -128,3 +128,37 @@ class EngineProcess:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
+
+
+def replica_env(
+    database_url: str,
+    schema: str,
+    replica_id: str,
+    log_key: str,
+    *,
+    ledger: str = "",
+    matchmaking: str = "",
+    **extra: str,
+) -> dict[str, str]:
+    """The environment of an engine replica process under test: ``replica_id``, the tests' log
+    key, seats given 20 s to rejoin (a takeover never auto-plays them), ``extra`` on top."""
+    return engine_env(
+        database_url,
+        schema,
+        ledger=ledger,
+        matchmaking=matchmaking,
+        HEBEI_TABLE_REPLICA_ID=replica_id,
+        HEBEI_TABLE_LOG_KEY=log_key,
+        HEBEI_TABLE_READY_SECONDS="5",
+        HEBEI_TABLE_REJOIN_SECONDS="20",
+        **extra,
+    )
+
+
+def shards_served_by(directory, replica_id: str) -> frozenset[int]:
+    """The shards ``replica_id`` serves now, by an ownership ``Directory``."""
+    return frozenset(
+        shard
+        for shard, holder in directory.shard_owners().items()
+        if holder.replica_id == replica_id and holder.serving
+    )

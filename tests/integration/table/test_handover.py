@@ -24,7 +24,13 @@ from hebei.table import metrics
 from hebei.v1 import matchmaking_pb2, table_pb2, table_pb2_grpc
 from hebei.v1 import types_pb2 as pb
 from tests.integration.table.conftest import LOG_KEY, OPERATOR, new_match_request
-from tests.integration.table.helpers import EngineProcess, engine_env, rules_events, wait_for
+from tests.integration.table.helpers import (
+    EngineProcess,
+    replica_env,
+    rules_events,
+    shards_served_by,
+    wait_for,
+)
 from tests.integration.table.test_replicas import (
     SHARDS,
     FollowingSeat,
@@ -124,16 +130,10 @@ def test_a_drain_hands_the_matches_over_at_its_start(
     start_replica, database_url, fresh_schema, ledger, matchmaking, tmp_path
 ) -> None:
     bound = Timings().takeover_bound_seconds  # 3.6 s: a death's; a clean handover is faster
-    env = engine_env(
-        database_url,
-        fresh_schema,
-        ledger=ledger.address,
-        matchmaking=matchmaking.address,
-        HEBEI_TABLE_REPLICA_ID="leaving",
-        HEBEI_TABLE_LOG_KEY=LOG_KEY.decode(),
-        HEBEI_TABLE_READY_SECONDS="5",
-        HEBEI_TABLE_REJOIN_SECONDS="20",
-    )
+    env = replica_env(
+        database_url, fresh_schema, "leaving", LOG_KEY.decode(),
+        ledger=ledger.address, matchmaking=matchmaking.address,
+    )  # fmt: skip
     leaving = EngineProcess(env, tmp_path / "leaving.log")
     leaving.start()
     seats: list[FollowingSeat] = []
@@ -142,11 +142,7 @@ def test_a_drain_hands_the_matches_over_at_its_start(
         directory = staying.engine.ownership.directory
 
         def leaving_shards() -> frozenset[int]:
-            return frozenset(
-                shard
-                for shard, holder in directory.shard_owners().items()
-                if holder.replica_id == "leaving" and holder.serving
-            )
+            return shards_served_by(directory, "leaving")
 
         assert wait_for(lambda: len(leaving_shards()) == SHARDS // 2, timeout=20)
         while True:

@@ -31,8 +31,9 @@ from tests.integration.table.conftest import (
 )
 from tests.integration.table.helpers import (
     EngineProcess,
-    engine_env,
+    replica_env,
     rules_events,
+    shards_served_by,
     wait_for,
 )
 from tests.unit.table.greedy import greedy_choice
@@ -292,16 +293,10 @@ def test_hidden_results_are_revealed_on_every_replica(start_replica) -> None:
 def test_a_killed_replica_s_matches_resume_on_a_survivor(
     start_replica, database_url, fresh_schema, ledger, matchmaking, tmp_path
 ) -> None:
-    env = engine_env(
-        database_url,
-        fresh_schema,
-        ledger=ledger.address,
-        matchmaking=matchmaking.address,
-        HEBEI_TABLE_REPLICA_ID="victim",
-        HEBEI_TABLE_LOG_KEY=LOG_KEY.decode(),
-        HEBEI_TABLE_READY_SECONDS="5",
-        HEBEI_TABLE_REJOIN_SECONDS="20",
-    )
+    env = replica_env(
+        database_url, fresh_schema, "victim", LOG_KEY.decode(),
+        ledger=ledger.address, matchmaking=matchmaking.address,
+    )  # fmt: skip
     victim = EngineProcess(env, tmp_path / "victim.log")
     victim.start()
     try:
@@ -309,11 +304,7 @@ def test_a_killed_replica_s_matches_resume_on_a_survivor(
         directory = survivor.engine.ownership.directory
 
         def victim_shards() -> frozenset[int]:
-            return frozenset(
-                shard
-                for shard, holder in directory.shard_owners().items()
-                if holder.replica_id == "victim" and holder.serving
-            )
+            return shards_served_by(directory, "victim")
 
         assert wait_for(lambda: len(victim_shards()) == SHARDS // 2, timeout=20)
         shards = victim_shards()
