@@ -382,7 +382,8 @@ def test_every_latency_threshold_is_a_bucket_edge_of_its_histogram():
     # histogram_quantile interpolates inside a bucket: a threshold between two edges (20 ms
     # between 10 and 25) makes "p99 above the threshold" a guess. Every quantile alert's
     # threshold, every RPC budget and the stack bench's round-trip target is an edge.
-    from hebei.bench.stack import DECISION_WAIT, ROUND_TRIP, TARGETS
+    from hebei.bench.stack import TARGETS
+    from hebei.bench.stack_metrics import DECISION_WAIT, ROUND_TRIP
 
     edges = _histogram_edges()
     recorded = promql.recorded()

@@ -58,22 +58,21 @@ from hebei.bench.scale_people import (
     beyond_hold,
     percentile,
 )
-from hebei.bench.stack import (
+from hebei.bench.stack_metrics import (
     ROUND_TRIP,
-    _bot_percentiles,
-    _Components,
-    _components,
-    _errors,
-    _percentiles,
-    _Played,
-    _run_data_dir,
-    _scrape_all,
-    _wait_workers_warm,
-    _workers_warm,
+    Components,
+    bot_percentiles,
     buckets_of,
+    components_of,
     delta,
+    percentiles,
+    run_data_dir,
+    run_errors,
     scrape,
+    scrape_all,
     total,
+    wait_workers_warm,
+    workers_warm,
 )
 
 if TYPE_CHECKING:
@@ -209,7 +208,7 @@ def _run_configuration(
     from hebei.stack.processes import StackError, StackOptions, start_stack
 
     run = f"scale-{secrets.token_hex(4)}"
-    run_dir = _run_data_dir(run)
+    run_dir = run_data_dir(run)
     schemas = (
         {name: f"{run.replace('-', '_')}_{name.split('_')[1].lower()}" for name in SCHEMA_VARIABLES}
         if os.environ.get(embedded.DATABASE_URL_ENV)
@@ -346,7 +345,7 @@ class _Stack:
     """The parts of the running stack the benchmark reads."""
 
     stack: Stack
-    components: _Components
+    components: Components
     table_names: list[str]
     metrics: dict[str, str]  # process name -> its /metrics address
     services: dict[str, list[str]] = field(default_factory=dict)  # service -> every /metrics
@@ -363,15 +362,15 @@ class _Stack:
         for name, child in stack.children.items():
             if child.address and child.metrics_address and child.service != "table":
                 services.setdefault(child.service or name, []).append(child.metrics_address)
-        return cls(stack, _components(stack), names, metrics, services)
+        return cls(stack, components_of(stack), names, metrics, services)
 
     def snapshot(self) -> _Snapshot:
         processes = self.components.processes()
         return _Snapshot(
             at=time.perf_counter(),
             replicas={name: scrape(self.metrics[name]) for name in self.table_names},
-            services={name: _scrape_all(found) for name, found in self.services.items()},
-            bots=_scrape_all(self.stack.bot_metrics_addresses),
+            services={name: scrape_all(found) for name, found in self.services.items()},
+            bots=scrape_all(self.stack.bot_metrics_addresses),
             cpu={
                 **{name: process_cpu(found) for name, found in processes.items()},
                 OWN: process_cpu([psutil.Process()]),
@@ -402,9 +401,9 @@ def _measure(
     from hebei.common.routing import MatchRouter
 
     parts = _Stack.of(stack)
-    if stack.bot_metrics_addresses and not _workers_warm(stack.bot_metrics_addresses):
+    if stack.bot_metrics_addresses and not workers_warm(stack.bot_metrics_addresses):
         status("waiting for the bot workers' warm-up")
-        _wait_workers_warm(stack.bot_metrics_addresses)
+        wait_workers_warm(stack.bot_metrics_addresses)
     status(f"measuring the idle stack for {IDLE_SECONDS:g} s")
     idle_from = parts.snapshot()
     time.sleep(IDLE_SECONDS)
@@ -665,7 +664,7 @@ def _figures(
     # a discard's answer also waits for other people's claims (scale_people's docstring)
     rtts = beyond_hold(recorder.samples, hold, discards=options.people_per_table == 1)
     people_rtt = _client_percentiles(rtts)
-    bots_rtt = _bot_percentiles(moved_table, ROUND_TRIP)
+    bots_rtt = bot_percentiles(moved_table, ROUND_TRIP)
     errors = _run_errors(start, after, died, recorder, tables_live, options.tables)
     measured = scale_limits.Measured(
         tables=tables_live or options.tables,
@@ -705,8 +704,8 @@ def _figures(
         },
         "discard_hold_ms": round(1000 * hold, 1),
         "bots_rtt_ms": bots_rtt,
-        "bots_thinking_ms": _percentiles(buckets_of(bots_moved, "hebei_bot_decision_seconds")),
-        "event_log_commit_ms": _percentiles(
+        "bots_thinking_ms": percentiles(buckets_of(bots_moved, "hebei_bot_decision_seconds")),
+        "event_log_commit_ms": percentiles(
             buckets_of(moved_table, "hebei_table_event_log_write_seconds")
         ),
         "hands_played_per_table": round(hands_played / options.tables, 1),
@@ -837,14 +836,14 @@ def _run_errors(
     tables: int,
 ) -> dict[str, Any]:
     """The run's errors from before the first table to the window's end (see
-    :func:`hebei.bench.stack._errors`), the engines' refusals of calls on matches they do not
+    :func:`hebei.bench.stack_metrics.run_errors`), the engines' refusals of calls on matches they do not
     own excepted (the router's redirects: how a client finds the owner), plus the scripted
     people's reconnects and failed streams (``recorder`` as it stood at the window's end: the
     tables are dissolved after it, and a stream may end then without the match's last
     observation and join again) and the tables no longer live at the window's end."""
     table = delta(_sum(after.replicas.values()), _sum(start.replicas.values()))
     moved = {"table": table, **_moved(after.services, start.services)}
-    found = dict(_errors(moved, delta(after.bots, start.bots), _Played(), died))
+    found = dict(run_errors(moved, delta(after.bots, start.bots), died))
     found.pop("total")
     redirects = int(total(table, "hebei_table_owner_refusals_total"))
     if "rpc_errors" in found:  # the refusals among the calls ended UNAVAILABLE

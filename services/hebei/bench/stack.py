@@ -18,7 +18,7 @@ table up with one hand (the in-process anchor warms up too), runs a one-round to
 - CPU seconds per component (engine, matchmaking, ledger, bot workers, PostgreSQL, Redis) and
   per hand;
 - events and settlements written per second;
-- the errors of the run (:func:`_errors`).
+- the errors of the run (:func:`hebei.bench.stack_metrics.run_errors`).
 
 Embedded PostgreSQL and Redis (no URL configured) are this run's own, in a fresh folder under
 ``<data dir>/bench/`` that is removed afterwards (the logs stay in ``<data dir>/logs``): a
@@ -37,187 +37,51 @@ Percentiles of histograms are interpolated within buckets, as Prometheus' histog
 from __future__ import annotations
 
 import dataclasses
-import math
-import os
 import secrets
 import shutil
 import time
-import urllib.request
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import psutil
-from prometheus_client.parser import text_string_to_metric_families
+from hebei.bench.stack_metrics import (
+    DECISION_WAIT,
+    ROUND_TRIP,
+    Components,
+    Samples,
+    bot_percentiles,
+    buckets_of,
+    components_of,
+    cpu_seconds,
+    delta,
+    method_p99,
+    percentiles,
+    run_data_dir,
+    run_errors,
+    scrape_all,
+    total,
+    wait_workers_warm,
+    workers_warm,
+)
 
 if TYPE_CHECKING:
     from hebei.stack.processes import StackOptions
 
-__all__ = [
-    "DECISION_WAIT",
-    "ROUND_TRIP",
-    "TARGETS",
-    "StackBenchOptions",
-    "histogram_quantile",
-    "run_stack_bench",
-]
+__all__ = ["TARGETS", "StackBenchOptions", "run_stack_bench"]
 
 TARGETS = {"hands_per_second": 25.0, "ratio": 0.25, "seat_rtt_p99_ms": 20.0}
-# The seat round trip as the issue defines it (observation sent → action received, at the
-# engine), and the whole wait from a decision's opening (its events' commit first).
-ROUND_TRIP = "hebei_table_decision_answer_seconds"
-DECISION_WAIT = "hebei_table_decision_wait_seconds"
 DEFAULT_PER_DECISION = 5  # seconds: no bot ever times out, even on a loaded machine
 WARM_SEED, WARM_HANDS = 999_999, 8  # the in-process warm-up (workers warm up too)
 MEMORY_BOUND_MIB = 64.0  # a soak: growth of any component's RSS after the warm-up
 P99_STABLE_FACTOR = 2.0  # a soak: no window's p99 above twice the windows' median
 RSS_EVERY = 5.0  # seconds between a soak's memory samples
 
-Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
-
 
 # ---------------------------------------------------------------------------- metrics
 
 
-def scrape(address: str) -> Samples:
-    """Every sample of a /metrics page: ``(name, sorted labels) -> value``."""
-    with urllib.request.urlopen(f"http://{address}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    out: Samples = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            out[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
-    return out
-
-
-def delta(after: Samples, before: Samples) -> Samples:
-    """``after - before`` per sample (counters and histogram series)."""
-    return {key: value - before.get(key, 0.0) for key, value in after.items()}
-
-
-def histogram_quantile(q: float, buckets: Iterable[tuple[float, float]]) -> float | None:
-    """The ``q`` quantile of a histogram given as (upper bound, cumulative count) pairs, with
-    linear interpolation inside the bucket (None without observations)."""
-    ordered = sorted(buckets)
-    if not ordered or ordered[-1][1] <= 0:
-        return None
-    rank = q * ordered[-1][1]
-    lower, below = 0.0, 0.0
-    for bound, count in ordered:
-        if count >= rank:
-            if math.isinf(bound):
-                return lower
-            if count == below:
-                return bound
-            return lower + (bound - lower) * (rank - below) / (count - below)
-        lower, below = bound, count
-    return ordered[-1][0]
-
-
-def buckets_of(samples: Samples, name: str, **labels: str) -> list[tuple[float, float]]:
-    """The (le, cumulative count) pairs of ``name``'s series matching ``labels``, summed."""
-    found: dict[float, float] = defaultdict(float)
-    for (metric, pairs), value in samples.items():
-        if metric != f"{name}_bucket":
-            continue
-        values = dict(pairs)
-        if all(values.get(k) == v for k, v in labels.items()):
-            found[float(values["le"])] += value
-    return sorted(found.items())
-
-
-def total(samples: Samples, name: str, **labels: str) -> float:
-    """The sum of ``name``'s samples matching ``labels``."""
-    return sum(
-        value
-        for (metric, pairs), value in samples.items()
-        if metric == name and all(dict(pairs).get(k) == v for k, v in labels.items())
-    )
-
-
-def method_p99(samples: Samples) -> dict[str, float]:
-    """p99 in ms of every unary RPC method seen (``Service/Method``)."""
-    methods = {
-        (dict(pairs)["grpc_service"], dict(pairs)["grpc_method"])
-        for (metric, pairs), value in samples.items()
-        if metric == "grpc_server_handling_seconds_count" and value > 0
-    }
-    out = {}
-    for service, method in sorted(methods):
-        p99 = histogram_quantile(
-            0.99,
-            buckets_of(
-                samples, "grpc_server_handling_seconds", grpc_service=service, grpc_method=method
-            ),
-        )
-        if p99 is not None:
-            out[f"{service.rsplit('.', 1)[-1]}/{method}"] = round(p99 * 1000, 2)
-    return out
-
-
 # ---------------------------------------------------------------------------- processes
-
-
-def _tree(pid: int) -> list[psutil.Process]:
-    try:
-        process = psutil.Process(pid)
-        return [process, *process.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return []
-
-
-def _cpu(processes: Iterable[psutil.Process]) -> float:
-    seconds = 0.0
-    for process in processes:
-        try:
-            times = process.cpu_times()
-            seconds += times.user + times.system
-        except psutil.NoSuchProcess:
-            continue
-    return seconds
-
-
-def _memory(processes: Iterable[psutil.Process]) -> tuple[int, int]:
-    """The memory of a group of processes: the sum of their PSS (their RSS with each shared
-    page divided among the processes sharing it, so that PostgreSQL's shared buffers count
-    once, not once per backend; their RSS where PSS cannot be read), and of their RSS."""
-    pss = rss = 0
-    for process in processes:
-        try:
-            info = process.memory_info()
-            rss += info.rss
-            try:
-                pss += process.memory_full_info().pss
-            except (psutil.AccessDenied, AttributeError):
-                pss += info.rss
-        except psutil.NoSuchProcess:
-            continue
-    return pss, rss
-
-
-def _databases(data_dir: str = "") -> dict[str, list[psutil.Process]]:
-    """The stack's PostgreSQL and Redis processes: the servers whose command line names
-    ``data_dir`` (the embedded ones) and their children; without such a server (configured
-    databases), every PostgreSQL and Redis process of this machine."""
-    found: dict[str, list[psutil.Process]] = {"postgres": [], "redis": []}
-    ours: dict[str, list[psutil.Process]] = {"postgres": [], "redis": []}
-    for process in psutil.process_iter(["name", "cmdline"]):
-        name = process.info.get("name") or ""
-        kind = (
-            "postgres"
-            if name.startswith("postgres")
-            else "redis"
-            if name.startswith("redis-server")
-            else None
-        )
-        if kind is None:
-            continue
-        found[kind].append(process)
-        if data_dir and any(data_dir in part for part in process.info.get("cmdline") or ()):
-            ours[kind].extend(_tree(process.pid))
-    return {kind: ours[kind] or found[kind] for kind in found}
 
 
 # ---------------------------------------------------------------------------- the run
@@ -237,33 +101,6 @@ class StackBenchOptions:
     memory_bound_mib: float = MEMORY_BOUND_MIB
     warm_up: bool = True  # one hand on every table before measuring
     table_replicas: int = 1  # table engine replicas sharing the matches (1-8)
-
-
-@dataclass
-class _Components:
-    """The processes of each component of the running stack."""
-
-    pids: dict[str, list[int]] = field(default_factory=dict)
-    data_dir: str = ""
-
-    def processes(self) -> dict[str, list[psutil.Process]]:
-        """The processes of each component; each process of a bot worker is one of its own
-        (``bots-1``: the worker's main process, ``bots-1/<pid>``: its Celery processes), so
-        that the soak's memory bound holds per process."""
-        out: dict[str, list[psutil.Process]] = {}
-        for name, pids in self.pids.items():
-            tree = [p for pid in pids for p in _tree(pid)]
-            if name.startswith("bots"):
-                for process in tree:
-                    out[name if process.pid in pids else f"{name}/{process.pid}"] = [process]
-            else:
-                out[name] = tree
-        out.update(_databases(self.data_dir))
-        return out
-
-    def memory(self) -> dict[str, tuple[int, int]]:
-        """(PSS, RSS) of each component (see :func:`_memory`)."""
-        return {name: _memory(processes) for name, processes in self.processes().items()}
 
 
 class _RoutedTable:
@@ -290,14 +127,6 @@ def _service_metrics(stack: Any) -> dict[str, list[str]]:
         if child.address and child.metrics_address:
             out[child.service or name].append(child.metrics_address)
     return dict(out)
-
-
-def _components(stack: Any) -> _Components:
-    pids: dict[str, list[int]] = defaultdict(list)
-    for name, child in stack.children.items():
-        if child.pid:
-            pids[name].append(child.pid)
-    return _Components(dict(pids), str(getattr(stack, "data_dir", "")))
 
 
 def _in_process(policy: str, seeds: Iterable[int], hands: int) -> tuple[float, int]:
@@ -330,7 +159,7 @@ class _Monitor:
     """The soak's samples while it plays: RSS of every component every few seconds, and the
     table engine's seat round trip and hands per window."""
 
-    def __init__(self, components: _Components, table_metrics: list[str], window: float) -> None:
+    def __init__(self, components: Components, table_metrics: list[str], window: float) -> None:
         self.components = components
         self.table_metrics = table_metrics
         self.window = window
@@ -339,12 +168,12 @@ class _Monitor:
         self.start = components.memory()
         self._sampled = 0.0
         self._window_start = time.perf_counter()
-        self._window_before = _scrape_all(table_metrics)
+        self._window_before = scrape_all(table_metrics)
 
     def restart(self) -> None:
         """The windows start now (after the warm-up round)."""
         self._window_start = time.perf_counter()
-        self._window_before = _scrape_all(self.table_metrics)
+        self._window_before = scrape_all(self.table_metrics)
 
     def tick(self) -> None:
         now = time.perf_counter()
@@ -353,7 +182,7 @@ class _Monitor:
             for name, (pss, _rss) in self.components.memory().items():
                 self.pss[name].append(pss)
         if now - self._window_start >= self.window:
-            after = _scrape_all(self.table_metrics)
+            after = scrape_all(self.table_metrics)
             self.windows.append(_window(after, self._window_before, now - self._window_start))
             self._window_start, self._window_before = now, after
 
@@ -416,7 +245,7 @@ def run_stack_bench(
     from hebei.common import embedded
 
     run = f"bench-{secrets.token_hex(4)}"
-    run_dir = _run_data_dir(run)
+    run_dir = run_data_dir(run)
     stack_options = StackOptions(
         worker_processes=options.worker_processes,
         worker_sessions=sessions,
@@ -432,15 +261,6 @@ def run_stack_bench(
     finally:
         if run_dir is not None:
             shutil.rmtree(run_dir, ignore_errors=True)
-
-
-def _run_data_dir(run: str) -> Path | None:
-    """A fresh data folder for this run's embedded servers (None: both are configured)."""
-    from hebei.common import embedded
-
-    if os.environ.get(embedded.DATABASE_URL_ENV) and os.environ.get(embedded.BROKER_URL_ENV):
-        return None
-    return embedded.default_data_dir() / "bench" / run
 
 
 def _run_on_stack(
@@ -460,7 +280,7 @@ def _run_on_stack(
         router = MatchRouter(stack.address("table"), token=stack.operator_token, timeout=60.0)
         matchmaking = matchmaking_pb2_grpc.MatchmakingServiceStub(channel)
         table = _RoutedTable(router)
-        components = _components(stack)
+        components = components_of(stack)
         metrics_addresses = _service_metrics(stack)
         bot_addresses = list(stack.bot_metrics_addresses)
         monitor = (
@@ -477,12 +297,12 @@ def _run_on_stack(
             )
             if monitor is not None:
                 monitor.restart()
-        if not _workers_warm(bot_addresses):
+        if not workers_warm(bot_addresses):
             status("waiting for the bot workers' warm-up")
-            _wait_workers_warm(bot_addresses)
-        before = {name: _scrape_all(found) for name, found in metrics_addresses.items()}
-        bots_before = _scrape_all(bot_addresses)
-        cpu_before = {name: _cpu(ps) for name, ps in components.processes().items()}
+            wait_workers_warm(bot_addresses)
+        before = {name: scrape_all(found) for name, found in metrics_addresses.items()}
+        bots_before = scrape_all(bot_addresses)
+        cpu_before = {name: cpu_seconds(ps) for name, ps in components.processes().items()}
         played = _Played()
         status(
             f"playing {options.tables} tables of {options.hands} hands of {options.policy} bots"
@@ -502,9 +322,9 @@ def _run_on_stack(
                 break
         elapsed = time.perf_counter() - started
         end_memory = components.memory() if monitor is not None else {}
-        after = {name: _scrape_all(found) for name, found in metrics_addresses.items()}
-        bots_moved = delta(_scrape_all(bot_addresses), bots_before)
-        cpu_after = {name: _cpu(ps) for name, ps in components.processes().items()}
+        after = {name: scrape_all(found) for name, found in metrics_addresses.items()}
+        bots_moved = delta(scrape_all(bot_addresses), bots_before)
+        cpu_after = {name: cpu_seconds(ps) for name, ps in components.processes().items()}
         died = [child.exit_message() for child in stack.children.values() if not child.running()]
         channel.close()
         router.close()
@@ -559,7 +379,7 @@ def _run_on_stack(
             total(moved["ledger"], "hebei_ledger_settlements_total", result="posted") / elapsed,
             2,
         ),
-        "errors": _errors(moved, bots_moved, played, died),
+        "errors": run_errors(moved, bots_moved, died, unfinished=played.unfinished),
     }
     if monitor is not None:
         result["soak"] = _soak_summary(
@@ -581,76 +401,9 @@ def _cpu_by_component(cpu: Mapping[str, float]) -> dict[str, float]:
     return {name: round(seconds, 2) for name, seconds in sorted(out.items())}
 
 
-def _errors(
-    moved: Mapping[str, Samples], bots: Samples, played: _Played, died: list[str]
-) -> dict[str, Any]:
-    """Everything that went wrong during the run (the soak requires a total of 0): RPCs that
-    ended with an error status (CANCELLED excepted: the benchmark hangs up its own watch
-    feeds), seats the engine had to auto-play, failed matches and event log writes, outbox
-    retries and refusals, actions refused, bot session failures and reconnects, matches
-    that did not finish, processes that died."""
-    table = moved["table"]
-    counts = {
-        "rpc_errors": sum(
-            value
-            for samples in moved.values()
-            for (metric, pairs), value in samples.items()
-            if metric == "grpc_server_handled_total"
-            and dict(pairs).get("grpc_code") not in ("OK", "CANCELLED")
-        ),
-        "auto_plays": total(table, "hebei_table_auto_plays_total"),
-        "matches_failed": total(table, "hebei_table_matches_failed_total"),
-        "event_log_write_failures": total(table, "hebei_table_event_log_write_failures_total"),
-        "outbox_not_delivered_first_time": total(
-            table, "hebei_table_outbox_deliveries_total", result="retry"
-        )
-        + total(table, "hebei_table_outbox_deliveries_total", result="refused"),
-        "actions_rejected": total(table, "hebei_table_actions_rejected_total"),
-        "streams_refused": total(table, "hebei_table_streams_refused_total"),
-        "bot_failures": total(bots, "hebei_bot_failures_total"),
-        "bot_reconnects": total(bots, "hebei_bot_reconnects_total"),
-        "unfinished_matches": float(played.unfinished),
-        "processes_died": float(len(died)),
-    }
-    found = {name: int(value) for name, value in counts.items() if value}
-    return {"total": sum(found.values()), **found, **({"died": died} if died else {})}
-
-
 def _per_hand(samples: Samples, name: str, hands: int) -> float | None:
     """Milliseconds of ``name`` (seconds summed over its labels) per hand played."""
     return round(1000 * total(samples, name) / hands, 1) if hands else None
-
-
-def _workers_warm(addresses: Iterable[str]) -> bool:
-    """Whether every bot worker process has warmed up (``hebei_bot_warm``; a worker that
-    does not say counts as warm)."""
-    return all(scrape(address).get(("hebei_bot_warm", ()), 1.0) >= 1.0 for address in addresses)
-
-
-def _wait_workers_warm(addresses: Iterable[str], timeout: float = 300.0) -> None:
-    """Wait until the workers' warm-up (a thread that fills the policies' tables) is done:
-    measured play must not pay for it. TimeoutError after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not _workers_warm(addresses):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the bot workers did not warm up within {timeout:g} s")
-        time.sleep(0.25)
-
-
-def _scrape_all(addresses: Iterable[str]) -> Samples:
-    """The samples of several /metrics pages summed (the bot worker's processes)."""
-    out: Samples = defaultdict(float)
-    for address in addresses:
-        for key, value in scrape(address).items():
-            out[key] += value
-    return dict(out)
-
-
-def _percentiles(buckets: list[tuple[float, float]]) -> dict[str, float | None]:
-    found = {q: histogram_quantile(q, buckets) for q in (0.5, 0.99)}
-    return {
-        f"p{round(q * 100)}": None if v is None else round(v * 1000, 2) for q, v in found.items()
-    }
 
 
 def _latencies(table: Samples, bots: Samples) -> dict[str, dict[str, float | None]]:
@@ -659,16 +412,11 @@ def _latencies(table: Samples, bots: Samples) -> dict[str, dict[str, float | Non
     (transport both ways, the worker's loop and its thinking), the bots' thinking (measured
     in the workers), the whole wait from the decision's opening."""
     return {
-        "event_log_commit": _percentiles(buckets_of(table, "hebei_table_event_log_write_seconds")),
-        "decision_sent_to_answer": _bot_percentiles(table, ROUND_TRIP),
-        "bot_decision": _percentiles(buckets_of(bots, "hebei_bot_decision_seconds")),
-        "decision_offered_to_answer": _bot_percentiles(table, DECISION_WAIT),
+        "event_log_commit": percentiles(buckets_of(table, "hebei_table_event_log_write_seconds")),
+        "decision_sent_to_answer": bot_percentiles(table, ROUND_TRIP),
+        "bot_decision": percentiles(buckets_of(bots, "hebei_bot_decision_seconds")),
+        "decision_offered_to_answer": bot_percentiles(table, DECISION_WAIT),
     }
-
-
-def _bot_percentiles(table: Samples, metric: str) -> dict[str, float | None]:
-    """p50 and p99 in ms of one of the engine's decision histograms, for the bot seats."""
-    return _percentiles(buckets_of(table, metric, seat_kind="bot"))
 
 
 def _window(after: Samples, before: Samples, seconds: float) -> dict[str, Any]:
@@ -677,8 +425,8 @@ def _window(after: Samples, before: Samples, seconds: float) -> dict[str, Any]:
     return {
         "seconds": round(seconds, 1),
         "hands_per_second": round(hands / seconds, 2) if seconds else 0.0,
-        "seat_rtt_p99_ms": _bot_percentiles(moved, ROUND_TRIP)["p99"],
-        "decision_wait_p99_ms": _bot_percentiles(moved, DECISION_WAIT)["p99"],
+        "seat_rtt_p99_ms": bot_percentiles(moved, ROUND_TRIP)["p99"],
+        "decision_wait_p99_ms": bot_percentiles(moved, DECISION_WAIT)["p99"],
     }
 
 
@@ -709,7 +457,7 @@ def _soak_summary(
     bound_mib: float,
 ) -> dict[str, Any]:
     """Memory of every component at the start and at the end (RSS and PSS, see
-    :func:`_memory`), its PSS after the warm-up (the first sixth of the samples: caches fill,
+    :func:`memory_of`), its PSS after the warm-up (the first sixth of the samples: caches fill,
     pools open), and whether its PSS grew by at most its bound after the warm-up (``bounds``,
     else ``bound_mib``: PostgreSQL's is larger by its shared buffers, which fill as the
     tables grow: a cache, not a leak); the seat

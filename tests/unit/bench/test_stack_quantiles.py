@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from hebei.bench.stack import buckets_of, delta, histogram_quantile, method_p99, total
+from hebei.bench.stack_metrics import buckets_of, delta, histogram_quantile, method_p99, total
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,8 @@ the p99 of each window, and the errors counted from the services' metrics."""
 
 from __future__ import annotations
 
-from hebei.bench.stack import _errors, _Played, _soak_summary
+from hebei.bench.stack import _soak_summary
+from hebei.bench.stack_metrics import run_errors
 
 MIB = 2**20
 
@@ -74,12 +75,13 @@ def test_errors_count_what_went_wrong_in_every_service() -> None:
     )
     ledger = dict([sample("grpc_server_handled_total", 1, grpc_code="INTERNAL")])
     bots = dict([sample("hebei_bot_failures_total", 5, outcome="refused")])
-    played = _Played(hands=8, matches=2, unfinished=1)
-    errors = _errors({"table": table, "ledger": ledger}, bots, played, ["the ledger exited"])
+    errors = run_errors(
+        {"table": table, "ledger": ledger}, bots, ["the ledger exited"], unfinished=1
+    )
     assert errors == {
         "total": 14, "rpc_errors": 3, "auto_plays": 3, "outbox_not_delivered_first_time": 1,
         "bot_failures": 5, "unfinished_matches": 1, "processes_died": 1,
         "died": ["the ledger exited"],
     }  # fmt: skip
     clean = dict([sample("grpc_server_handled_total", 9, grpc_code="OK")])
-    assert _errors({"table": clean}, {}, _Played(hands=8, matches=2), []) == {"total": 0}
+    assert run_errors({"table": clean}, {}, []) == {"total": 0}

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
 
-from hebei.bench.stack import _wait_workers_warm, _workers_warm
+from hebei.bench.stack_metrics import wait_workers_warm, workers_warm
 
 
 class Page:
@@ -58,18 +58,18 @@ def test_play_waits_until_every_worker_process_is_warm(pages: list[Page]) -> Non
     warm, cold = Page(1.0), Page(0.0)
     pages += [warm, cold]
     addresses = [warm.address, cold.address]
-    assert not _workers_warm(addresses)
+    assert not workers_warm(addresses)
     with pytest.raises(TimeoutError):
-        _wait_workers_warm(addresses, timeout=0.3)
+        wait_workers_warm(addresses, timeout=0.3)
     threading.Timer(0.5, lambda: cold.gauge.set(1.0)).start()
     started = time.monotonic()
-    _wait_workers_warm(addresses, timeout=10.0)
+    wait_workers_warm(addresses, timeout=10.0)
     assert time.monotonic() - started >= 0.4
-    assert _workers_warm(addresses)
+    assert workers_warm(addresses)
 
 
 def test_a_worker_without_the_gauge_counts_as_warm(pages: list[Page]) -> None:
     older = Page(None)
     pages.append(older)
-    assert _workers_warm([older.address])
-    _wait_workers_warm([older.address], timeout=0.1)
+    assert workers_warm([older.address])
+    wait_workers_warm([older.address], timeout=0.1)
