@@ -22,7 +22,9 @@ workers, on embedded or configured PostgreSQL and Redis), then:
    events, hands and settlements a second, the CPU of PostgreSQL, Redis, the bot workers,
    matchmaking, the ledger and this process (the scripted people), PostgreSQL's connections,
    and the errors of the run (from before the first table to the window's end);
-4. derives the configuration's limits and the first of them (:mod:`hebei.bench.scale_limits`).
+4. reads the stack at the window's edges (:mod:`hebei.bench.scale_snapshots`) and turns it
+   into the configuration's figures (:mod:`hebei.bench.scale_figures`), its limits and the
+   first of them (:mod:`hebei.bench.scale_limits`).
 
 The result projects the last configuration's per-table costs (the most replicas) to
 :data:`~hebei.bench.scale_limits.PLAYERS` players, one person and three bots a table and four
@@ -45,32 +47,20 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import psutil
 
 from hebei.bench import scale_limits
+from hebei.bench.scale_figures import figures
 from hebei.bench.scale_people import (
     JITTER_FRACTION,
     PeopleLoop,
-    RoundTrips,
-    beyond_hold,
-    percentile,
 )
+from hebei.bench.scale_snapshots import Snapshot, StackParts
 from hebei.bench.stack_metrics import (
-    ROUND_TRIP,
-    Components,
-    bot_percentiles,
-    buckets_of,
-    components_of,
-    delta,
-    percentiles,
     run_data_dir,
-    run_errors,
-    scrape,
-    scrape_all,
-    total,
     wait_workers_warm,
     workers_warm,
 )
@@ -94,11 +84,8 @@ SPARE_SESSIONS = 4  # seat sessions a worker process has beyond its share of the
 START_SECONDS = 120.0  # a batch's tables must be playing within this
 TICK = 2.0  # seconds between progress lines while waiting or measuring
 IDLE_SECONDS = 5.0  # the idle stack's CPU is measured this long before the first table
-OWN = "bench (scripted people)"  # this process: the people's client and the monitoring
 SCHEMA_VARIABLES = ("HEBEI_LEDGER_SCHEMA", "HEBEI_TABLE_SCHEMA", "HEBEI_MATCHMAKING_SCHEMA")
 BOT_PACE_ENV = "HEBEI_TABLE_BOT_PACE_SECONDS"
-TABLES_ACTIVE = "hebei_table_tables_active"
-MIB = 2**20
 
 Status = Callable[[str], None]
 
@@ -296,102 +283,6 @@ def _client_env(env: Mapping[str, str]) -> Iterator[None]:
         forget_settings()
 
 
-# ---------------------------------------------------------------------------- snapshots
-
-
-ProcessCpu = dict[tuple[int, float], float]  # (pid, start time) -> CPU seconds so far
-
-
-def process_cpu(processes: Sequence[psutil.Process]) -> ProcessCpu:
-    """CPU seconds each of ``processes`` has used so far, by (pid, start time)."""
-    out: ProcessCpu = {}
-    for process in processes:
-        try:
-            with process.oneshot():
-                times = process.cpu_times()
-                out[(process.pid, process.create_time())] = times.user + times.system
-        except psutil.Error:
-            continue
-    return out
-
-
-def cpu_between(before: ProcessCpu, after: ProcessCpu) -> float:
-    """CPU seconds used between two readings by the processes alive at the second (one that
-    started meanwhile counts whole, one that ended is not counted): never negative, as a
-    difference of sums is when a configured server's backends come and go."""
-    return sum(max(0.0, seconds - before.get(key, 0.0)) for key, seconds in after.items())
-
-
-@dataclass
-class _Snapshot:
-    """Everything read at one moment: each engine replica's metrics, the other services'
-    and the bot workers', CPU seconds of every component's processes and of this one."""
-
-    at: float
-    replicas: dict[str, Any]
-    services: dict[str, Any]
-    bots: Any
-    cpu: dict[str, ProcessCpu]
-
-    def cpu_since(self, earlier: _Snapshot) -> dict[str, float]:
-        """CPU seconds of each component (and this process, :data:`OWN`) since ``earlier``."""
-        return {
-            name: cpu_between(earlier.cpu.get(name, {}), found) for name, found in self.cpu.items()
-        }
-
-
-@dataclass
-class _Stack:
-    """The parts of the running stack the benchmark reads."""
-
-    stack: Stack
-    components: Components
-    table_names: list[str]
-    metrics: dict[str, str]  # process name -> its /metrics address
-    services: dict[str, list[str]] = field(default_factory=dict)  # service -> every /metrics
-
-    @classmethod
-    def of(cls, stack: Stack) -> _Stack:
-        names = [name for name, child in stack.children.items() if child.service == "table"]
-        metrics = {
-            name: child.metrics_address
-            for name, child in stack.children.items()
-            if child.address and child.metrics_address
-        }
-        services: dict[str, list[str]] = {}
-        for name, child in stack.children.items():
-            if child.address and child.metrics_address and child.service != "table":
-                services.setdefault(child.service or name, []).append(child.metrics_address)
-        return cls(stack, components_of(stack), names, metrics, services)
-
-    def snapshot(self) -> _Snapshot:
-        processes = self.components.processes()
-        return _Snapshot(
-            at=time.perf_counter(),
-            replicas={name: scrape(self.metrics[name]) for name in self.table_names},
-            services={name: scrape_all(found) for name, found in self.services.items()},
-            bots=scrape_all(self.stack.bot_metrics_addresses),
-            cpu={
-                **{name: process_cpu(found) for name, found in processes.items()},
-                OWN: process_cpu([psutil.Process()]),
-            },
-        )
-
-    def live_tables(self) -> dict[str, int]:
-        """Live tables on each engine replica now."""
-        return {
-            name: int(scrape(self.metrics[name]).get((TABLES_ACTIVE, ()), 0))
-            for name in self.table_names
-        }
-
-    def memory(self) -> dict[str, tuple[int, int]]:
-        """(PSS, RSS) of each component now."""
-        return self.components.memory()
-
-    def died(self) -> list[str]:
-        return [c.exit_message() for c in self.stack.children.values() if not c.running()]
-
-
 # ---------------------------------------------------------------------------- one configuration
 
 
@@ -400,7 +291,7 @@ def _measure(
 ) -> dict[str, Any]:
     from hebei.common.routing import MatchRouter
 
-    parts = _Stack.of(stack)
+    parts = StackParts.of(stack)
     if stack.bot_metrics_addresses and not workers_warm(stack.bot_metrics_addresses):
         status("waiting for the bot workers' warm-up")
         wait_workers_warm(stack.bot_metrics_addresses)
@@ -433,13 +324,13 @@ def _measure(
         router.close()
     status("stopping the stack")
     idle = _idle_cores(idle_from, start)
-    return _figures(
+    return figures(
         options, len(parts.table_names), matches, parts, base, memory, idle, start, before,
-        after, live, recorder, connections, died,
+        after, live, recorder, connections, died, engine_bot_pace(),
     )  # fmt: skip
 
 
-def _idle_cores(first: _Snapshot, second: _Snapshot) -> dict[str, float]:
+def _idle_cores(first: Snapshot, second: Snapshot) -> dict[str, float]:
     """Cores each component (and this process, ``own``) used between two snapshots."""
     seconds = second.at - first.at
     if seconds <= 0:
@@ -597,7 +488,7 @@ def _dissolve(router: Any, matches: Sequence[str]) -> None:
 def _wait(
     seconds: float,
     what: str,
-    parts: _Stack,
+    parts: StackParts,
     people: PeopleLoop,
     progress: Status,
     *,
@@ -626,243 +517,6 @@ def _wait(
             line += f"; {died[0]}"
         progress(line)
         time.sleep(min(TICK, left))
-
-
-# ---------------------------------------------------------------------------- the figures
-
-
-def _figures(
-    options: ScaleOptions,
-    replicas: int,
-    matches: list[str],
-    parts: _Stack,
-    base: Mapping[str, tuple[int, int]],
-    memory: Mapping[str, tuple[int, int]],
-    idle: Mapping[str, float],
-    start: _Snapshot,
-    before: _Snapshot,
-    after: _Snapshot,
-    live: Mapping[str, int],
-    recorder: RoundTrips,
-    connections: dict[str, int],
-    died: list[str],
-) -> dict[str, Any]:
-    seconds = after.at - before.at
-    cpu = after.cpu_since(before)  # this process's too, as OWN
-    by_component = _cpu_groups(cpu, parts.table_names)
-    idle_by_component = _cpu_groups(idle, parts.table_names)
-    engine = _replicas(parts.table_names, cpu, idle, base, memory, live, connections, replicas)
-    tables_live = sum(live.values())
-    moved_table = delta(_sum(after.replicas.values()), _sum(before.replicas.values()))
-    moved = {"table": moved_table, **_moved(after.services, before.services)}
-    bots_moved = delta(after.bots, before.bots)
-    hands = total(moved_table, "hebei_table_hands_completed_total")
-    played = delta(_sum(after.replicas.values()), _sum(start.replicas.values()))
-    hands_played = total(played, "hebei_table_hands_completed_total")
-    events = total(moved_table, "hebei_table_event_log_batch_size_sum")
-    hold = engine_bot_pace()
-    # a discard's answer also waits for other people's claims (scale_people's docstring)
-    rtts = beyond_hold(recorder.samples, hold, discards=options.people_per_table == 1)
-    people_rtt = _client_percentiles(rtts)
-    bots_rtt = bot_percentiles(moved_table, ROUND_TRIP)
-    errors = _run_errors(start, after, died, recorder, tables_live, options.tables)
-    measured = scale_limits.Measured(
-        tables=tables_live or options.tables,
-        seconds=seconds,
-        replicas=tuple(engine),
-        machine_cpu_seconds=sum(cpu.values()),
-        machine_cores=psutil.cpu_count() or 1,
-        machine_idle_cores=sum(idle.values()),
-        rtt_p99_ms=(("people", people_rtt["p99"]), ("bots", bots_rtt["p99"])),
-        pg_connections=connections.get("total", 0),
-        pg_max_connections=connections.get("max_connections", 0),
-    )
-    found = scale_limits.limits(measured)
-    first = scale_limits.first_limit(found)
-
-    def beyond_idle(names: Sequence[str]) -> float:
-        return sum(
-            max(0.0, by_component.get(n, 0.0) - seconds * idle_by_component.get(n, 0.0))
-            for n in names
-        )
-
-    costs = scale_limits.per_table(
-        measured, options.tables * (4 - options.people_per_table), beyond_idle(["bots"]),
-        beyond_idle(["postgres", "redis", "matchmaking", "ledger"]), events, hands,
-    )  # fmt: skip
-    engine_cpu = sum(r.cpu_seconds for r in engine)
-    return {
-        "table_replicas": replicas,
-        "tables": options.tables,
-        "tables_live": tables_live,
-        "seconds": round(seconds, 1),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
-        "people_rtt_ms": {**people_rtt, "samples": len(rtts)},
-        "people_rtt_ms_by_kind": {
-            kind: {**_client_percentiles(found), "samples": len(found)}
-            for kind, found in recorder.samples.items()
-        },
-        "discard_hold_ms": round(1000 * hold, 1),
-        "bots_rtt_ms": bots_rtt,
-        "bots_thinking_ms": percentiles(buckets_of(bots_moved, "hebei_bot_decision_seconds")),
-        "event_log_commit_ms": percentiles(
-            buckets_of(moved_table, "hebei_table_event_log_write_seconds")
-        ),
-        "hands_played_per_table": round(hands_played / options.tables, 1),
-        "people_decisions": recorder.decisions,
-        "people_refused_or_auto_played": {
-            "refused": recorder.rejected,
-            "auto_played": recorder.auto_played,
-        },
-        "engine": {
-            "cores": round(engine_cpu / seconds, 3) if seconds > 0 else None,
-            "cpu_ms_per_table_second": _per_table_ms(engine_cpu, seconds, tables_live),
-            "mib_per_table": _round(costs.engine_mib, 3),
-            "replicas": [_replica_json(r, seconds, base, memory) for r in engine],
-        },
-        "cores": {name: round(value / seconds, 3) for name, value in sorted(by_component.items())}
-        if seconds > 0
-        else {},
-        "idle_cores": {name: round(value, 3) for name, value in sorted(idle_by_component.items())},
-        "events_per_second": round(events / seconds, 1) if seconds > 0 else None,
-        "hands_per_second": round(hands / seconds, 3) if seconds > 0 else None,
-        "settlements_per_second": round(
-            total(moved["ledger"], "hebei_ledger_settlements_total", result="posted") / seconds, 3
-        )
-        if seconds > 0 and "ledger" in moved
-        else None,
-        "pg_connections": connections,
-        "limits": [limit.to_json() for limit in found],
-        "first_limit": first.to_json() if first is not None else None,
-        "per_table": costs.to_json(),
-        "errors": errors,
-        "matches": len(matches),
-    }
-
-
-def _sum(samples: Any) -> dict:
-    out: dict = {}
-    for found in samples:
-        for key, value in found.items():
-            out[key] = out.get(key, 0.0) + value
-    return out
-
-
-def _moved(after: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: delta(after[name], before.get(name, {})) for name in after}
-
-
-def _cpu_groups(cpu: Mapping[str, float], table_names: Sequence[str]) -> dict[str, float]:
-    """CPU seconds by component: the engine replicas summed as ``engine``, the bot workers'
-    processes as ``bots``."""
-    out: dict[str, float] = {}
-    for name, seconds in cpu.items():
-        group = "engine" if name in table_names else "bots" if name.startswith("bots") else name
-        out[group] = out.get(group, 0.0) + seconds
-    return out
-
-
-def _replicas(
-    names: Sequence[str],
-    cpu: Mapping[str, float],
-    idle: Mapping[str, float],
-    base: Mapping[str, tuple[int, int]],
-    memory: Mapping[str, tuple[int, int]],
-    live: Mapping[str, int],
-    connections: Mapping[str, int],
-    count: int,
-) -> list[scale_limits.Replica]:
-    share = connections.get("engine", 0) / count if count else 0
-    return [
-        scale_limits.Replica(
-            name=name,
-            tables=live.get(name, 0),
-            cpu_seconds=cpu.get(name, 0.0),
-            pss_before_mib=base.get(name, (0, 0))[0] / MIB,
-            pss_mib=memory.get(name, (0, 0))[0] / MIB,
-            connections=round(share),
-            idle_cores=idle.get(name, 0.0),
-        )
-        for name in names
-    ]
-
-
-def _replica_json(
-    replica: scale_limits.Replica,
-    seconds: float,
-    base: Mapping[str, tuple[int, int]],
-    memory: Mapping[str, tuple[int, int]],
-) -> dict[str, Any]:
-    rss_before = base.get(replica.name, (0, 0))[1] / MIB
-    rss = memory.get(replica.name, (0, 0))[1] / MIB
-    tables = replica.tables
-    return {
-        "name": replica.name,
-        "tables": tables,
-        "cores": round(replica.cpu_seconds / seconds, 3) if seconds > 0 else None,
-        "idle_cores": round(replica.idle_cores, 3),
-        "cpu_ms_per_table_second": _per_table_ms(replica.cpu_seconds, seconds, tables),
-        "pss_before_mib": round(replica.pss_before_mib, 1),
-        "pss_mib": round(replica.pss_mib, 1),
-        "rss_before_mib": round(rss_before, 1),
-        "rss_mib": round(rss, 1),
-        "pss_mib_per_table": _round(replica.mib_per_table(), 3),
-        "rss_mib_per_table": round((rss - rss_before) / tables, 3) if tables else None,
-    }
-
-
-def _per_table_ms(cpu_seconds: float, seconds: float, tables: int) -> float | None:
-    """CPU milliseconds one live table takes a second."""
-    if seconds <= 0 or tables <= 0:
-        return None
-    return round(1000 * cpu_seconds / seconds / tables, 3)
-
-
-def _client_percentiles(samples: Sequence[float]) -> dict[str, float | None]:
-    """p50 and p99 in ms of the scripted people's round trips (nearest rank)."""
-    out: dict[str, float | None] = {}
-    for name, q in (("p50", 0.5), ("p99", 0.99)):
-        value = percentile(samples, q)
-        out[name] = None if value is None else round(1000 * value, 2)
-    return out
-
-
-def _run_errors(
-    start: _Snapshot,
-    after: _Snapshot,
-    died: list[str],
-    recorder: RoundTrips,
-    tables_live: int,
-    tables: int,
-) -> dict[str, Any]:
-    """The run's errors from before the first table to the window's end (see
-    :func:`hebei.bench.stack_metrics.run_errors`), the engines' refusals of calls on matches they do not
-    own excepted (the router's redirects: how a client finds the owner), plus the scripted
-    people's reconnects and failed streams (``recorder`` as it stood at the window's end: the
-    tables are dissolved after it, and a stream may end then without the match's last
-    observation and join again) and the tables no longer live at the window's end."""
-    table = delta(_sum(after.replicas.values()), _sum(start.replicas.values()))
-    moved = {"table": table, **_moved(after.services, start.services)}
-    found = dict(run_errors(moved, delta(after.bots, start.bots), died))
-    found.pop("total")
-    redirects = int(total(table, "hebei_table_owner_refusals_total"))
-    if "rpc_errors" in found:  # the refusals among the calls ended UNAVAILABLE
-        unavailable = total(table, "grpc_server_handled_total", grpc_code="UNAVAILABLE")
-        found["rpc_errors"] -= int(min(redirects, unavailable))
-    if "bot_reconnects" in found:  # a bot session counts its redirects as reconnects
-        bots_redirected = total(table, "hebei_table_owner_refusals_total", rpc="Play")
-        bots_redirected -= recorder.redirects
-        found["bot_reconnects"] -= int(min(found["bot_reconnects"], max(0, bots_redirected)))
-    found.update(recorder.errors())
-    if tables_live < tables:
-        found["tables_not_live"] = tables - tables_live
-    counts = {k: v for k, v in found.items() if isinstance(v, int) and v}
-    out: dict[str, Any] = {"total": sum(counts.values()), **counts}
-    if died:
-        out["died"] = died
-    if redirects:
-        out["owner_redirects_not_errors"] = redirects
-    return out
 
 
 def _pg_connections(database_url: str) -> dict[str, int]:
@@ -899,10 +553,6 @@ def _describe(exc: BaseException) -> str:
 
 def _plural(count: int, noun: str, suffix: str = "s") -> str:
     return f"{count} {noun}{'' if count == 1 else suffix}"
-
-
-def _round(value: float | None, digits: int) -> float | None:
-    return None if value is None else round(value, digits)
 
 
 def _total_memory() -> int:
