@@ -50,7 +50,7 @@ def play_one(page: Any, state: dict[str, Any] | None) -> bool:
         page.click(f"#hand .tile.can[data-tile='{tile}'] >> nth=0")
         page.wait_for_function(
             f"document.querySelectorAll('.seat.pos-bottom .discards .tile').length > {before}"
-            f" || window.hebeiPage.state.hand_no !== {state['hand_no']}"
+            f" || !window.hebeiPage.state || window.hebeiPage.state.hand_no !== {state['hand_no']}"
             " || window.hebeiPage.state.phase === 'hand_end'",
             timeout=60_000,
         )
@@ -59,7 +59,7 @@ def play_one(page: Any, state: dict[str, Any] | None) -> bool:
         page.wait_for_timeout(50)
         return False
     page.wait_for_function(
-        f"() => {{ const s = window.hebeiPage.state; return s.decision_id !== "
+        f"() => {{ const s = window.hebeiPage.state; return !s || s.decision_id !== "
         f"{json.dumps(state['decision_id'])} || s.finished; }}",
         timeout=60_000,
     )
